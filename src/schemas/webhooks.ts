@@ -1,0 +1,61 @@
+/** Retailer webhooks: configuration, events, delivery log (spec section 6). */
+import { z } from 'zod';
+import { Timestamp } from './common.js';
+
+export const EVENT_TYPES = [
+  'payment.detected',
+  'payment.confirmed',
+  'order.completed',
+  'order.partial',
+  'order.failed',
+  'refund.initiated',
+  'refund.completed',
+  'refund.failed',
+  'ping',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const SIGNATURE_HEADER = 'x-service-signature';
+export const EVENT_HEADER = 'x-service-event';
+export const DELIVERY_HEADER = 'x-service-delivery';
+
+/** Fields beyond `url`, `events` and `secret` are not shown. */
+export const WebhookConfig = z.looseObject({
+  url: z.string(),
+  events: z.array(z.string()).nullable().optional(),
+  secret: z.string().optional(),
+});
+export type WebhookConfig = z.infer<typeof WebhookConfig>;
+
+export const SetWebhookRequest = z.object({
+  url: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)).nullable(),
+});
+
+export const WebhookTestResult = z.looseObject({ ok: z.boolean(), status: z.number().int() });
+
+export const DeliveryLogEntry = z.looseObject({
+  id: z.string(),
+  eventType: z.string(),
+  url: z.string(),
+  userId: z.string().optional(),
+  checkoutId: z.string().nullable().optional(),
+  payloadHash: z.string(),
+  error: z.string().nullable().optional(),
+  status: z.enum(['sent', 'failed']).or(z.string()),
+  attempts: z.number().int(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp.optional(),
+});
+export type DeliveryLogEntry = z.infer<typeof DeliveryLogEntry>;
+
+export const DeliveryLog = z.looseObject({ deliveries: z.array(DeliveryLogEntry) });
+
+/** Event body `{id, type, createdAt, data}`; the `data` payload per type is not shown. */
+export const WebhookEvent = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  createdAt: Timestamp,
+  data: z.unknown(),
+});
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
