@@ -8,5 +8,5 @@ export * from './orders.js';
 export * from './payments.js';
 export * from './rates.js';
 export * from './refunds.js';
-export * from './webhooks.js';
 export * from './scopes.js';
+export * from './webhooks.js';

@@ -7,7 +7,12 @@ export const ORDER_STATUSES = ['pending', 'processing', 'completed', 'partial', 
 export const OrderStatus = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatus>;
 /** States after which an order never changes again (spec section 3). */
-export const TERMINAL_ORDER_STATUSES: ReadonlySet<string> = new Set(['completed', 'partial', 'failed', 'expired']);
+export const TERMINAL_ORDER_STATUSES: ReadonlySet<string> = new Set([
+  'completed',
+  'partial',
+  'failed',
+  'expired',
+]);
 
 export const ITEM_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 

@@ -33,7 +33,12 @@ export type PaymentMethod = z.infer<typeof PaymentMethod>;
  * bare array or an object holding it under `paymentMethods`, `availablePaymentMethods`,
  * `methods` or `data`.
  */
-export const PAYMENT_METHOD_LIST_KEYS = ['paymentMethods', 'availablePaymentMethods', 'methods', 'data'] as const;
+export const PAYMENT_METHOD_LIST_KEYS = [
+  'paymentMethods',
+  'availablePaymentMethods',
+  'methods',
+  'data',
+] as const;
 
 export const PaymentStatus = z.enum(['pending', 'confirming', 'confirmed', 'failed']);
 
@@ -55,7 +60,10 @@ export const Invoice = z.looseObject({
   network: z.string().nullable().optional(),
   exchangeRate: z.string().optional(),
   expiresAt: Timestamp.optional(),
-  qr: z.looseObject({ withAmount: z.string().optional(), withoutAmount: z.string().optional() }).nullable().optional(),
+  qr: z
+    .looseObject({ withAmount: z.string().optional(), withoutAmount: z.string().optional() })
+    .nullable()
+    .optional(),
   fee: z
     .looseObject({
       percentage: z.number().optional(),

@@ -1,0 +1,321 @@
+/**
+ * The HTTP client: undici `request` on a keep-alive agent (undici's fetch is several
+ * times slower), the API key header, JSON in and out, a per-attempt timeout, the
+ * error envelope, and the retry loop driven by the pure policy in retry.ts.
+ */
+import { setTimeout as sleepTimer } from 'node:timers/promises';
+import { Agent, type Dispatcher, request } from 'undici';
+import type { z } from 'zod';
+import {
+  ApiError,
+  InterruptedError,
+  NetworkError,
+  RateLimitError,
+  UnexpectedResponseError,
+} from '../errors.js';
+import { maskSecret } from '../io/format.js';
+import { ErrorEnvelope, RateLimitBody } from '../schemas/errors.js';
+import {
+  DEFAULT_RETRY_BUDGET,
+  DEFAULT_RETRY_POLICY,
+  decideRetry,
+  type Outcome,
+  parseRetryAfter,
+  type RequestTraits,
+  RetryBudget,
+  type RetryPolicy,
+} from './retry.js';
+
+export interface RetryInfo {
+  method: string;
+  path: string;
+  /** Retries made so far for this request, this one included. */
+  retry: number;
+  delayMs: number;
+  reason: string;
+  status?: number;
+}
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  userAgent: string;
+  retryPolicy?: RetryPolicy;
+  budget?: RetryBudget;
+  random?: () => number;
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  onRetry?: (info: RetryInfo) => void;
+  debug?: (line: string) => void;
+  /** Ctrl-C: aborts the request in flight and any backoff wait. */
+  signal?: AbortSignal;
+  dispatcher?: Dispatcher;
+  /** Connections kept to the service; bulk runs raise it to their concurrency. */
+  connections?: number;
+}
+
+export interface RequestOptions<T> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  schema?: z.ZodType<T>;
+  traits?: Omit<RequestTraits, 'method'>;
+  timeoutMs?: number;
+}
+
+export interface ApiResponse<T> {
+  data: T;
+  /** The body exactly as the service sent it, parsed but unvalidated: what --json prints. */
+  raw: unknown;
+  status: number;
+  requestId?: string;
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+export class HttpClient {
+  private readonly options: HttpClientOptions;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  readonly budget: RetryBudget;
+
+  constructor(options: HttpClientOptions) {
+    this.options = options;
+    this.budget = options.budget ?? new RetryBudget(DEFAULT_RETRY_BUDGET);
+    this.ownsDispatcher = !options.dispatcher;
+    this.dispatcher =
+      options.dispatcher ??
+      new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 16, pipelining: 1 });
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
+    const policy = this.options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    const random = this.options.random ?? Math.random;
+    const traits: RequestTraits = { method: opts.method, ...opts.traits };
+    for (let attempt = 0; ; attempt++) {
+      let failure: ApiError | NetworkError | UnexpectedResponseError;
+      let outcome: Outcome;
+      try {
+        return await this.attempt(opts);
+      } catch (error) {
+        if (error instanceof ApiError) outcome = { kind: 'status', status: error.status };
+        else if (error instanceof NetworkError) outcome = { kind: error.kind };
+        else if (error instanceof UnexpectedResponseError && error.status >= 500)
+          outcome = { kind: 'status', status: error.status };
+        else throw error;
+        failure = error;
+      }
+      const retryAfterMs = failure instanceof ApiError ? failure.retryAfterMs : undefined;
+      const decision = decideRetry({
+        traits,
+        outcome,
+        attempt,
+        policy,
+        budget: this.budget,
+        random,
+        retryAfterMs,
+      });
+      if (!decision.retry) {
+        if (decision.reason === 'budget-exhausted') {
+          this.log(`retry budget of ${this.budget.limit} spent: not retrying ${opts.method} ${opts.path}`);
+        }
+        throw failure;
+      }
+      const reason = outcome.kind === 'status' ? `HTTP ${outcome.status}` : outcome.kind;
+      this.log(
+        `retry ${attempt + 1} of ${opts.method} ${opts.path} after ${reason}, waiting ${decision.delayMs}ms`,
+      );
+      this.options.onRetry?.({
+        method: opts.method,
+        path: opts.path,
+        retry: attempt + 1,
+        delayMs: decision.delayMs,
+        reason,
+        status: outcome.kind === 'status' ? outcome.status : undefined,
+      });
+      await this.sleep(decision.delayMs);
+    }
+  }
+
+  get<T>(path: string, schema?: z.ZodType<T>, query?: RequestOptions<T>['query']): Promise<ApiResponse<T>> {
+    return this.request({ method: 'GET', path, schema, query });
+  }
+
+  post<T>(
+    path: string,
+    body: unknown,
+    schema?: z.ZodType<T>,
+    traits?: RequestOptions<T>['traits'],
+  ): Promise<ApiResponse<T>> {
+    return this.request({ method: 'POST', path, body, schema, traits });
+  }
+
+  private log(line: string): void {
+    this.options.debug?.(line);
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    if (ms <= 0) return;
+    const sleep =
+      this.options.sleep ?? ((d: number, signal?: AbortSignal) => sleepTimer(d, undefined, { signal }));
+    try {
+      await sleep(ms, this.options.signal);
+    } catch (error) {
+      if (this.options.signal?.aborted) throw new InterruptedError();
+      throw error;
+    }
+  }
+
+  private buildUrl(path: string, query?: RequestOptions<unknown>['query']): string {
+    const url = new URL(this.options.baseUrl + path);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  private async attempt<T>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
+    const url = this.buildUrl(opts.path, opts.query);
+    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
+    const headers: Record<string, string> = {
+      'x-api-key': this.options.apiKey,
+      'user-agent': this.options.userAgent,
+      accept: 'application/json',
+    };
+    let payload: string | undefined;
+    if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const started = performance.now();
+    this.log(`> ${opts.method} ${url} (x-api-key ${maskSecret(this.options.apiKey)})`);
+    let status: number;
+    let text: string;
+    let responseHeaders: Record<string, string | string[] | undefined>;
+    try {
+      const res = await request(url, {
+        method: opts.method,
+        headers,
+        body: payload,
+        signal,
+        dispatcher: this.dispatcher,
+      });
+      status = res.statusCode;
+      responseHeaders = res.headers;
+      text = await res.body.text();
+    } catch (error) {
+      if (this.options.signal?.aborted) throw new InterruptedError();
+      const code = (error as { code?: string }).code;
+      if (timeout.aborted || (code && TIMEOUT_CODES.has(code))) {
+        this.log(`< timeout after ${timeoutMs}ms: ${opts.method} ${opts.path}`);
+        throw new NetworkError('timeout', `no response from ${this.origin()} within ${timeoutMs}ms`, error);
+      }
+      if (code && NETWORK_CODES.has(code)) {
+        this.log(`< connection error ${code}: ${opts.method} ${opts.path}`);
+        throw new NetworkError('connection', `connection to ${this.origin()} failed (${code})`, error);
+      }
+      throw new NetworkError(
+        'connection',
+        `request to ${this.origin()} failed: ${(error as Error).message}`,
+        error,
+      );
+    }
+    const headerRequestId = firstHeader(responseHeaders['x-request-id']);
+    const elapsed = Math.round(performance.now() - started);
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      this.log(`< ${status} in ${elapsed}ms (not JSON)`);
+      throw new UnexpectedResponseError(
+        status,
+        `body is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
+        undefined,
+        headerRequestId,
+      );
+    }
+    const requestId = bodyRequestId(body) ?? headerRequestId;
+    this.log(`< ${status} in ${elapsed}ms${requestId ? ` (request ${requestId})` : ''}`);
+    if (status >= 400)
+      throw this.toError(status, body, requestId, firstHeader(responseHeaders['retry-after']));
+    if (!opts.schema) return { data: body as T, raw: body, status, requestId };
+    const parsed = opts.schema.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.join('.') : 'body';
+      throw new UnexpectedResponseError(
+        status,
+        `${where}: ${issue?.message ?? 'invalid'}`,
+        parsed.error.issues,
+        requestId,
+      );
+    }
+    return { data: parsed.data, raw: body, status, requestId };
+  }
+
+  private toError(
+    status: number,
+    body: unknown,
+    requestId: string | undefined,
+    retryAfter: string | undefined,
+  ) {
+    const retryAfterMs = parseRetryAfter(retryAfter, (this.options.now ?? Date.now)());
+    if (status === 429) {
+      const flat = RateLimitBody.safeParse(body);
+      const message = flat.success ? (flat.data.message ?? flat.data.error) : 'Too many requests';
+      return new RateLimitError({ message, requestId, retryAfterMs });
+    }
+    const envelope = ErrorEnvelope.safeParse(body);
+    if (!envelope.success) {
+      return new UnexpectedResponseError(
+        status,
+        'error body is not the documented envelope',
+        body,
+        requestId,
+      );
+    }
+    const { code, message, details } = envelope.data.error;
+    return new ApiError({ status, code, message, details, requestId, retryAfterMs });
+  }
+
+  private origin(): string {
+    return new URL(this.options.baseUrl).host;
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function bodyRequestId(body: unknown): string | undefined {
+  if (body && typeof body === 'object' && 'requestId' in body) {
+    const id = (body as { requestId: unknown }).requestId;
+    if (typeof id === 'string') return id;
+  }
+  return undefined;
+}

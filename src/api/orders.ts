@@ -1,0 +1,62 @@
+/** B2B orders. The create response and list entries are "not shown": see shapes.ts. */
+import { UnexpectedResponseError } from '../errors.js';
+import type { ListQuery } from '../schemas/common.js';
+import { type CreateOrderRequest, Order, OrderSummary } from '../schemas/orders.js';
+import type { HttpClient } from './http.js';
+import { ORDER_LIST_KEYS, ORDER_WRAPPERS, unwrapList, unwrapObject } from './shapes.js';
+
+/**
+ * Create and pay an order. Carries an externalRef, so the client may repeat it on
+ * timeouts and 5xx (spec rule 10); 200 means the service replayed an existing order.
+ */
+export async function createOrder(http: HttpClient, body: CreateOrderRequest) {
+  const res = await http.post('/b2b/orders', body, undefined, { idempotent: true });
+  return { ...res, data: parseOrder(res.raw, res.status, res.requestId), replayed: res.status === 200 };
+}
+
+export async function getOrder(http: HttpClient, checkoutId: string) {
+  const res = await http.get(`/b2b/orders/${encodeURIComponent(checkoutId)}`);
+  return { ...res, data: parseOrder(res.raw, res.status, res.requestId) };
+}
+
+export interface OrderListQuery extends Partial<ListQuery> {
+  externalRef?: string;
+  status?: string;
+}
+
+export async function listOrders(http: HttpClient, query: OrderListQuery) {
+  const res = await http.get('/b2b/orders', undefined, { ...query });
+  const list = unwrapList(res.raw, ORDER_LIST_KEYS);
+  if (!list.ok)
+    throw new UnexpectedResponseError(res.status, `order list: ${list.reason}`, undefined, res.requestId);
+  const orders = list.value.map((entry, i) => {
+    const parsed = OrderSummary.safeParse(entry);
+    if (!parsed.success) {
+      throw new UnexpectedResponseError(
+        res.status,
+        `order list entry ${i} has no checkoutId`,
+        parsed.error.issues,
+      );
+    }
+    return parsed.data;
+  });
+  const pagination = (res.raw as { pagination?: { hasMore?: boolean; total?: number } } | undefined)
+    ?.pagination;
+  return { ...res, data: { orders, pagination } };
+}
+
+function parseOrder(raw: unknown, status: number, requestId?: string) {
+  const found = unwrapObject(raw, 'checkoutId', ORDER_WRAPPERS);
+  if (!found.ok) throw new UnexpectedResponseError(status, `order: ${found.reason}`, undefined, requestId);
+  const parsed = Order.safeParse(found.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UnexpectedResponseError(
+      status,
+      `order ${issue?.path.join('.')}: ${issue?.message}`,
+      parsed.error.issues,
+      requestId,
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,38 @@
+import { getAccount } from '../../api/account.js';
+import type { Context } from '../../context.js';
+import { printJson, printTable } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+import type { Surface } from '../../schemas/common.js';
+import { limitRows, rebateLines, statusWarning, usageLine } from './render.js';
+
+export async function runAccount(ctx: Context, opts: { surface: Surface }): Promise<void> {
+  const http = await ctx.http();
+  const res = await getAccount(http, opts.surface);
+  const account = res.data;
+  const s = style(ctx.io);
+  const warning = statusWarning(account, s);
+  if (warning) err(ctx.io, warning);
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw);
+    return;
+  }
+  out(ctx.io, `${s.bold('tier')}: ${account.tier}    ${s.bold('status')}: ${account.status}`);
+  if (account.statusNote) out(ctx.io, `${s.bold('note')}: ${account.statusNote}`);
+  out(ctx.io);
+  const rows = limitRows(account);
+  if (rows.length > 0) printTable(ctx.io, ['limit', 'value'], rows);
+  out(ctx.io, usageLine('today (UTC)', account.usage.daily));
+  out(ctx.io, usageLine('this month (UTC)', account.usage.monthly));
+  const rebates = rebateLines(account);
+  if (rebates.length > 0) {
+    out(ctx.io);
+    out(ctx.io, s.bold('rebates'));
+    for (const line of rebates) out(ctx.io, `  ${line}`);
+  }
+  if (account.markupEarnings !== undefined) {
+    out(ctx.io);
+    // The structure of markupEarnings is not shown in the spec: print it as sent.
+    out(ctx.io, `${s.bold('markup earnings')}: ${JSON.stringify(account.markupEarnings)}`);
+  }
+}

@@ -1,0 +1,48 @@
+import { getCatalog } from '../../api/catalog.js';
+import type { Context } from '../../context.js';
+import { printJson, printTable } from '../../io/output.js';
+import { err } from '../../io/streams.js';
+import type { Surface } from '../../schemas/common.js';
+import { type CatalogFilter, describeCountries, describeDenominations, filterProducts } from './filter.js';
+
+export interface CatalogListOptions extends CatalogFilter {
+  surface: Surface;
+}
+
+export async function runCatalogList(ctx: Context, opts: CatalogListOptions): Promise<void> {
+  const http = await ctx.http();
+  const res = await getCatalog(http, opts.surface);
+  const products = filterProducts(res.data.products, opts);
+  if (ctx.flags.json) {
+    const filtered = opts.search || opts.country || opts.category;
+    // Unfiltered: the API object as sent. Filtered: the same shape, fewer products.
+    printJson(
+      ctx.io,
+      filtered
+        ? { ...(res.raw as object), products: products.map((p) => rawProduct(res.raw, p.productId)) }
+        : res.raw,
+    );
+    return;
+  }
+  if (products.length === 0) {
+    err(ctx.io, 'no products match');
+    return;
+  }
+  printTable(
+    ctx.io,
+    ['name', 'productId', 'currency', 'denominations', 'countries'],
+    products.map((p) => [
+      p.name,
+      p.productId,
+      p.costCurrency,
+      describeDenominations(p),
+      describeCountries(p),
+    ]),
+  );
+  if (opts.surface === 'retailer') err(ctx.io, 'retailer prices are before your markup');
+}
+
+function rawProduct(raw: unknown, productId: string): unknown {
+  const products = (raw as { products?: Array<{ productId?: string }> }).products ?? [];
+  return products.find((p) => p.productId === productId);
+}

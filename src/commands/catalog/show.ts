@@ -1,0 +1,60 @@
+import { getCatalog } from '../../api/catalog.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { printFields, printJson, printTable } from '../../io/output.js';
+import { out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+import { requiredFieldNames } from '../../schemas/catalog.js';
+import type { Surface } from '../../schemas/common.js';
+import { findProduct } from './filter.js';
+
+export async function runCatalogShow(
+  ctx: Context,
+  opts: { product: string; surface: Surface },
+): Promise<void> {
+  const http = await ctx.http();
+  const res = await getCatalog(http, opts.surface);
+  const product = findProduct(res.data.products, opts.product);
+  if (!product) {
+    throw new UsageError(
+      `no product "${opts.product}" in the ${opts.surface} catalog (try \`giftcodes catalog --search\`)`,
+    );
+  }
+  if (ctx.flags.json) {
+    const raw = (res.raw as { products: Array<{ productId: string }> }).products.find(
+      (p) => p.productId === product.productId,
+    );
+    printJson(ctx.io, raw);
+    return;
+  }
+  const s = style(ctx.io);
+  const required = requiredFieldNames(product.requiredFields);
+  out(ctx.io, s.bold(product.name));
+  printFields(ctx.io, [
+    ['productId', product.productId],
+    ['slug', product.slug],
+    ['cost currency', product.costCurrency],
+    ['product currency', product.productCurrency],
+    ['categories', product.categories.join(', ') || '-'],
+    ['countries', product.countries.join(' ') || 'any'],
+    ['blocked countries', product.blockedCountries.join(' ') || 'none'],
+    [
+      'required fields',
+      required === undefined
+        ? `unrecognised form: ${JSON.stringify(product.requiredFields)}`
+        : required.join(', ') || 'none',
+    ],
+  ]);
+  printTable(
+    ctx.io,
+    ['skuId', 'min', 'max', 'step', 'minCost', 'description'],
+    product.skus.map((sku) => [
+      sku.id,
+      sku.min,
+      sku.max,
+      sku.changeStep ?? '-',
+      sku.minCost ?? '-',
+      sku.description ?? '',
+    ]),
+  );
+}

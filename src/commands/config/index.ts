@@ -1,0 +1,59 @@
+/** `giftcodes login` and `giftcodes config set|get|list|unset|use`. */
+import type { Register } from '../types.js';
+
+export const registerConfig: Register = (program, contextFor) => {
+  program
+    .command('login')
+    .description('store a base URL and API key in a profile (asks on a terminal; the key input is hidden)')
+    .option('--key-stdin', 'read the API key from stdin (for scripts)')
+    .option('--no-verify', 'save without checking the key against the service')
+    .action(async (opts, command) => {
+      const { runLogin } = await import('./login.js');
+      await runLogin(contextFor(command), {
+        keyStdin: Boolean(opts.keyStdin),
+        verify: opts.verify !== false,
+      });
+    });
+
+  const config = program.command('config').description('read and write stored profiles (for scripts)');
+
+  config
+    .command('set <key> <value>')
+    .description('set base-url, api-key or timeout in the profile; use "-" as value to read it from stdin')
+    .action(async (key: string, value: string, _opts, command) => {
+      const { runConfigSet } = await import('./edit.js');
+      await runConfigSet(contextFor(command), key, value);
+    });
+
+  config
+    .command('get <key>')
+    .description('print one setting of the profile (the API key masked)')
+    .action(async (key: string, _opts, command) => {
+      const { runConfigGet } = await import('./edit.js');
+      await runConfigGet(contextFor(command), key);
+    });
+
+  config
+    .command('unset <key>')
+    .description('remove one setting from the profile')
+    .action(async (key: string, _opts, command) => {
+      const { runConfigUnset } = await import('./edit.js');
+      await runConfigUnset(contextFor(command), key);
+    });
+
+  config
+    .command('list')
+    .description('every profile and its settings (API keys masked), and the file they live in')
+    .action(async (_opts, command) => {
+      const { runConfigList } = await import('./edit.js');
+      await runConfigList(contextFor(command));
+    });
+
+  config
+    .command('use <profile>')
+    .description('make a profile the default')
+    .action(async (profile: string, _opts, command) => {
+      const { runConfigUse } = await import('./edit.js');
+      await runConfigUse(contextFor(command), profile);
+    });
+};

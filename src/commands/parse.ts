@@ -1,0 +1,47 @@
+/** Flag value parsers for commander: each failure names the flag. */
+import { InvalidArgumentError } from 'commander';
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a positive whole number, got "${value}"`);
+  return n;
+}
+
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError(`expected a whole number >= 0, got "${value}"`);
+  return n;
+}
+
+export function decimal(value: string): number {
+  const trimmed = value.trim();
+  const n = Number(trimmed);
+  if (trimmed === '' || !Number.isFinite(n))
+    throw new InvalidArgumentError(`expected a number, got "${value}"`);
+  return n;
+}
+
+export function oneOf<T extends string>(allowed: readonly T[]) {
+  return (value: string): T => {
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}, got "${value}"`);
+    }
+    return value as T;
+  };
+}
+
+/** `30s`, `5m`, `2h`, `1500ms` or a bare number of seconds. */
+export function duration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError(`expected a duration like 30s, 5m or 2h, got "${value}"`);
+  const n = Number(match[1]);
+  const unit = match[2] ?? 's';
+  const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
+  return Math.round(n * factor);
+}
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

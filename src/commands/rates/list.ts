@@ -1,0 +1,21 @@
+import { getRates } from '../../api/catalog.js';
+import type { Context } from '../../context.js';
+import { printJson, printTable } from '../../io/output.js';
+import { err } from '../../io/streams.js';
+import type { Surface } from '../../schemas/common.js';
+
+export async function runRatesList(ctx: Context, opts: { surface: Surface }): Promise<void> {
+  const http = await ctx.http();
+  const res = await getRates(http, opts.surface);
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw);
+    return;
+  }
+  const entries = Object.entries(res.data.rates).sort(([a], [b]) => a.localeCompare(b));
+  printTable(
+    ctx.io,
+    ['currency', `per 1 ${res.data.base}`, `1 unit in ${res.data.base}`],
+    entries.map(([code, rate]) => [code, rate, rate === 0 ? '-' : Number((1 / rate).toPrecision(8))]),
+  );
+  err(ctx.io, 'rates are indicative: crypto refreshes about every 10 minutes, fiat about every 30');
+}

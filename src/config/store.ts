@@ -1,0 +1,75 @@
+/**
+ * Named profiles on disk, kept by `conf`. The file holds API keys, so it is
+ * written with mode 0600. `GIFTCODES_CONFIG_DIR` moves it (tests, CI, containers).
+ */
+import { chmodSync, existsSync } from 'node:fs';
+import Conf from 'conf';
+import { z } from 'zod';
+
+export const PROFILE_KEYS = ['base-url', 'api-key', 'timeout'] as const;
+export type ProfileKey = (typeof PROFILE_KEYS)[number];
+
+export const Profile = z.object({
+  baseUrl: z.string().optional(),
+  apiKey: z.string().optional(),
+  timeoutMs: z.number().int().positive().optional(),
+});
+export type Profile = z.infer<typeof Profile>;
+
+const StoreShape = z.object({
+  defaultProfile: z.string().optional(),
+  profiles: z.record(z.string(), Profile).default({}),
+});
+type StoreShape = z.infer<typeof StoreShape>;
+
+export interface ConfigStore {
+  readonly path: string;
+  defaultProfile(): string | undefined;
+  setDefaultProfile(name: string): void;
+  profileNames(): string[];
+  getProfile(name: string): Profile | undefined;
+  setProfile(name: string, profile: Profile): void;
+  deleteProfile(name: string): boolean;
+}
+
+export function openConfigStore(env: Record<string, string | undefined>): ConfigStore {
+  const conf = new Conf<StoreShape>({
+    projectName: 'giftcodes',
+    projectSuffix: '',
+    cwd: env.GIFTCODES_CONFIG_DIR || undefined,
+    configName: 'config',
+    configFileMode: 0o600,
+    defaults: { profiles: {} },
+  });
+  const read = (): StoreShape => {
+    const parsed = StoreShape.safeParse(conf.store);
+    return parsed.success ? parsed.data : { profiles: {} };
+  };
+  const write = (next: StoreShape) => {
+    conf.store = next;
+    // conf honours configFileMode on create; tighten an older file too.
+    if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
+  };
+  return {
+    path: conf.path,
+    defaultProfile: () => read().defaultProfile,
+    setDefaultProfile: (name) => write({ ...read(), defaultProfile: name }),
+    profileNames: () => Object.keys(read().profiles).sort(),
+    getProfile: (name) => read().profiles[name],
+    setProfile: (name, profile) => {
+      const state = read();
+      write({ ...state, profiles: { ...state.profiles, [name]: profile } });
+    },
+    deleteProfile: (name) => {
+      const state = read();
+      if (!(name in state.profiles)) return false;
+      const { [name]: _removed, ...rest } = state.profiles;
+      write({
+        ...state,
+        profiles: rest,
+        defaultProfile: state.defaultProfile === name ? undefined : state.defaultProfile,
+      });
+      return true;
+    },
+  };
+}

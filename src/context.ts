@@ -1,0 +1,152 @@
+/**
+ * What a command may touch (gh's factory): streams, environment, clock, randomness,
+ * the signal for Ctrl-C, configuration, prompts and the API client. Everything is
+ * created lazily so `--help` and `--version` load nothing heavy, and everything can
+ * be replaced in tests.
+ */
+import type { HttpClient, RetryInfo } from './api/http.js';
+import type { RetryBudget } from './api/retry.js';
+import {
+  assertSafeTransport,
+  type GlobalFlags,
+  NO_API_KEY_MESSAGE,
+  NO_BASE_URL_MESSAGE,
+  profileName,
+  resolveSettings,
+  type Settings,
+} from './config/resolve.js';
+import type { ConfigStore } from './config/store.js';
+import { ExitCode, UsageError } from './errors.js';
+import { maskSecret } from './io/format.js';
+import type { Prompter } from './io/prompts.js';
+import type { IO } from './io/streams.js';
+
+export type Env = Record<string, string | undefined>;
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface GlobalOptions extends GlobalFlags {
+  json?: boolean;
+  debug?: boolean;
+}
+
+export interface HttpOverrides {
+  connections?: number;
+  onRetry?: (info: RetryInfo) => void;
+  budget?: RetryBudget;
+}
+
+export interface Context {
+  readonly io: IO;
+  readonly env: Env;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly signal: AbortSignal;
+  readonly flags: GlobalOptions;
+  /** Set by commands that finish with a non-zero outcome but no error (e.g. 3: failed items). */
+  exitCode: ExitCode;
+  debug(line: string): void;
+  config(): Promise<ConfigStore>;
+  settings(): Promise<Settings>;
+  /** The API client for the resolved settings; a usage error when URL or key is missing. */
+  http(overrides?: HttpOverrides): Promise<HttpClient>;
+  prompter(): Promise<Prompter>;
+  /** Release sockets; called once by main after the command. */
+  dispose(): Promise<void>;
+}
+
+export interface ContextDeps {
+  io: IO;
+  env: Env;
+  flags: GlobalOptions;
+  signal: AbortSignal;
+  clock?: Clock;
+  random?: () => number;
+  /** Tests inject a store in a temporary directory. */
+  config?: ConfigStore;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: async (ms, signal) => {
+    const { setTimeout } = await import('node:timers/promises');
+    await setTimeout(ms, undefined, { signal });
+  },
+};
+
+export function createContext(deps: ContextDeps): Context {
+  let store: ConfigStore | undefined = deps.config;
+  let settings: Settings | undefined;
+  const clients: HttpClient[] = [];
+  const secrets = new Set<string>();
+
+  const ctx: Context = {
+    io: deps.io,
+    env: deps.env,
+    clock: deps.clock ?? realClock,
+    random: deps.random ?? Math.random,
+    signal: deps.signal,
+    flags: deps.flags,
+    exitCode: ExitCode.ok,
+    debug(line) {
+      if (!deps.flags.debug) return;
+      let safe = line;
+      // Belt and braces: whatever produced the line, a known secret never reaches the terminal.
+      for (const secret of secrets) safe = safe.split(secret).join(maskSecret(secret));
+      deps.io.stderr.write(`debug: ${safe}\n`);
+    },
+    async config() {
+      if (!store) {
+        const { openConfigStore } = await import('./config/store.js');
+        store = openConfigStore(deps.env);
+      }
+      return store;
+    },
+    async settings() {
+      if (!settings) {
+        const needsStore =
+          !(deps.flags.apiKey || deps.env.GIFTCODES_API_KEY) ||
+          !(deps.flags.baseUrl || deps.env.GIFTCODES_BASE_URL);
+        const config =
+          needsStore || deps.flags.profile || deps.env.GIFTCODES_PROFILE ? await ctx.config() : undefined;
+        const name = profileName(deps.flags, deps.env, config?.defaultProfile());
+        settings = resolveSettings(deps.flags, deps.env, config?.getProfile(name), name);
+        if (settings.apiKey) secrets.add(settings.apiKey);
+      }
+      return settings;
+    },
+    async http(overrides = {}) {
+      const resolved = await ctx.settings();
+      if (!resolved.baseUrl) throw new UsageError(NO_BASE_URL_MESSAGE);
+      if (!resolved.apiKey) throw new UsageError(NO_API_KEY_MESSAGE);
+      assertSafeTransport(resolved);
+      const { HttpClient } = await import('./api/http.js');
+      const { USER_AGENT } = await import('./version.js');
+      const client = new HttpClient({
+        baseUrl: resolved.baseUrl,
+        apiKey: resolved.apiKey,
+        timeoutMs: resolved.timeoutMs,
+        userAgent: USER_AGENT,
+        random: ctx.random,
+        now: ctx.clock.now,
+        sleep: ctx.clock.sleep,
+        signal: ctx.signal,
+        debug: (line) => ctx.debug(line),
+        ...overrides,
+      });
+      clients.push(client);
+      return client;
+    },
+    async prompter() {
+      const { createPrompter } = await import('./io/prompts.js');
+      return createPrompter(deps.io, deps.signal);
+    },
+    async dispose() {
+      await Promise.allSettled(clients.map((c) => c.close()));
+    },
+  };
+  return ctx;
+}

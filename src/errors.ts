@@ -1,0 +1,122 @@
+/**
+ * One error family for the whole CLI. Each kind knows its exit code; `main.ts` is
+ * the only place that turns an error into a message and an exit code.
+ */
+
+/** Exit codes are part of the interface: scripts switch on them (README, "Exit codes"). */
+export const ExitCode = {
+  ok: 0,
+  /** The service or the network failed. */
+  service: 1,
+  /** Bad flags, arguments or input file; nothing was spent. */
+  usage: 2,
+  /** The run finished but some items failed. */
+  failedItems: 3,
+  /** Stopped early and resumable: a cap, insufficient balance, a wait timeout. */
+  stoppedResumable: 4,
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+  /** Short machine code shown as `error <CODE>: message`. */
+  readonly code: string;
+  /** Extra context, printed only under --debug. */
+  readonly details?: unknown;
+
+  constructor(
+    message: string,
+    opts: { exitCode: ExitCode; code: string; details?: unknown; cause?: unknown },
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.exitCode = opts.exitCode;
+    this.code = opts.code;
+    this.details = opts.details;
+  }
+}
+
+/** Bad flags, arguments or input. `hint` says how to fix it. */
+export class UsageError extends CliError {
+  constructor(message: string, details?: unknown) {
+    super(message, { exitCode: ExitCode.usage, code: 'USAGE', details });
+  }
+}
+
+/** A required value cannot be asked for because stdin is not a terminal. */
+export class MissingInputError extends UsageError {
+  constructor(flag: string, what?: string) {
+    super(`${what ?? 'a value'} is required and stdin is not a terminal: pass ${flag}`);
+  }
+}
+
+/** The service answered with an error status. Keeps everything the spec's envelope carries. */
+export class ApiError extends CliError {
+  readonly status: number;
+  readonly requestId?: string;
+  readonly retryAfterMs?: number;
+
+  constructor(opts: {
+    status: number;
+    code: string;
+    message: string;
+    details?: unknown;
+    requestId?: string;
+    retryAfterMs?: number;
+  }) {
+    super(opts.message, { exitCode: ExitCode.service, code: opts.code, details: opts.details });
+    this.status = opts.status;
+    this.requestId = opts.requestId;
+    this.retryAfterMs = opts.retryAfterMs;
+  }
+}
+
+/** 429: the flat body has no code, so the status is what callers match on. */
+export class RateLimitError extends ApiError {
+  constructor(opts: { message: string; requestId?: string; retryAfterMs?: number }) {
+    super({ status: 429, code: 'RATE_LIMITED', ...opts });
+  }
+}
+
+/** The connection failed, was reset, or timed out: the outcome of a write is unknown. */
+export class NetworkError extends CliError {
+  readonly kind: 'timeout' | 'connection';
+  constructor(kind: 'timeout' | 'connection', message: string, cause?: unknown) {
+    super(message, { exitCode: ExitCode.service, code: kind === 'timeout' ? 'TIMEOUT' : 'NETWORK', cause });
+    this.kind = kind;
+  }
+}
+
+/** A body that is not JSON, or not the shape the spec describes. */
+export class UnexpectedResponseError extends CliError {
+  readonly status: number;
+  readonly requestId?: string;
+  constructor(status: number, message: string, details?: unknown, requestId?: string) {
+    super(`unexpected response (HTTP ${status}): ${message}`, {
+      exitCode: ExitCode.service,
+      code: 'UNEXPECTED_RESPONSE',
+      details,
+    });
+    this.status = status;
+    this.requestId = requestId;
+  }
+}
+
+/** The run stopped early but can be resumed by running the same command again. */
+export class StoppedError extends CliError {
+  constructor(message: string, code = 'STOPPED', details?: unknown) {
+    super(message, { exitCode: ExitCode.stoppedResumable, code, details });
+  }
+}
+
+/** Ctrl-C: the caller has already left state consistent. */
+export class InterruptedError extends CliError {
+  constructor(message = 'interrupted') {
+    super(message, { exitCode: ExitCode.interrupted, code: 'INTERRUPTED' });
+  }
+}
+
+export function isApiError(error: unknown, code?: string): error is ApiError {
+  return error instanceof ApiError && (code === undefined || error.code === code);
+}

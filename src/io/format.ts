@@ -1,0 +1,64 @@
+/** Presentation of numbers, money, times and secrets. Display rounding lives only here. */
+
+/** Money for people: at most `digits` decimals, never rounding the stored value. */
+export function formatMoney(amount: number, currency?: string, digits = 2): string {
+  const text = amount.toLocaleString('en-US', {
+    minimumFractionDigits: Math.min(2, digits),
+    maximumFractionDigits: digits,
+  });
+  return currency ? `${text} ${currency}` : text;
+}
+
+/** Amounts in crypto need more places than fiat. */
+export function formatAmountFor(currency: string, amount: number): string {
+  return formatMoney(amount, currency, isLikelyCrypto(currency) ? 8 : 2);
+}
+
+const FIAT = new Set([
+  'USD',
+  'EUR',
+  'GBP',
+  'CAD',
+  'AUD',
+  'JPY',
+  'CHF',
+  'SEK',
+  'NOK',
+  'PLN',
+  'BRL',
+  'INR',
+  'MXN',
+]);
+export function isLikelyCrypto(currency: string): boolean {
+  return !FIAT.has(currency.toUpperCase());
+}
+
+export function formatTime(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '-';
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** `1m 05s`, `2h 03m`: for countdowns and ETAs. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m`;
+  if (m > 0) return `${m}m ${String(s).padStart(2, '0')}s`;
+  return `${s}s`;
+}
+
+/** A secret shown only by its last four characters. */
+export function maskSecret(secret: string | null | undefined): string {
+  if (!secret) return '-';
+  if (secret.length <= 4) return '****';
+  return `****${secret.slice(-4)}`;
+}
+
+/** `[#####.....] 50%` */
+export function bar(fraction: number, width = 20): string {
+  const clamped = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
+  const filled = Math.round(clamped * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.round(clamped * 100)}%`;
+}

@@ -1,0 +1,33 @@
+/** Results on stdout: JSON for scripts, cli-table3 tables for people. */
+import Table from 'cli-table3';
+import type { IO } from './streams.js';
+
+export function printJson(io: IO, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export type Cell = string | number | boolean | null | undefined;
+
+export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
+  const table = new Table({
+    head,
+    style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] },
+    wordWrap: true,
+  });
+  for (const row of rows)
+    table.push(row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))));
+  return table.toString();
+}
+
+export function printTable(io: IO, head: string[], rows: Cell[][]): void {
+  io.stdout.write(`${renderTable(io, head, rows)}\n`);
+}
+
+/** Key/value pairs as a two-column table. */
+export function printFields(io: IO, fields: Array<[string, Cell]>): void {
+  const table = new Table({ style: { head: [], border: io.color ? ['grey'] : [] }, wordWrap: true });
+  for (const [key, value] of fields) {
+    table.push({ [key]: value === null || value === undefined ? '-' : String(value) });
+  }
+  io.stdout.write(`${table.toString()}\n`);
+}

@@ -1,0 +1,71 @@
+/**
+ * Prompts bound to the injected streams (Vercel CLI's pattern), so a test can type
+ * answers through a pseudo-terminal and a script never waits on input that cannot
+ * come: without a TTY every prompt fails with a usage error naming the flag to pass.
+ */
+import { InterruptedError, MissingInputError } from '../errors.js';
+import type { IO } from './streams.js';
+
+export interface Choice<T> {
+  name: string;
+  value: T;
+  description?: string;
+  disabled?: boolean | string;
+}
+
+export interface Prompter {
+  /** `flag` names what a script passes instead; it appears in the non-TTY error. */
+  input(opts: {
+    message: string;
+    flag: string;
+    default?: string;
+    validate?: (v: string) => true | string;
+  }): Promise<string>;
+  password(opts: { message: string; flag: string; validate?: (v: string) => true | string }): Promise<string>;
+  select<T>(opts: { message: string; flag: string; choices: Choice<T>[]; default?: T }): Promise<T>;
+  /** Confirmation for a write; scripts pass `--yes`. */
+  confirm(opts: { message: string; flag?: string; default?: boolean }): Promise<boolean>;
+}
+
+export function canPrompt(io: IO): boolean {
+  return io.stdinIsTTY && io.stderrIsTTY;
+}
+
+export function createPrompter(io: IO, signal?: AbortSignal): Prompter {
+  // Prompts draw on stderr so stdout stays clean for data.
+  const context = { input: io.stdin, output: io.stderr, signal, clearPromptOnDone: false };
+
+  async function guarded<T>(flag: string, what: string, ask: () => Promise<T>): Promise<T> {
+    if (!canPrompt(io)) throw new MissingInputError(flag, what);
+    try {
+      return await ask();
+    } catch (error) {
+      const name = (error as Error | undefined)?.name;
+      if (name === 'ExitPromptError' || name === 'AbortPromptError') throw new InterruptedError();
+      throw error;
+    }
+  }
+
+  return {
+    input: (opts) =>
+      guarded(opts.flag, opts.message, async () => {
+        const { input } = await import('@inquirer/prompts');
+        return input({ message: opts.message, default: opts.default, validate: opts.validate }, context);
+      }),
+    password: (opts) =>
+      guarded(opts.flag, opts.message, async () => {
+        const { password } = await import('@inquirer/prompts');
+        return password({ message: opts.message, mask: '*', validate: opts.validate }, context);
+      }),
+    select: (opts) =>
+      guarded(opts.flag, opts.message, async () => {
+        const { select } = await import('@inquirer/prompts');
+        return select({ message: opts.message, choices: opts.choices, default: opts.default }, context);
+      }),
+    confirm: (opts) =>
+      guarded(opts.flag ?? '--yes', 'confirmation', async () => {
+        const { confirm } = await import('@inquirer/prompts');
+        return confirm({ message: opts.message, default: opts.default ?? false }, context);
+      }),
+  };
+}

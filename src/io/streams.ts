@@ -1,0 +1,52 @@
+/**
+ * The three streams a command may use, and what they are connected to. Commands
+ * never touch `process.stdout` directly, so tests can hand them buffers.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Colour on stderr/stdout: only on a TTY, never with NO_COLOR or TERM=dumb. */
+  color: boolean;
+  /** Terminal width for tables and bars, 80 when unknown. */
+  columns: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function colorEnabled(isTTY: boolean, env: Env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  if (env.TERM === 'dumb') return false;
+  return isTTY;
+}
+
+export function processIO(env: Env = process.env): IO {
+  const stdoutIsTTY = Boolean(process.stdout.isTTY);
+  const stderrIsTTY = Boolean(process.stderr.isTTY);
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY,
+    stderrIsTTY,
+    color: colorEnabled(stdoutIsTTY && stderrIsTTY, env),
+    columns: process.stdout.columns || process.stderr.columns || 80,
+  };
+}
+
+/** Write a line to stdout (data). */
+export function out(io: IO, line = ''): void {
+  io.stdout.write(`${line}\n`);
+}
+
+/** Write a line to stderr (progress, diagnostics). */
+export function err(io: IO, line = ''): void {
+  io.stderr.write(`${line}\n`);
+}

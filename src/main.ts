@@ -1,0 +1,78 @@
+/**
+ * Entry point: build the context, run the program, and turn any error into one
+ * line on stderr and an exit code. This is the only catch in the CLI.
+ */
+import { CommanderError } from 'commander';
+import { type Context, type ContextDeps, createContext, type Env, type GlobalOptions } from './context.js';
+import { ApiError, CliError, ExitCode, UnexpectedResponseError } from './errors.js';
+import { colorEnabled, type IO, processIO } from './io/streams.js';
+import { buildProgram } from './program.js';
+import { VERSION } from './version.js';
+
+export interface RunDeps extends Partial<Omit<ContextDeps, 'flags'>> {
+  io: IO;
+  env: Env;
+}
+
+export async function run(argv: string[], deps: RunDeps): Promise<number> {
+  const controller = new AbortController();
+  const signal = deps.signal ?? controller.signal;
+  let ctx: Context | undefined;
+  const contextFor = (command: { optsWithGlobals(): Record<string, unknown> }) => {
+    if (!ctx) {
+      const flags = command.optsWithGlobals() as GlobalOptions & { color?: boolean };
+      const io = flags.color === false ? { ...deps.io, color: false } : deps.io;
+      ctx = createContext({ ...deps, io, flags, signal });
+    }
+    return ctx;
+  };
+  const program = buildProgram(deps.io, VERSION, contextFor);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ctx?.exitCode ?? ExitCode.ok;
+  } catch (error) {
+    return reportError(deps.io, error, Boolean(ctx?.flags.debug ?? argv.includes('--debug')));
+  } finally {
+    await ctx?.dispose();
+  }
+}
+
+export function reportError(io: IO, error: unknown, debug: boolean): number {
+  if (error instanceof CommanderError) {
+    // Commander already printed its message (or the help/version text).
+    if (error.exitCode === 0) return ExitCode.ok;
+    return ExitCode.usage;
+  }
+  if (error instanceof CliError) {
+    const requestId =
+      error instanceof ApiError || error instanceof UnexpectedResponseError ? error.requestId : undefined;
+    io.stderr.write(`error ${error.code}: ${error.message}${requestId ? ` (request ${requestId})` : ''}\n`);
+    if (debug && error.details !== undefined) {
+      io.stderr.write(`details: ${JSON.stringify(error.details, null, 2)}\n`);
+    }
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`error INTERNAL: ${message}\n`);
+  if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  return ExitCode.service;
+}
+
+/** Called by bin/giftcodes.js. Ctrl-C aborts the command, which leaves state consistent; twice exits at once. */
+export async function runFromProcess(): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(ExitCode.interrupted);
+    controller.abort();
+  });
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    // `giftcodes ... | head`: the reader left; that is not our failure.
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+  });
+  const io = processIO(process.env);
+  io.color = colorEnabled(io.stdoutIsTTY && io.stderrIsTTY, process.env);
+  const code = await run(process.argv.slice(2), { io, env: process.env, signal: controller.signal });
+  process.exitCode = controller.signal.aborted && code !== ExitCode.ok ? ExitCode.interrupted : code;
+}

@@ -1,0 +1,48 @@
+/**
+ * The command tree. Only commander and the small command declaration modules load
+ * here; each command's work lives in a module imported when it runs, which keeps
+ * `--help` and `--version` close to bare `node` start-up time.
+ */
+import { Command, Option } from 'commander';
+import { registerAccount } from './commands/account/index.js';
+import { registerCatalog } from './commands/catalog/index.js';
+import { registerConfig } from './commands/config/index.js';
+import { positiveInt } from './commands/parse.js';
+import { registerRates } from './commands/rates/index.js';
+import type { ContextFor, Register } from './commands/types.js';
+import type { IO } from './io/streams.js';
+
+const COMMANDS: Register[] = [registerCatalog, registerRates, registerAccount, registerConfig];
+
+export function buildProgram(io: IO, version: string, contextFor: ContextFor): Command {
+  const program = new Command('giftcodes')
+    .description(
+      'Buy digital gift codes in bulk and run a business account on the gift-code commerce service.',
+    )
+    .version(version, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    })
+    .option('--json', 'print the machine-readable result on stdout and nothing else')
+    .option('--debug', 'print requests, retries and error details on stderr (keys masked, codes never shown)')
+    .option('--profile <name>', 'stored profile to use (env GIFTCODES_PROFILE)')
+    .option('--base-url <url>', 'service base URL (env GIFTCODES_BASE_URL)')
+    .addOption(
+      new Option(
+        '--api-key <key>',
+        'API key; prefer GIFTCODES_API_KEY or a profile: flags show in the process list',
+      ),
+    )
+    .option('--timeout <ms>', 'per-request timeout in milliseconds (default 30000)', positiveInt)
+    .option('--insecure-http', 'allow plain http:// to a non-loopback host (sends the key in clear)')
+    .option('--no-color', 'disable colour (NO_COLOR is honoured too)');
+
+  for (const register of COMMANDS) {
+    register(program, contextFor);
+  }
+  return program;
+}

@@ -1,0 +1,108 @@
+/**
+ * Run the CLI the two ways tests need: the real binary as a child process (exit
+ * codes, stdout/stderr split, no TTY), and in-process with buffers (fast, and with
+ * a chosen TTY shape). Both get a private config directory so no test touches ~.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import type { IO } from '../../src/io/streams.js';
+import { type RunDeps, run } from '../../src/main.js';
+
+export const BIN = resolve(import.meta.dirname, '../../bin/giftcodes.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function tempConfigDir(): string {
+  return mkdtempSync(join(tmpdir(), 'giftcodes-test-'));
+}
+
+/** Environment for a child: no inherited GIFTCODES_* settings, no colour, private config. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('GIFTCODES_') && key !== 'FORCE_COLOR') env[key] = value;
+  }
+  env.GIFTCODES_CONFIG_DIR = tempConfigDir();
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+/** Spawn `node bin/giftcodes.js ...args`; stdin is closed (or fed `input`), never a TTY. */
+export function runBinary(
+  args: string[],
+  opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: cleanEnv(opts.env),
+      cwd: opts.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `giftcodes ${args.join(' ')} did not finish within ${opts.timeoutMs ?? 20_000}ms\n${stderr}`,
+        ),
+      );
+    }, opts.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+export interface InProcessOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  tty?: boolean;
+  deps?: Partial<RunDeps>;
+}
+
+/** Run in this process with buffered streams: for fast command tests. */
+export async function runInProcess(args: string[], opts: InProcessOptions = {}): Promise<CliResult> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let errText = '';
+  stdout.on('data', (c) => {
+    out += c;
+  });
+  stderr.on('data', (c) => {
+    errText += c;
+  });
+  const io: IO = {
+    stdin: Readable.from([opts.input ?? '']),
+    stdout,
+    stderr,
+    stdinIsTTY: Boolean(opts.tty),
+    stdoutIsTTY: Boolean(opts.tty),
+    stderrIsTTY: Boolean(opts.tty),
+    color: false,
+    columns: 100,
+  };
+  const env = { GIFTCODES_CONFIG_DIR: tempConfigDir(), ...opts.env };
+  const code = await run(args, { io, env, ...opts.deps });
+  return { code, stdout: out, stderr: errText };
+}
