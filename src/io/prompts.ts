@@ -3,6 +3,7 @@
  * answers through a pseudo-terminal and a script never waits on input that cannot
  * come: without a TTY every prompt fails with a usage error naming the flag to pass.
  */
+import { Writable } from 'node:stream';
 import { InterruptedError, MissingInputError } from '../errors.js';
 import type { IO } from './streams.js';
 
@@ -27,13 +28,30 @@ export interface Prompter {
   confirm(opts: { message: string; flag?: string; default?: boolean }): Promise<boolean>;
 }
 
+/**
+ * Inquirer ends its output stream when a prompt closes. Ending process.stderr is
+ * harmless, but an injected stream (a test's buffer, a wrapper) would be closed for
+ * every later write, so anything that is not the process's own stderr is shielded.
+ */
+function promptOutput(stream: Writable): Writable {
+  if (stream === process.stderr) return stream;
+  const shield = new Writable({
+    write(chunk, encoding, callback) {
+      stream.write(chunk, encoding, callback);
+    },
+  });
+  const size = stream as Partial<NodeJS.WriteStream>;
+  Object.assign(shield, { columns: size.columns, rows: size.rows, isTTY: size.isTTY });
+  return shield;
+}
+
 export function canPrompt(io: IO): boolean {
   return io.stdinIsTTY && io.stderrIsTTY;
 }
 
 export function createPrompter(io: IO, signal?: AbortSignal): Prompter {
   // Prompts draw on stderr so stdout stays clean for data.
-  const context = { input: io.stdin, output: io.stderr, signal, clearPromptOnDone: false };
+  const context = { input: io.stdin, output: promptOutput(io.stderr), signal, clearPromptOnDone: false };
 
   async function guarded<T>(flag: string, what: string, ask: () => Promise<T>): Promise<T> {
     if (!canPrompt(io)) throw new MissingInputError(flag, what);

@@ -1,0 +1,36 @@
+/** Helpers shared by the webhook verbs. */
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { EVENT_TYPES, type EventType } from '../../schemas/webhooks.js';
+
+/** Secrets from the repeated flag, else GIFTCODES_WEBHOOK_SECRET (comma-separated: new,previous). */
+export function webhookSecrets(ctx: Context, fromFlags: readonly string[]): string[] {
+  const given = fromFlags.length > 0 ? [...fromFlags] : (ctx.env.GIFTCODES_WEBHOOK_SECRET ?? '').split(',');
+  return given.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+export function parseEvents(value: string): EventType[] {
+  const types = value
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  if (types.length === 0) throw new UsageError('--events: give at least one event type, or --all-events');
+  const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--events: unknown event type ${unknown.map((t) => `"${t}"`).join(', ')}; known: ${EVENT_TYPES.join(', ')}`,
+    );
+  }
+  return [...new Set(types)] as EventType[];
+}
+
+export function describeEvents(events: readonly string[] | null | undefined): string {
+  return events === null || events === undefined ? 'all' : events.join(', ');
+}
+
+/** A full secret looks like `whsec_` plus material; a masked one carries `*` or is short. */
+export function looksUnmasked(secret: unknown): secret is string {
+  return (
+    typeof secret === 'string' && secret.startsWith('whsec_') && secret.length > 12 && !secret.includes('*')
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * `webhook listen`: the listener's event lines are its data (stdout, one JSON object
+ * per line with --json); status and notices go to stderr. Runs until Ctrl-C.
+ */
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { formatTime } from '../../io/format.js';
+import { err, out } from '../../io/streams.js';
+import { type Styler, style } from '../../io/style.js';
+import { type ListenerEvent, startListener } from '../../webhooks/listener.js';
+import { webhookSecrets } from './common.js';
+
+export interface WebhookListenOptions {
+  port: number;
+  secrets: string[];
+  forwardTo?: string;
+  toleranceSeconds: number;
+}
+
+export function formatEventLine(event: ListenerEvent, s: Styler): string {
+  const verdict =
+    event.verified === null
+      ? s.yellow('unverified (no --secret)')
+      : event.verified
+        ? s.green('verified')
+        : s.red(`not verified: ${event.message ?? event.reason}`);
+  const forward =
+    event.forward === undefined
+      ? ''
+      : 'status' in event.forward
+        ? `  -> ${event.forward.status}`
+        : `  -> ${s.red(`error ${event.forward.error}`)}`;
+  return [
+    formatTime(event.receivedAt),
+    event.type ?? '-',
+    event.deliveryId ?? '-',
+    event.checkoutId ?? '-',
+    `${verdict}${forward}`,
+  ].join('  ');
+}
+
+function checkForwardUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString();
+  } catch {}
+  throw new UsageError(`--forward-to: expected an http(s) URL, got "${raw}"`);
+}
+
+export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions): Promise<void> {
+  const forwardTo = opts.forwardTo === undefined ? undefined : checkForwardUrl(opts.forwardTo);
+  const secrets = webhookSecrets(ctx, opts.secrets);
+  const s = style(ctx.io);
+  let listener: Awaited<ReturnType<typeof startListener>>;
+  try {
+    listener = await startListener({
+      port: opts.port,
+      secrets,
+      toleranceSeconds: opts.toleranceSeconds,
+      now: ctx.clock.now,
+      forwardTo,
+      onEvent: (event) => {
+        if (event.duplicate) {
+          // A retry of something already shown: a note, not another event.
+          err(ctx.io, `duplicate delivery ${event.deliveryId} (${event.type ?? '-'}) ignored`);
+          return;
+        }
+        if (ctx.flags.json) out(ctx.io, JSON.stringify({ time: formatTime(event.receivedAt), ...event }));
+        else out(ctx.io, formatEventLine(event, s));
+      },
+      onNotice: (line) => err(ctx.io, line),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`--port ${opts.port} is already in use: pick another`);
+    throw error;
+  }
+  err(ctx.io, `listening on ${listener.url} (Ctrl-C to stop)`);
+  if (secrets.length === 0)
+    err(ctx.io, s.yellow('no --secret given: deliveries are shown but their signatures are not checked'));
+  if (forwardTo) err(ctx.io, `forwarding each delivery to ${forwardTo}`);
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await listener.close();
+  err(ctx.io, 'stopped');
+}

@@ -1,0 +1,55 @@
+/**
+ * `webhook rotate`, built for deployment scripts: with --quiet the new secret is the
+ * only thing on stdout, and any failure leaves stdout empty with a non-zero exit, so
+ * `NEW=$(giftcodes webhook rotate --quiet --yes)` either holds a secret or fails.
+ */
+import { rotateWebhookSecret } from '../../api/webhooks.js';
+import type { Context } from '../../context.js';
+import { MissingInputError, UsageError } from '../../errors.js';
+import { formatTime } from '../../io/format.js';
+import { printJson } from '../../io/output.js';
+import { canPrompt } from '../../io/prompts.js';
+import { err, out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+
+const OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export async function runWebhookRotate(ctx: Context, opts: { quiet: boolean; yes: boolean }): Promise<void> {
+  if (opts.quiet && ctx.flags.json) throw new UsageError('pass either --quiet or --json, not both');
+  if (!opts.yes) {
+    if (!canPrompt(ctx.io)) throw new MissingInputError('--yes', 'confirmation');
+    const prompter = await ctx.prompter();
+    const ok = await prompter.confirm({
+      message:
+        'Rotate the webhook signing secret? Your receivers must accept the new one; the current one keeps verifying for 24 hours.',
+    });
+    if (!ok) {
+      if (!opts.quiet) err(ctx.io, 'cancelled: nothing changed');
+      // A script that reads stdout must not mistake a cancellation for success.
+      throw new UsageError('rotation cancelled');
+    }
+  }
+  const http = await ctx.http();
+  const rotatedAt = ctx.clock.now();
+  const res = await rotateWebhookSecret(http);
+  if (opts.quiet) {
+    out(ctx.io, res.secret);
+    return;
+  }
+  if (ctx.flags.json) printJson(ctx.io, res.raw);
+  else out(ctx.io, res.secret);
+
+  const s = style(ctx.io);
+  err(ctx.io, s.bold('This new signing secret is shown only now: store it in your secret manager.'));
+  if (ctx.io.stderrIsTTY) {
+    // The rotate response is not shown in the spec: use an expiry it reports, else the documented 24 h.
+    const reported =
+      res.record?.previousSecretExpiresAt ??
+      (res.raw as { previousSecretExpiresAt?: unknown } | null)?.previousSecretExpiresAt;
+    const until = typeof reported === 'number' ? reported : rotatedAt + OVERLAP_MS;
+    err(
+      ctx.io,
+      `Reminder: the previous secret keeps verifying deliveries for 24 hours (until ${typeof reported === 'number' ? '' : 'about '}${formatTime(until)}). Deploy the new secret to every receiver before then.`,
+    );
+  }
+}

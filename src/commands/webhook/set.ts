@@ -1,0 +1,88 @@
+import { getWebhook, putWebhook } from '../../api/webhooks.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { printFields, printJson } from '../../io/output.js';
+import { err } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+import { describeEvents, parseEvents } from './common.js';
+
+export interface WebhookSetOptions {
+  url?: string;
+  /** The raw `--events` value, comma-separated. */
+  events?: string;
+  allEvents: boolean;
+  yes: boolean;
+}
+
+function checkUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--url: "${raw}" is not an absolute URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UsageError(`--url: expected an https URL, got ${url.protocol}`);
+  return raw;
+}
+
+function sameEvents(a: readonly string[] | null | undefined, b: readonly string[] | null): boolean {
+  if (a === null || a === undefined || b === null) return (a ?? null) === b;
+  return a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
+}
+
+export async function runWebhookSet(ctx: Context, opts: WebhookSetOptions): Promise<void> {
+  if (opts.events !== undefined && opts.allEvents)
+    throw new UsageError('pass either --events or --all-events, not both');
+  const wanted = opts.events === undefined ? undefined : parseEvents(opts.events);
+  let url = opts.url;
+  if (!url) {
+    const prompter = await ctx.prompter();
+    url = await prompter.input({ message: 'Receiver URL (https)', flag: '--url <https-url>' });
+  }
+  url = checkUrl(url.trim());
+  const s = style(ctx.io);
+  if (!url.startsWith('https://'))
+    err(ctx.io, s.yellow('warning: the service accepts only https URLs with a public hostname'));
+
+  const http = await ctx.http();
+  const current = await getWebhook(http);
+  const existing = current?.config ?? null;
+  // Without --events/--all-events an update keeps the current filter instead of
+  // silently widening it to every event (the service treats a missing filter as "all").
+  const events = opts.allEvents ? null : (wanted ?? existing?.events ?? null);
+
+  if (existing && (existing.url !== url || !sameEvents(existing.events, events)) && !opts.yes) {
+    const prompter = await ctx.prompter();
+    const ok = await prompter.confirm({
+      message: `Replace the webhook endpoint ${existing.url} (${describeEvents(existing.events)}) with ${url} (${describeEvents(events)})?`,
+    });
+    if (!ok) {
+      err(ctx.io, 'cancelled: nothing changed');
+      return;
+    }
+  }
+
+  const res = await putWebhook(http, { url, events });
+  const secret = res.config.secret;
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw);
+  } else {
+    const fields: Array<[string, string]> = [
+      ['url', res.config.url],
+      ['events', describeEvents(res.config.events)],
+    ];
+    if (secret) fields.push(['secret', secret]);
+    printFields(ctx.io, fields);
+  }
+  if (secret) {
+    err(
+      ctx.io,
+      s.bold(
+        'This signing secret is shown only now: store it in your secret manager. `webhook get` shows it masked; `webhook rotate` issues a new one.',
+      ),
+    );
+  } else {
+    err(ctx.io, existing ? 'endpoint updated; the signing secret is unchanged' : 'endpoint saved');
+  }
+}

@@ -1,0 +1,25 @@
+import { testWebhook } from '../../api/webhooks.js';
+import type { Context } from '../../context.js';
+import { ExitCode } from '../../errors.js';
+import { printJson } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+
+export async function runWebhookTest(ctx: Context): Promise<void> {
+  const http = await ctx.http();
+  const res = await testWebhook(http);
+  const { ok, status } = res.data;
+  if (!ok) ctx.exitCode = ExitCode.service;
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw);
+  } else {
+    out(ctx.io, `${ok ? 'ok' : 'not ok'} ${status}`);
+  }
+  if (!ok) {
+    err(
+      ctx.io,
+      status === 0
+        ? 'the receiver could not be reached (or did not answer within 10 seconds)'
+        : `the receiver answered HTTP ${status}; it must answer 2xx within 10 seconds`,
+    );
+  }
+}

@@ -1,0 +1,58 @@
+/** `webhook verify`: the library verifier from the command line, for debugging signatures. */
+import { readFile } from 'node:fs/promises';
+import { buffer } from 'node:stream/consumers';
+import type { Context } from '../../context.js';
+import { ExitCode, MissingInputError, UsageError } from '../../errors.js';
+import { printJson } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+import { verifySignature } from '../../webhooks/signature.js';
+import { webhookSecrets } from './common.js';
+
+export interface WebhookVerifyOptions {
+  secrets: string[];
+  header?: string;
+  bodyFile?: string;
+  toleranceSeconds: number;
+  now?: number;
+}
+
+async function readBody(ctx: Context, path: string | undefined): Promise<Buffer> {
+  if (path !== undefined && path !== '-') {
+    try {
+      return await readFile(path);
+    } catch (error) {
+      throw new UsageError(
+        `--body-file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  }
+  if (ctx.io.stdinIsTTY) throw new MissingInputError('--body-file <path>', 'the raw body');
+  // Bytes as read: never decoded, trimmed or re-serialised.
+  return buffer(ctx.io.stdin);
+}
+
+export async function runWebhookVerify(ctx: Context, opts: WebhookVerifyOptions): Promise<void> {
+  const secrets = webhookSecrets(ctx, opts.secrets);
+  if (secrets.length === 0) throw new MissingInputError('--secret <whsec>', 'the signing secret');
+  if (opts.header === undefined)
+    throw new MissingInputError("--header '<X-Service-Signature value>'", 'the header');
+  const body = await readBody(ctx, opts.bodyFile);
+  const result = verifySignature({
+    payload: body,
+    header: opts.header,
+    secret: secrets,
+    now: opts.now ?? ctx.clock.now(),
+    toleranceSeconds: opts.toleranceSeconds,
+  });
+  if (!result.valid) ctx.exitCode = ExitCode.service;
+  if (ctx.flags.json) {
+    printJson(ctx.io, result);
+    return;
+  }
+  if (result.valid) {
+    out(ctx.io, 'valid');
+    if (secrets.length > 1) err(ctx.io, `matched secret ${result.secretIndex + 1} of ${secrets.length}`);
+  } else {
+    out(ctx.io, `invalid: ${result.message}`);
+  }
+}

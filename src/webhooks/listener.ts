@@ -1,0 +1,237 @@
+/**
+ * The local receiver behind `giftcodes webhook listen` (the Stripe CLI's `listen`
+ * loop): a node:http server on loopback that reads each delivery's raw bytes,
+ * verifies the signature, answers 200 at once (well inside the service's 10 s
+ * deadline), de-duplicates by delivery id, and optionally forwards the request
+ * unchanged to the user's app. Time comes in as a function, so tests can fix it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, verifySignature } from './signature.js';
+
+export interface ListenerEvent {
+  receivedAt: number;
+  type: string | null;
+  deliveryId: string | null;
+  checkoutId: string | null;
+  /** `true` verified; `false` with `reason`/`message`; `null` when no secret was given. */
+  verified: boolean | null;
+  reason?: string;
+  message?: string;
+  /** A delivery id already seen (a retry whose first 200 was lost): not forwarded again. */
+  duplicate: boolean;
+  forward?: { status: number } | { error: string };
+}
+
+export interface ListenerOptions {
+  port: number;
+  /** Loopback only by default: the listener is a development tool. */
+  host?: string;
+  secrets: readonly string[];
+  toleranceSeconds: number;
+  now: () => number;
+  forwardTo?: string;
+  forwardTimeoutMs?: number;
+  onEvent: (event: ListenerEvent) => void;
+  /** Problems that are not about one event (a request that is not a delivery). */
+  onNotice?: (line: string) => void;
+  maxBodyBytes?: number;
+  /** How many delivery ids to remember for de-duplication. */
+  dedupeWindow?: number;
+}
+
+export interface Listener {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Connection-level headers belong to one hop; they are re-made for the forwarded request. */
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'content-length',
+]);
+
+export async function startListener(opts: ListenerOptions): Promise<Listener> {
+  const host = opts.host ?? '127.0.0.1';
+  const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
+  const window = opts.dedupeWindow ?? 10_000;
+  const seen = new Set<string>();
+  const agent = opts.forwardTo ? new Agent({ keepAliveTimeout: 5_000 }) : undefined;
+  const pending = new Set<Promise<void>>();
+
+  const remember = (id: string) => {
+    seen.add(id);
+    // A Set iterates in insertion order: dropping the first entry forgets the oldest id.
+    if (seen.size > window) seen.delete(seen.values().next().value as string);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') {
+      res.writeHead(req.method === 'GET' ? 200 : 405, { 'content-type': 'text/plain' });
+      res.end('giftcodes webhook listener: POST deliveries here\n');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > maxBody) {
+        res.writeHead(413).end();
+        opts.onNotice?.(`refused a request larger than ${maxBody} bytes`);
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    // The bytes exactly as received: what is verified and what is forwarded.
+    const raw = Buffer.concat(chunks);
+    const receivedAt = opts.now();
+    const body = parseLoosely(raw);
+    const type = headerValue(req.headers[EVENT_HEADER]) ?? stringField(body, 'type');
+    const deliveryId = headerValue(req.headers[DELIVERY_HEADER]) ?? stringField(body, 'id');
+    const event: ListenerEvent = {
+      receivedAt,
+      type,
+      deliveryId,
+      checkoutId: checkoutIdOf(body),
+      verified: null,
+      duplicate: false,
+    };
+    if (opts.secrets.length > 0) {
+      const result = verifySignature({
+        payload: raw,
+        header: req.headers[SIGNATURE_HEADER],
+        secret: opts.secrets,
+        now: receivedAt,
+        toleranceSeconds: opts.toleranceSeconds,
+      });
+      event.verified = result.valid;
+      if (!result.valid) {
+        event.reason = result.reason;
+        event.message = result.message;
+      }
+    }
+    // Only authentic (or, without a secret, all) ids are remembered, so a forged
+    // request cannot make the listener drop the real delivery that carries its id.
+    if (deliveryId !== null) {
+      event.duplicate = seen.has(deliveryId);
+      if (!event.duplicate && event.verified !== false) remember(deliveryId);
+    }
+    // Answer first; forwarding happens after the service has its 2xx.
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ received: true }));
+
+    if (opts.forwardTo && agent && !event.duplicate) {
+      event.forward = await forward(opts.forwardTo, agent, req, raw, opts.forwardTimeoutMs ?? 10_000);
+    }
+    opts.onEvent(event);
+  };
+
+  const server = createServer((req, res) => {
+    const task = handle(req, res).catch((error: unknown) => {
+      opts.onNotice?.(`request failed: ${(error as Error).message}`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+    pending.add(task);
+    void task.finally(() => pending.delete(task));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/`,
+    port,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await Promise.allSettled([...pending]);
+      await agent?.close();
+    },
+  };
+}
+
+async function forward(
+  target: string,
+  agent: Agent,
+  req: IncomingMessage,
+  raw: Buffer,
+  timeoutMs: number,
+): Promise<{ status: number } | { error: string }> {
+  // rawHeaders keeps the sender's names, order and repeats: the request arrives as sent.
+  const headers: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (!HOP_BY_HOP.has(name.toLowerCase())) headers.push(name, req.rawHeaders[i + 1] as string);
+  }
+  try {
+    const res = await request(target, {
+      method: 'POST',
+      headers,
+      body: raw,
+      dispatcher: agent,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    await res.body.dump();
+    return { status: res.statusCode };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return { error: typeof code === 'string' ? code : (error as Error).message };
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  if (Array.isArray(value)) return value[0] ?? null;
+  return value ?? null;
+}
+
+function parseLoosely(raw: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(raw.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function stringField(body: Record<string, unknown> | undefined, key: string): string | null {
+  const value = body?.[key];
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * The event `data` payload is "not shown" in the spec: the checkout id is looked
+ * for as `data.checkoutId`, then under `data.checkout` / `data.order` / `data.object`.
+ */
+export function checkoutIdOf(body: Record<string, unknown> | undefined): string | null {
+  const data = body?.data;
+  if (typeof data !== 'object' || data === null) return null;
+  const record = data as Record<string, unknown>;
+  if (typeof record.checkoutId === 'string') return record.checkoutId;
+  for (const key of ['checkout', 'order', 'object']) {
+    const inner = record[key];
+    if (typeof inner === 'object' && inner !== null) {
+      const id = (inner as Record<string, unknown>).checkoutId;
+      if (typeof id === 'string') return id;
+    }
+  }
+  return null;
+}

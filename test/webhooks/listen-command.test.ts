@@ -1,0 +1,68 @@
+/** `giftcodes webhook listen` as a process: lines on stdout, notes on stderr, Ctrl-C exits 0. */
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signatureHeader } from '../../src/index.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+import { type RunningListener, spawnListen } from './spawn-listen.js';
+
+const SECRET = 'whsec_listen_cmd_secret_01';
+
+let running: RunningListener | undefined;
+let app: TestServer | undefined;
+afterEach(async () => {
+  if (running && running.child.exitCode === null) await running.stop();
+  await app?.close();
+  running = undefined;
+  app = undefined;
+});
+
+async function deliver(url: string, id: string, secret = SECRET) {
+  const body = JSON.stringify({
+    id,
+    type: 'order.completed',
+    createdAt: Date.now(),
+    data: { checkoutId: 'chk_77' },
+  });
+  const res = await request(url, {
+    method: 'POST',
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-service-signature': signatureHeader({ secrets: [secret], timestamp: Date.now(), payload: body }),
+      'x-service-event': 'order.completed',
+      'x-service-delivery': id,
+    },
+  });
+  await res.body.dump();
+  return { status: res.statusCode, body };
+}
+
+describe('webhook listen (binary)', () => {
+  it('prints one line per event with time, type, delivery, checkout and verdict; forwards; exits 0 on Ctrl-C', async () => {
+    app = await startServer({ 'POST /app': (_req, res) => json(res, 204, {}) });
+    running = await spawnListen(['--secret', SECRET, '--forward-to', `${app.url}/app`]);
+    expect((await deliver(running.url, 'whd_l1')).status).toBe(200);
+    const line = await running.waitForLine((l) => l.includes('whd_l1'));
+    expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z\s+order\.completed\s+whd_l1\s+chk_77\s+verified\s+-> 204$/);
+    await deliver(running.url, 'whd_l1');
+    await deliver(running.url, 'whd_l2', 'whsec_not_mine_at_all');
+    const bad = await running.waitForLine((l) => l.includes('whd_l2'));
+    expect(bad).toContain('not verified: no matching signature');
+    expect(running.stdoutLines.filter((l) => l.includes('whd_l1'))).toHaveLength(1);
+    expect(running.stderr()).toContain('duplicate delivery whd_l1');
+    expect(await running.stop()).toBe(0);
+  });
+
+  it('--json prints one JSON object per line', async () => {
+    running = await spawnListen(['--json'], { GIFTCODES_WEBHOOK_SECRET: SECRET });
+    await deliver(running.url, 'whd_j1');
+    const line = await running.waitForLine((l) => l.includes('whd_j1'));
+    expect(JSON.parse(line)).toMatchObject({
+      type: 'order.completed',
+      deliveryId: 'whd_j1',
+      checkoutId: 'chk_77',
+      verified: true,
+      duplicate: false,
+    });
+  });
+});

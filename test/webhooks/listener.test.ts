@@ -1,0 +1,189 @@
+/** The local listener against real loopback sockets: verify, answer, de-duplicate, forward. */
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatEventLine } from '../../src/commands/webhook/listen.js';
+import { signatureHeader } from '../../src/index.js';
+import { styler } from '../../src/io/style.js';
+import { type Listener, type ListenerEvent, startListener } from '../../src/webhooks/listener.js';
+import { json, startServer, type TestServer } from '../helpers/server.js';
+
+const SECRET = 'whsec_listener_test_secret';
+const NOW = 1_767_225_600_000;
+
+function delivery(id: string, opts: { secret?: string; t?: number; type?: string } = {}) {
+  const body = JSON.stringify({
+    id,
+    type: opts.type ?? 'order.completed',
+    createdAt: NOW,
+    data: { checkoutId: 'chk_9', note: 'café' },
+  });
+  const t = opts.t ?? NOW;
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-service-signature': signatureHeader({
+        secrets: [opts.secret ?? SECRET],
+        timestamp: t,
+        payload: body,
+      }),
+      'x-service-event': opts.type ?? 'order.completed',
+      'x-service-delivery': id,
+      'x-custom-trace': 'abc',
+    },
+  };
+}
+
+let listener: Listener | undefined;
+let app: TestServer | undefined;
+afterEach(async () => {
+  await listener?.close();
+  await app?.close();
+  listener = undefined;
+  app = undefined;
+});
+
+async function start(extra: Partial<Parameters<typeof startListener>[0]> = {}) {
+  const events: ListenerEvent[] = [];
+  const waiters: Array<() => void> = [];
+  listener = await startListener({
+    port: 0,
+    secrets: [SECRET],
+    toleranceSeconds: 300,
+    now: () => NOW + 2_000,
+    onEvent: (e) => {
+      events.push(e);
+      waiters.shift()?.();
+    },
+    ...extra,
+  });
+  const next = () => new Promise<void>((resolve) => waiters.push(resolve));
+  return { events, next, url: listener.url };
+}
+
+async function post(url: string, d: { body: string; headers: Record<string, string> }) {
+  const res = await request(url, { method: 'POST', body: d.body, headers: d.headers });
+  await res.body.text();
+  return res.statusCode;
+}
+
+describe('webhook listener', () => {
+  it('binds loopback, verifies, and answers 200', async () => {
+    const l = await start();
+    expect(l.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const seen = l.next();
+    expect(await post(l.url, delivery('whd_a'))).toBe(200);
+    await seen;
+    expect(l.events[0]).toMatchObject({
+      type: 'order.completed',
+      deliveryId: 'whd_a',
+      checkoutId: 'chk_9',
+      verified: true,
+      duplicate: false,
+      receivedAt: NOW + 2_000,
+    });
+  });
+
+  it('reports why a delivery is not verified, still answering 2xx', async () => {
+    const l = await start();
+    let seen = l.next();
+    expect(await post(l.url, delivery('whd_b', { secret: 'whsec_someone_else_' }))).toBe(200);
+    await seen;
+    seen = l.next();
+    expect(await post(l.url, delivery('whd_c', { t: NOW - 3_600_000 }))).toBe(200);
+    await seen;
+    expect(l.events.map((e) => e.reason)).toEqual(['no_matching_signature', 'timestamp_outside_tolerance']);
+    const line = formatEventLine(l.events[1] as ListenerEvent, styler(false));
+    expect(line).toContain('whd_c');
+    expect(line).toContain('not verified: timestamp outside tolerance');
+  });
+
+  it('marks a repeated delivery id as duplicate and does not forward it again', async () => {
+    app = await startServer({ 'POST /hook': (_req, res) => json(res, 202, { ok: true }) });
+    const l = await start({ forwardTo: `${app.url}/hook` });
+    const d = delivery('whd_d');
+    let seen = l.next();
+    await post(l.url, d);
+    await seen;
+    seen = l.next();
+    await post(l.url, d);
+    await seen;
+    expect(l.events.map((e) => e.duplicate)).toEqual([false, true]);
+    expect(l.events[0]?.forward).toEqual({ status: 202 });
+    expect(app.hits('/hook')).toHaveLength(1);
+  });
+
+  it('a forged request cannot make the real delivery with its id a "duplicate"', async () => {
+    const l = await start();
+    let seen = l.next();
+    await post(l.url, delivery('whd_e', { secret: 'whsec_forger_secret_' }));
+    await seen;
+    seen = l.next();
+    await post(l.url, delivery('whd_e'));
+    await seen;
+    expect(l.events.map((e) => [e.verified, e.duplicate])).toEqual([
+      [false, false],
+      [true, false],
+    ]);
+  });
+
+  it('forwards the raw request: same bytes, same signature and custom headers', async () => {
+    app = await startServer({ 'POST /in': (_req, res) => json(res, 200, {}) });
+    const l = await start({ forwardTo: `${app.url}/in` });
+    const d = delivery('whd_f');
+    const seen = l.next();
+    await post(l.url, d);
+    await seen;
+    const got = app.hits('/in')[0];
+    expect(got?.body).toBe(d.body);
+    for (const name of [
+      'x-service-signature',
+      'x-service-event',
+      'x-service-delivery',
+      'x-custom-trace',
+      'content-type',
+    ]) {
+      expect(got?.headers[name], name).toBe(d.headers[name as keyof typeof d.headers]);
+    }
+    expect(l.events[0]?.forward).toEqual({ status: 200 });
+  });
+
+  it('answers the service before a slow app has answered the forwarded request', async () => {
+    app = await startServer({
+      'POST /slow': async (_req, res) => {
+        await new Promise((r) => setTimeout(r, 800));
+        json(res, 200, {});
+      },
+    });
+    const l = await start({ forwardTo: `${app.url}/slow` });
+    const seen = l.next();
+    const started = performance.now();
+    expect(await post(l.url, delivery('whd_slow'))).toBe(200);
+    expect(performance.now() - started).toBeLessThan(500);
+    await seen;
+    expect(l.events[0]?.forward).toEqual({ status: 200 });
+  });
+
+  it('shows a forward failure as the event status', async () => {
+    app = await startServer({});
+    const deadUrl = `${app.url}/gone`;
+    await app.close();
+    app = undefined;
+    const l = await start({ forwardTo: deadUrl });
+    const seen = l.next();
+    expect(await post(l.url, delivery('whd_g'))).toBe(200);
+    await seen;
+    expect(l.events[0]?.forward).toMatchObject({ error: expect.any(String) });
+  });
+
+  it('without a secret shows deliveries as unverified', async () => {
+    const l = await start({ secrets: [] });
+    const seen = l.next();
+    await post(l.url, delivery('whd_h'));
+    await seen;
+    expect(l.events[0]?.verified).toBeNull();
+    expect(formatEventLine(l.events[0] as ListenerEvent, styler(false))).toContain(
+      'unverified (no --secret)',
+    );
+  });
+});
