@@ -2,11 +2,9 @@
  * Entry point: build the context, run the program, and turn any error into one
  * line on stderr and an exit code. This is the only catch in the CLI.
  */
-import { CommanderError } from 'commander';
-import { type Context, type ContextDeps, createContext, type Env, type GlobalOptions } from './context.js';
+import type { Context, ContextDeps, Env, GlobalOptions } from './context.js';
 import { ApiError, CliError, ExitCode, UnexpectedResponseError } from './errors.js';
 import { colorEnabled, type IO, processIO } from './io/streams.js';
-import { buildProgram } from './program.js';
 import { VERSION } from './version.js';
 
 export interface RunDeps extends Partial<Omit<ContextDeps, 'flags'>> {
@@ -15,19 +13,30 @@ export interface RunDeps extends Partial<Omit<ContextDeps, 'flags'>> {
 }
 
 export async function run(argv: string[], deps: RunDeps): Promise<number> {
+  // `--version` alone needs neither commander nor the command tree (the start-up target).
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    deps.io.stdout.write(`${VERSION}\n`);
+    return ExitCode.ok;
+  }
   const controller = new AbortController();
   const signal = deps.signal ?? controller.signal;
   let ctx: Context | undefined;
-  const contextFor = (command: { optsWithGlobals(): Record<string, unknown> }) => {
-    if (!ctx) {
-      const flags = command.optsWithGlobals() as GlobalOptions & { color?: boolean };
-      const io = flags.color === false ? { ...deps.io, color: false } : deps.io;
-      ctx = createContext({ ...deps, io, flags, signal });
-    }
-    return ctx;
-  };
-  const program = buildProgram(deps.io, VERSION, contextFor);
   try {
+    // Loaded here, not at the top: the tree imports every command's declaration module.
+    // Inside the try, so a module that fails to load is one error line, not a stack trace.
+    const [{ buildProgram }, { createContext }] = await Promise.all([
+      import('./program.js'),
+      import('./context.js'),
+    ]);
+    const contextFor = (command: { optsWithGlobals(): Record<string, unknown> }) => {
+      if (!ctx) {
+        const flags = command.optsWithGlobals() as GlobalOptions & { color?: boolean };
+        const io = flags.color === false ? { ...deps.io, color: false } : deps.io;
+        ctx = createContext({ ...deps, io, flags, signal });
+      }
+      return ctx;
+    };
+    const program = buildProgram(deps.io, VERSION, contextFor);
     await program.parseAsync(argv, { from: 'user' });
     return ctx?.exitCode ?? ExitCode.ok;
   } catch (error) {
@@ -38,7 +47,7 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
 }
 
 export function reportError(io: IO, error: unknown, debug: boolean): number {
-  if (error instanceof CommanderError) {
+  if (isCommanderError(error)) {
     // Commander already printed its message (or the help/version text).
     if (error.exitCode === 0) return ExitCode.ok;
     return ExitCode.usage;
@@ -56,6 +65,13 @@ export function reportError(io: IO, error: unknown, debug: boolean): number {
   io.stderr.write(`error INTERNAL: ${message}\n`);
   if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return ExitCode.service;
+}
+
+/** Duck-typed so this module need not load commander (see `run`). */
+function isCommanderError(error: unknown): error is { exitCode: number; code: string } {
+  if (!(error instanceof Error)) return false;
+  const { code, exitCode } = error as { code?: unknown; exitCode?: unknown };
+  return typeof code === 'string' && code.startsWith('commander.') && typeof exitCode === 'number';
 }
 
 /** Called by bin/giftcodes.js. Ctrl-C aborts the command, which leaves state consistent; twice exits at once. */

@@ -13,19 +13,25 @@ export class UnknownCurrencyError extends Error {
 }
 
 export function rateFor(rates: Rates, currency: string): number {
-  const direct = rates.rates[currency] ?? rates.rates[currency.toUpperCase()];
-  if (direct !== undefined) return direct;
-  const key = Object.keys(rates.rates).find((k) => k.toUpperCase() === currency.toUpperCase());
-  if (key === undefined) {
-    if (currency.toUpperCase() === rates.base.toUpperCase()) return 1;
-    throw new UnknownCurrencyError(currency);
-  }
-  return rates.rates[key] as number;
+  const upper = currency.toUpperCase();
+  const key =
+    currency in rates.rates
+      ? currency
+      : upper in rates.rates
+        ? upper
+        : Object.keys(rates.rates).find((k) => k.toUpperCase() === upper);
+  const rate = key === undefined ? (upper === rates.base.toUpperCase() ? 1 : undefined) : rates.rates[key];
+  // A zero, negative or non-finite rate cannot convert anything: refuse it rather than print Infinity.
+  if (rate === undefined || !Number.isFinite(rate) || rate <= 0) throw new UnknownCurrencyError(currency);
+  return rate;
 }
 
 export function convertAmount(amount: number, from: string, to: string, rates: Rates): number {
+  // Look both codes up first, so an unknown currency fails even when from === to.
+  const fromRate = rateFor(rates, from);
+  const toRate = rateFor(rates, to);
   if (from.toUpperCase() === to.toUpperCase()) return amount;
-  return (amount / rateFor(rates, from)) * rateFor(rates, to);
+  return (amount / fromRate) * toRate;
 }
 
 export function toUsd(amount: number, currency: string, rates: Rates): number {

@@ -252,6 +252,10 @@ export class HttpClient {
       body = text === '' ? undefined : JSON.parse(text);
     } catch {
       this.log(`< ${status} in ${elapsed}ms (not JSON)`);
+      // A 429 is rate limiting whatever the body (a proxy's HTML page, say): keep it
+      // retryable and keep its Retry-After.
+      if (status === 429)
+        throw this.toError(status, undefined, headerRequestId, firstHeader(responseHeaders['retry-after']));
       throw new UnexpectedResponseError(
         status,
         `body is not JSON: ${JSON.stringify(text.slice(0, 120))}`,

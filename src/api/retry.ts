@@ -86,6 +86,8 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   if (!value) return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  // Every HTTP-date form starts with a day name; Date.parse alone reads "-3" as a year.
+  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);

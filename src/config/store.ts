@@ -5,6 +5,12 @@
 import { chmodSync, existsSync } from 'node:fs';
 import Conf from 'conf';
 import { z } from 'zod';
+import { UsageError } from '../errors.js';
+
+function unreadable(where: string, error: unknown): UsageError {
+  const reason = error instanceof SyntaxError ? 'not valid JSON' : (error as Error).message;
+  return new UsageError(`cannot read the config file in ${where}: ${reason}; fix or delete it`);
+}
 
 export const PROFILE_KEYS = ['base-url', 'api-key', 'timeout'] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
@@ -33,17 +39,37 @@ export interface ConfigStore {
 }
 
 export function openConfigStore(env: Record<string, string | undefined>): ConfigStore {
-  const conf = new Conf<StoreShape>({
-    projectName: 'giftcodes',
-    projectSuffix: '',
-    cwd: env.GIFTCODES_CONFIG_DIR || undefined,
-    configName: 'config',
-    configFileMode: 0o600,
-    defaults: { profiles: {} },
-  });
+  let conf: Conf<StoreShape>;
+  try {
+    // No `defaults`: with them conf writes the file on open, so a read-only command
+    // would create (or fail to create) a config file. `read()` supplies the defaults.
+    conf = new Conf<StoreShape>({
+      projectName: 'giftcodes',
+      projectSuffix: '',
+      cwd: env.GIFTCODES_CONFIG_DIR || undefined,
+      configName: 'config',
+      configFileMode: 0o600,
+    });
+  } catch (error) {
+    throw unreadable(env.GIFTCODES_CONFIG_DIR || 'the config directory', error);
+  }
   const read = (): StoreShape => {
-    const parsed = StoreShape.safeParse(conf.store);
-    return parsed.success ? parsed.data : { profiles: {} };
+    let raw: unknown;
+    try {
+      raw = conf.store;
+    } catch (error) {
+      throw unreadable(conf.path, error);
+    }
+    const parsed = StoreShape.safeParse(raw);
+    // Never fall back to an empty store here: the next write would wipe the user's profiles.
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new UsageError(
+        `config file ${conf.path} is not valid (${issue?.path.join('.') || 'top level'}: ${issue?.message}); ` +
+          'fix or delete it',
+      );
+    }
+    return parsed.data;
   };
   const write = (next: StoreShape) => {
     conf.store = next;

@@ -56,9 +56,9 @@ export function maskSecret(secret: string | null | undefined): string {
   return `****${secret.slice(-4)}`;
 }
 
-/** `[#####.....] 50%` */
+/** `[#####.....] 50%`. Over 100% the bar is full but the figure stays true (a cap lowered mid-day). */
 export function bar(fraction: number, width = 20): string {
-  const clamped = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
-  const filled = Math.round(clamped * width);
-  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.round(clamped * 100)}%`;
+  const value = Number.isFinite(fraction) ? Math.max(0, fraction) : 0;
+  const filled = Math.round(Math.min(1, value) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.round(value * 100)}%`;
 }

@@ -69,7 +69,10 @@ export async function runConfigGet(ctx: Context, rawKey: string): Promise<void> 
 export async function runConfigUnset(ctx: Context, rawKey: string): Promise<void> {
   const key = assertKey(rawKey);
   const { store, name } = await target(ctx);
-  const profile = { ...(store.getProfile(name) ?? {}) };
+  const existing = store.getProfile(name);
+  // Unsetting must not create the profile it names.
+  if (!existing) throw new UsageError(`no profile "${name}" (see \`giftcodes config list\`)`);
+  const profile = { ...existing };
   if (key === 'base-url') delete profile.baseUrl;
   if (key === 'api-key') delete profile.apiKey;
   if (key === 'timeout') delete profile.timeoutMs;

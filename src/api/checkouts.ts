@@ -1,0 +1,63 @@
+/** Retailer checkouts and their payments. */
+import { UnexpectedResponseError } from '../errors.js';
+import type { ListQuery } from '../schemas/common.js';
+import {
+  Checkout,
+  CheckoutList,
+  type CreateCheckoutRequest,
+  CreatePaymentResponse,
+} from '../schemas/orders.js';
+import type { HttpClient } from './http.js';
+import { ORDER_WRAPPERS, unwrapObject } from './shapes.js';
+
+const BASE = '/retailer/v1/checkouts';
+
+/**
+ * Create a checkout. With an externalRef it is safe to repeat on timeouts and 5xx
+ * (spec rule 10); `replayed` is true when the service returned an existing checkout.
+ */
+export async function createCheckout(http: HttpClient, body: CreateCheckoutRequest) {
+  const res = await http.post(BASE, body, undefined, { idempotent: body.externalRef !== undefined });
+  return { ...res, data: parseCheckout(res.raw, res.status, res.requestId), replayed: res.status === 200 };
+}
+
+export async function getCheckout(http: HttpClient, checkoutId: string) {
+  const res = await http.get(`${BASE}/${encodeURIComponent(checkoutId)}`);
+  return { ...res, data: parseCheckout(res.raw, res.status, res.requestId) };
+}
+
+export interface CheckoutListQuery extends Partial<ListQuery> {
+  status?: string;
+}
+
+export function listCheckouts(http: HttpClient, query: CheckoutListQuery) {
+  return http.get(BASE, CheckoutList, { ...query });
+}
+
+/** The documented "409 concurrent payment race; retry" is retried by the client. */
+export function payCheckout(
+  http: HttpClient,
+  checkoutId: string,
+  body: { paymentMethodId: string; payCurrency: string },
+) {
+  return http.post(`${BASE}/${encodeURIComponent(checkoutId)}/payment`, body, CreatePaymentResponse, {
+    retryOnConflict: true,
+  });
+}
+
+/** The spec shows the checkout at the top level; a wrapped form is accepted too. */
+function parseCheckout(raw: unknown, status: number, requestId?: string) {
+  const found = unwrapObject(raw, 'checkoutId', ORDER_WRAPPERS);
+  if (!found.ok) throw new UnexpectedResponseError(status, `checkout: ${found.reason}`, undefined, requestId);
+  const parsed = Checkout.safeParse(found.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UnexpectedResponseError(
+      status,
+      `checkout ${issue?.path.join('.')}: ${issue?.message}`,
+      parsed.error.issues,
+      requestId,
+    );
+  }
+  return parsed.data;
+}

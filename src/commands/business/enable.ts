@@ -1,0 +1,29 @@
+import { enableBusiness } from '../../api/business.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { printJson } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+import { assertCanConsent, confirmWrite } from '../deposit/consent.js';
+
+export async function runBusinessEnable(
+  ctx: Context,
+  opts: { retailer?: boolean; yes?: boolean },
+): Promise<void> {
+  if (!opts.retailer) throw new UsageError('say which capability to enable: --retailer');
+  assertCanConsent(ctx, opts.yes, 'enable the retailer capability');
+  const http = await ctx.http();
+  await confirmWrite(
+    ctx,
+    opts.yes,
+    'Enable the retailer surface for this account (capabilities b2b and retailer)?',
+  );
+  // The spec's body lists both capabilities: b2b must stay enabled.
+  const res = await enableBusiness(http, ['b2b', 'retailer']);
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw ?? null);
+    return;
+  }
+  out(ctx.io, 'retailer capability enabled (capabilities: b2b, retailer)');
+  // The response of this call is not shown in the spec: print whatever came back for the record.
+  if (res.raw !== undefined) err(ctx.io, `service answered: ${JSON.stringify(res.raw)}`);
+}

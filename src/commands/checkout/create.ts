@@ -1,0 +1,103 @@
+import { getAccount } from '../../api/account.js';
+import { createCheckout } from '../../api/checkouts.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { printFields, printJson } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+import {
+  type CreateCheckoutRequest,
+  CreateCheckoutRequest as CreateCheckoutSchema,
+  type Invoice,
+} from '../../schemas/index.js';
+import { assertCanConsent, confirmWrite } from '../deposit/consent.js';
+import { renderQr } from '../deposit/qr.js';
+import { invoiceLines } from '../deposit/render.js';
+import { collectItems } from './items.js';
+import { checkoutFields } from './render.js';
+
+export interface CheckoutCreateOptions {
+  email: string;
+  item?: string[];
+  itemsFile?: string;
+  country?: string;
+  currency?: string;
+  markup?: number;
+  seal?: boolean;
+  ref?: string;
+  callbackUrl?: string;
+  payMethod?: string;
+  yes?: boolean;
+}
+
+/** A fresh externalRef so a timed-out create can be repeated safely (spec rule 10). */
+export function generatedRef(random: () => number): string {
+  let hex = '';
+  for (let i = 0; i < 16; i++) hex += Math.floor(random() * 16).toString(16);
+  return `gc-${hex}`;
+}
+
+export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOptions): Promise<void> {
+  const items = await collectItems(opts.item, opts.itemsFile);
+  const body: CreateCheckoutRequest = {
+    customerEmail: opts.email,
+    items,
+    paymentCurrency: opts.currency?.toUpperCase(),
+    customerCountry: opts.country?.toUpperCase(),
+    externalRef: opts.ref ?? generatedRef(ctx.random),
+    callbackUrl: opts.callbackUrl,
+    markupPercent: opts.markup,
+    sealCards: opts.seal,
+    payment: opts.payMethod ? { paymentMethodId: opts.payMethod } : undefined,
+  };
+  const checked = CreateCheckoutSchema.safeParse(body);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new UsageError(`${FLAG_OF[String(issue?.path[0])] ?? issue?.path.join('.')}: ${issue?.message}`);
+  }
+  // Paying at creation can take the total from the balance at once (the balance method).
+  if (opts.payMethod) assertCanConsent(ctx, opts.yes, `create and pay a checkout with ${opts.payMethod}`);
+  const http = await ctx.http();
+  if (opts.markup !== undefined) {
+    const max = (await getAccount(http, 'retailer')).data.limits.maxMarkupPercent;
+    if (max !== undefined && opts.markup > max)
+      throw new UsageError(`--markup ${opts.markup}: the account's maxMarkupPercent is ${max}`);
+  }
+  if (opts.payMethod) {
+    await confirmWrite(
+      ctx,
+      opts.yes,
+      `Create a checkout of ${items.length} item(s) for ${opts.email} and pay it with "${opts.payMethod}"? The balance method charges your balance now.`,
+    );
+  }
+  const res = await createCheckout(http, checked.data);
+  if (res.replayed)
+    err(
+      ctx.io,
+      `externalRef ${body.externalRef} was already used: this is the existing checkout (no second charge).`,
+    );
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw);
+    return;
+  }
+  printFields(ctx.io, checkoutFields(res.data));
+  const payment = res.data.payment as Invoice | null | undefined;
+  if (payment && typeof (payment as { state?: unknown }).state !== 'string') {
+    out(ctx.io);
+    out(ctx.io, style(ctx.io).bold('Invoice'));
+    for (const line of invoiceLines(payment, ctx.clock.now(), style(ctx.io))) out(ctx.io, line);
+    if (payment.qr?.withAmount && ctx.io.stdoutIsTTY) out(ctx.io, await renderQr(payment.qr.withAmount));
+  }
+  if (!opts.ref) err(ctx.io, `externalRef ${body.externalRef} (generated; pass --ref to choose it)`);
+}
+
+const FLAG_OF: Record<string, string> = {
+  customerEmail: '--email',
+  items: '--item',
+  paymentCurrency: '--currency',
+  customerCountry: '--country',
+  externalRef: '--ref',
+  callbackUrl: '--callback-url',
+  markupPercent: '--markup',
+  payment: '--pay-method',
+};

@@ -1,0 +1,72 @@
+import { getCheckout, payCheckout } from '../../api/checkouts.js';
+import { listPaymentMethods } from '../../api/payment-methods.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { printJson } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+import { assertCanConsent, confirmWrite } from '../deposit/consent.js';
+import { renderQr } from '../deposit/qr.js';
+import { invoiceLines, payCurrencyFor } from '../deposit/render.js';
+
+export interface CheckoutPayOptions {
+  checkoutId: string;
+  method: string;
+  currency?: string;
+  yes?: boolean;
+}
+
+export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Promise<void> {
+  assertCanConsent(ctx, opts.yes, `pay checkout ${opts.checkoutId}`);
+  const http = await ctx.http();
+  const checkout = await getCheckout(http, opts.checkoutId);
+  if (checkout.data.status !== 'pending')
+    throw new UsageError(
+      `checkout ${opts.checkoutId} is ${checkout.data.status}: only a pending checkout can be paid`,
+    );
+  const payCurrency =
+    opts.currency?.toUpperCase() ??
+    (await defaultPayCurrency(ctx, opts.method, checkout.data.paymentCurrency));
+  await confirmWrite(
+    ctx,
+    opts.yes,
+    `Pay checkout ${opts.checkoutId} (${checkout.data.totalAmount} ${checkout.data.paymentCurrency ?? ''}) with "${opts.method}" in ${payCurrency}? The balance method charges your balance now.`,
+  );
+  const res = await payCheckout(http, opts.checkoutId, { paymentMethodId: opts.method, payCurrency });
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw);
+    return;
+  }
+  const s = style(ctx.io);
+  out(
+    ctx.io,
+    s.bold(
+      `Payment for checkout ${opts.checkoutId}${res.data.payment.status ? `: ${res.data.payment.status}` : ''}`,
+    ),
+  );
+  for (const line of invoiceLines(res.data.payment, ctx.clock.now(), s)) out(ctx.io, line);
+  if (res.data.payment.qr?.withAmount && ctx.io.stdoutIsTTY)
+    out(ctx.io, await renderQr(res.data.payment.qr.withAmount));
+  err(ctx.io, `Follow it with: giftcodes checkout get ${opts.checkoutId} --wait`);
+}
+
+/**
+ * The spec requires `payCurrency` but does not relate it to a method: use the
+ * method's `symbol` (e.g. BTC), else the checkout's own currency. `--currency` overrides.
+ */
+async function defaultPayCurrency(
+  ctx: Context,
+  methodId: string,
+  checkoutCurrency: string | undefined,
+): Promise<string> {
+  const http = await ctx.http();
+  const methods = await listPaymentMethods(http);
+  const method = methods.data.find((m) => m.id === methodId);
+  if (!method) {
+    throw new UsageError(
+      `unknown payment method "${methodId}"; see \`giftcodes payment-methods\` (ids: ${methods.data.map((m) => m.id).join(', ')})`,
+    );
+  }
+  const currency = payCurrencyFor(method);
+  return currency === 'USD' && checkoutCurrency ? checkoutCurrency : currency;
+}

@@ -1,0 +1,102 @@
+/**
+ * Checkouts for people: summary, payment state (with crypto under-payment progress),
+ * items and fulfillments. Codes, PINs and code URLs are masked unless --reveal, in
+ * tables and in --json alike. Pure, so tested without a terminal.
+ */
+import { bar, formatAmountFor, formatMoney, formatTime, maskSecret } from '../../io/format.js';
+import type { Cell } from '../../io/output.js';
+import type { Checkout } from '../../schemas/orders.js';
+
+const SECRET_FIELDS = ['cardCode', 'cardPin', 'cardUrl'] as const;
+
+export function checkoutFields(c: Checkout): Array<[string, Cell]> {
+  const fields: Array<[string, Cell]> = [
+    ['checkoutId', c.checkoutId],
+    ['status', c.status],
+    ['total', formatAmountFor(c.paymentCurrency ?? 'USD', c.totalAmount)],
+    ['customer', c.customerEmail],
+    ['country', c.country],
+    ['markup total', c.markupTotal === undefined ? undefined : formatMoney(c.markupTotal, 'USD')],
+    ['sealed', c.sealCards === undefined ? undefined : c.sealCards ? 'yes' : 'no'],
+    ['externalRef', c.externalRef],
+    ['created', formatTime(c.createdAt)],
+  ];
+  if (c.completedAt) fields.push(['completed', formatTime(c.completedAt)]);
+  if (c.expiredAt) fields.push(['expired', formatTime(c.expiredAt)]);
+  if (c.links?.hostedPaymentUrl) fields.push(['payment page', c.links.hostedPaymentUrl]);
+  return fields;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The aggregate payment state of GET (state, confirmed of total, each payment with under-payment progress). */
+export function paymentLines(payment: unknown): string[] {
+  if (!isRecord(payment)) return ['payment: none yet'];
+  if (typeof payment.state !== 'string') return [];
+  const currency = typeof payment.currency === 'string' ? payment.currency : '';
+  const lines = [`payment: ${payment.state}`];
+  if (typeof payment.confirmedAmount === 'number' && typeof payment.totalAmount === 'number') {
+    lines[0] += ` · ${formatAmountFor(currency || 'USD', payment.confirmedAmount)} of ${formatAmountFor(currency || 'USD', payment.totalAmount)} confirmed`;
+  }
+  const payments = Array.isArray(payment.payments) ? payment.payments : [];
+  for (const p of payments) {
+    if (!isRecord(p)) continue;
+    let line = `  ${p.paymentId ?? '?'} ${p.method ?? ''} ${p.status ?? ''}`.replace(/\s+/g, ' ');
+    const partial = p.partialPayment;
+    if (
+      isRecord(partial) &&
+      typeof partial.sentAmount === 'number' &&
+      typeof partial.expectedAmount === 'number'
+    ) {
+      const cur = typeof partial.currency === 'string' ? partial.currency : '';
+      line += ` · sent ${partial.sentAmount} of ${partial.expectedAmount} ${cur} ${bar(partial.sentAmount / partial.expectedAmount)}`;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+export const ITEM_HEAD = ['item', 'product', 'sku', 'amount', 'qty', 'status'];
+export function itemRows(c: Checkout): Cell[][] {
+  return c.items.map((i) => [
+    i.id,
+    i.productName ?? i.productId,
+    i.skuId,
+    i.unitAmount,
+    i.quantity,
+    i.status,
+  ]);
+}
+
+export const FULFILLMENT_HEAD = ['item', '#', 'status', 'code', 'pin', 'url / sealed id', 'message'];
+export function fulfillmentRows(c: Checkout, reveal: boolean): Cell[][] {
+  const show = (v: string | null | undefined) => (v ? (reveal ? v : maskSecret(v)) : undefined);
+  return c.items.flatMap((item) =>
+    item.fulfillments.map((f) => [
+      item.id,
+      f.index,
+      f.status,
+      show(f.cardCode),
+      show(f.cardPin),
+      f.giftCardId ? `sealed ${f.giftCardId}` : show(f.cardUrl),
+      f.errorMessage,
+    ]),
+  );
+}
+
+/** A deep copy of the raw API object with every code field masked (unless revealing). */
+export function maskCodes(raw: unknown, reveal: boolean): unknown {
+  if (reveal) return raw;
+  if (Array.isArray(raw)) return raw.map((v) => maskCodes(v, false));
+  if (!isRecord(raw)) return raw;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    copy[key] =
+      (SECRET_FIELDS as readonly string[]).includes(key) && typeof value === 'string'
+        ? maskSecret(value)
+        : maskCodes(value, false);
+  }
+  return copy;
+}

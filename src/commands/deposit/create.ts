@@ -1,0 +1,84 @@
+import { getAccount, getBalance } from '../../api/account.js';
+import { createDeposit, requireDepositId } from '../../api/deposits.js';
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { formatMoney } from '../../io/format.js';
+import { printFields, printJson, printTable } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+import { checkAmount, showInvoice } from './guided.js';
+import { depositFields, failureAdvice, METHOD_HEAD, methodRows, sortMethods } from './render.js';
+import { DEFAULT_POLL_MS, watchDeposit } from './watch.js';
+
+export interface DepositCreateOptions {
+  amount: number;
+  currency: string;
+  method?: string;
+  wait?: boolean;
+  pollInterval?: number;
+  waitTimeout?: number;
+}
+
+export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions): Promise<void> {
+  if (opts.wait && !opts.method)
+    throw new UsageError('--wait needs --method: without a method the service returns no invoice to pay');
+  const http = await ctx.http();
+  const account = await getAccount(http, 'b2b');
+  const valid = checkAmount(String(opts.amount), account.data.limits.maxDepositUSD);
+  if (valid !== true) throw new UsageError(`--amount: ${valid}`);
+
+  const created = await createDeposit(http, {
+    amount: opts.amount,
+    paymentCurrency: opts.currency.toUpperCase(),
+    paymentMethodId: opts.method,
+  });
+  const depositId = created.depositId;
+  if (!opts.wait) {
+    if (ctx.flags.json) {
+      printJson(ctx.io, created.raw);
+      return;
+    }
+    if (opts.method || created.data.payment) {
+      await showInvoice(ctx, requireDepositId(created), created.data.payment ?? undefined);
+      err(ctx.io, `Watch it with: giftcodes deposit get ${depositId} --wait`);
+      return;
+    }
+    const methods = sortMethods(created.data.availablePaymentMethods ?? []);
+    if (depositId) out(ctx.io, `Deposit ${depositId} (no invoice yet)`);
+    printTable(ctx.io, METHOD_HEAD, methodRows(methods));
+    err(ctx.io, 'Choose a method and run again with --method <id> to get the invoice.');
+    return;
+  }
+
+  const id = requireDepositId(created);
+  if (!ctx.flags.json) await showInvoice(ctx, id, created.data.payment ?? undefined);
+  const final = await watchDeposit(ctx, http, id, {
+    pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
+    timeoutMs: opts.waitTimeout,
+    expiresAt: created.data.payment?.expiresAt,
+  });
+  await reportFinal(ctx, final.data.deposit, final.raw);
+}
+
+/** The end of a wait: the record, the new balance when confirmed, advice otherwise (exit 3). */
+export async function reportFinal(
+  ctx: Context,
+  deposit: { depositId: string; status: string; amount: number } & Parameters<typeof depositFields>[0],
+  raw: unknown,
+): Promise<void> {
+  if (deposit.status !== 'confirmed') ctx.exitCode = ExitCode.failedItems;
+  if (ctx.flags.json) {
+    printJson(ctx.io, raw);
+    return;
+  }
+  printFields(ctx.io, depositFields(deposit));
+  if (deposit.status === 'confirmed') {
+    const http = await ctx.http();
+    const balance = await getBalance(http);
+    err(
+      ctx.io,
+      `Deposit confirmed: +${formatMoney(deposit.amount, 'USD')}. New balance: ${formatMoney(balance.data.balance, balance.data.currency)}`,
+    );
+  } else {
+    err(ctx.io, failureAdvice(deposit.status, deposit.depositId));
+  }
+}

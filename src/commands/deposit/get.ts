@@ -1,0 +1,42 @@
+import { getDeposit } from '../../api/deposits.js';
+import type { Context } from '../../context.js';
+import { printFields, printJson } from '../../io/output.js';
+import { out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+import { TERMINAL_DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { reportFinal } from './create.js';
+import { depositFields, invoiceLines } from './render.js';
+import { DEFAULT_POLL_MS, watchDeposit } from './watch.js';
+
+export interface DepositGetOptions {
+  depositId: string;
+  wait?: boolean;
+  pollInterval?: number;
+  waitTimeout?: number;
+}
+
+export async function runDepositGet(ctx: Context, opts: DepositGetOptions): Promise<void> {
+  const http = await ctx.http();
+  let res = await getDeposit(http, opts.depositId);
+  if (opts.wait) {
+    if (!TERMINAL_DEPOSIT_STATUSES.has(res.data.deposit.status)) {
+      res = await watchDeposit(ctx, http, opts.depositId, {
+        pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
+        timeoutMs: opts.waitTimeout,
+        expiresAt: res.data.payment?.expiresAt,
+      });
+    }
+    await reportFinal(ctx, res.data.deposit, res.raw);
+    return;
+  }
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw);
+    return;
+  }
+  printFields(ctx.io, depositFields(res.data.deposit));
+  const payment = res.data.payment;
+  if (payment && res.data.deposit.status !== 'confirmed') {
+    out(ctx.io);
+    for (const line of invoiceLines(payment, ctx.clock.now(), style(ctx.io))) out(ctx.io, line);
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * The guided top-up for a person at a terminal: amount (checked against the live
+ * `maxDepositUSD`), an eligible payment method, the invoice with its QR code, then
+ * a spinner until the deposit is confirmed, failed or expired.
+ *
+ * Exported for the bulk command, which offers it when a run stops on insufficient
+ * balance: `runGuidedDeposit(ctx, {suggestedAmountUsd})` resolves `{confirmed}`.
+ */
+import { getAccount, getBalance } from '../../api/account.js';
+import { createDeposit, requireDepositId } from '../../api/deposits.js';
+import type { HttpClient } from '../../api/http.js';
+import type { Context } from '../../context.js';
+import { ExitCode, UnexpectedResponseError, UsageError } from '../../errors.js';
+import { formatMoney } from '../../io/format.js';
+import { canPrompt } from '../../io/prompts.js';
+import { err, out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+import type { Invoice, PaymentMethod } from '../../schemas/payments.js';
+import { renderQr } from './qr.js';
+import {
+  failureAdvice,
+  ineligibleReason,
+  invoiceLines,
+  methodLabel,
+  payCurrencyFor,
+  sortMethods,
+} from './render.js';
+import { DEFAULT_POLL_MS, watchDeposit } from './watch.js';
+
+export interface GuidedDepositOptions {
+  /** Pre-filled amount, e.g. the shortfall of a bulk run. */
+  suggestedAmountUsd?: number;
+  pollMs?: number;
+}
+
+export interface GuidedDepositResult {
+  confirmed: boolean;
+  depositId?: string;
+  status?: string;
+  balanceUsd?: number;
+}
+
+const SCRIPTED_HINT =
+  'the guided deposit needs a terminal; in scripts use `giftcodes deposit create --amount <usd> --currency <code> --method <id> [--wait]`';
+
+/** Validation of the typed amount: a positive number within the live limit. */
+export function checkAmount(text: string, maxDepositUsd: number | undefined): true | string {
+  const amount = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(amount) || amount <= 0)
+    return 'enter an amount in USD, e.g. 250';
+  if (Math.round(amount * 100) !== amount * 100) return 'at most two decimals (cents)';
+  if (maxDepositUsd !== undefined && amount > maxDepositUsd)
+    return `the largest single deposit for this account is ${formatMoney(maxDepositUsd, 'USD')}`;
+  return true;
+}
+
+export async function runGuidedDeposit(
+  ctx: Context,
+  opts: GuidedDepositOptions = {},
+): Promise<GuidedDepositResult> {
+  if (!canPrompt(ctx.io)) throw new UsageError(SCRIPTED_HINT);
+  const s = style(ctx.io);
+  const http = await ctx.http();
+  const prompter = await ctx.prompter();
+
+  const [account, balance] = await Promise.all([getAccount(http, 'b2b'), getBalance(http)]);
+  const maxDeposit = account.data.limits.maxDepositUSD;
+  err(
+    ctx.io,
+    `Balance: ${formatMoney(balance.data.balance, balance.data.currency)}.${maxDeposit === undefined ? '' : ` Largest single deposit: ${formatMoney(maxDeposit, 'USD')}.`}`,
+  );
+  const suggested =
+    opts.suggestedAmountUsd !== undefined && opts.suggestedAmountUsd > 0
+      ? String(Math.ceil(opts.suggestedAmountUsd * 100) / 100)
+      : undefined;
+  const amountText = await prompter.input({
+    message: 'Amount to add (USD)',
+    flag: '--amount',
+    default: suggested,
+    validate: (v) => checkAmount(v, maxDeposit),
+  });
+  const amount = Number(amountText.trim());
+
+  const method = await chooseMethod(ctx, http, amount);
+  const go = await prompter.confirm({
+    message: `Create a deposit invoice of ${formatMoney(amount, 'USD')} paid with ${method.name ?? method.id}?`,
+    flag: '--yes',
+    default: true,
+  });
+  if (!go) {
+    err(ctx.io, 'No invoice created.');
+    return { confirmed: false };
+  }
+
+  const created = await createDeposit(http, {
+    amount,
+    paymentCurrency: payCurrencyFor(method),
+    paymentMethodId: method.id,
+  });
+  const depositId = requireDepositId(created);
+  const invoice = created.data.payment ?? undefined;
+  await showInvoice(ctx, depositId, invoice);
+
+  const final = await watchDeposit(ctx, http, depositId, {
+    pollMs: opts.pollMs ?? DEFAULT_POLL_MS,
+    expiresAt: invoice?.expiresAt,
+  });
+  const status = final.data.deposit.status;
+  if (status === 'confirmed') {
+    const after = await getBalance(http);
+    out(
+      ctx.io,
+      s.green(
+        `✔ Deposit ${depositId} confirmed: +${formatMoney(final.data.deposit.amount, 'USD')}. New balance: ${formatMoney(after.data.balance, after.data.currency)}`,
+      ),
+    );
+    return { confirmed: true, depositId, status, balanceUsd: after.data.balance };
+  }
+  err(ctx.io, s.red(`✖ Deposit ${depositId} ${status}.`));
+  err(ctx.io, failureAdvice(status, depositId));
+  return { confirmed: false, depositId, status };
+}
+
+/**
+ * The spec exposes the eligible methods only through a deposit created without
+ * `paymentMethodId` (its `availablePaymentMethods`). That record carries no invoice
+ * and expires unpaid by itself; the chosen method then gets its own deposit.
+ */
+async function chooseMethod(ctx: Context, http: HttpClient, amount: number): Promise<PaymentMethod> {
+  const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
+  if (listing.depositId)
+    ctx.debug(`method listing created deposit ${listing.depositId} (no invoice; it expires unpaid)`);
+  const methods = sortMethods(listing.data.availablePaymentMethods ?? []);
+  if (methods.length === 0) {
+    throw new UnexpectedResponseError(
+      listing.status,
+      'the service listed no payment methods for this deposit (availablePaymentMethods is empty)',
+      undefined,
+      listing.requestId,
+    );
+  }
+  const choices = methods.map((m) => {
+    const reason = ineligibleReason(m, amount);
+    return { name: methodLabel(m), value: m.id, description: m.description, disabled: reason ?? false };
+  });
+  if (choices.every((c) => c.disabled !== false)) {
+    throw new UsageError(
+      `no payment method accepts ${formatMoney(amount, 'USD')}: ${choices.map((c) => `${c.value} (${c.disabled})`).join(', ')}`,
+    );
+  }
+  const prompter = await ctx.prompter();
+  const id = await prompter.select({ message: 'Pay with', flag: '--method', choices });
+  const chosen = methods.find((m) => m.id === id);
+  if (!chosen) throw new UsageError(`unknown payment method ${id}`);
+  return chosen;
+}
+
+/** Invoice, QR and hosted URL on stdout: this is what the payer needs. */
+export async function showInvoice(
+  ctx: Context,
+  depositId: string,
+  invoice: Invoice | undefined,
+): Promise<void> {
+  const s = style(ctx.io);
+  out(ctx.io);
+  out(ctx.io, s.bold(`Deposit ${depositId}`));
+  if (!invoice) {
+    out(ctx.io, 'The service returned no invoice for this deposit.');
+    return;
+  }
+  for (const line of invoiceLines(invoice, ctx.clock.now(), s)) out(ctx.io, line);
+  const qrText = invoice.qr?.withAmount;
+  if (qrText) {
+    out(ctx.io);
+    out(ctx.io, 'Scan to pay (amount included):');
+    out(ctx.io, await renderQr(qrText));
+  }
+}
+
+/** `giftcodes deposit` with no subcommand. */
+export async function runDepositGuidedCommand(ctx: Context, opts: { pollInterval?: number }): Promise<void> {
+  const result = await runGuidedDeposit(ctx, { pollMs: opts.pollInterval });
+  if (result.depositId && !result.confirmed) ctx.exitCode = ExitCode.failedItems;
+}

@@ -1,0 +1,74 @@
+/**
+ * Poll a deposit until it is confirmed, failed or expired: a spinner with the
+ * invoice countdown on a TTY, one line per status change otherwise. Ctrl-C stops
+ * watching only; the deposit is untouched and the resume command is printed.
+ */
+
+import { getDeposit } from '../../api/deposits.js';
+import type { ApiResponse, HttpClient } from '../../api/http.js';
+import type { Context } from '../../context.js';
+import { InterruptedError, StoppedError } from '../../errors.js';
+import { formatDuration } from '../../io/format.js';
+import { startProgress } from '../../io/progress.js';
+import { err } from '../../io/streams.js';
+import { type GetDepositResponse, TERMINAL_DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { resumeHint, waitingText } from './render.js';
+
+export interface WatchOptions {
+  /** Time between two reads of the deposit. */
+  pollMs: number;
+  /** Give up (exit 4, resumable) after this long. */
+  timeoutMs?: number;
+  /** From the invoice, when the deposit record does not carry it. */
+  expiresAt?: number;
+}
+
+export const DEFAULT_POLL_MS = 3_000;
+/** The countdown on the spinner moves at least this often. */
+const TICK_MS = 1_000;
+
+export async function watchDeposit(
+  ctx: Context,
+  http: HttpClient,
+  depositId: string,
+  opts: WatchOptions,
+): Promise<ApiResponse<GetDepositResponse>> {
+  const progress = await startProgress(ctx.io, `checking deposit ${depositId}`);
+  const started = ctx.clock.now();
+  let lastStatus: string | undefined;
+  try {
+    for (;;) {
+      const res = await getDeposit(http, depositId);
+      const deposit = res.data.deposit;
+      if (TERMINAL_DEPOSIT_STATUSES.has(deposit.status)) {
+        progress.stop();
+        return res;
+      }
+      if (deposit.status !== lastStatus) {
+        // Without a TTY the spinner is silent: one line per change keeps logs readable.
+        if (!ctx.io.stderrIsTTY) err(ctx.io, `deposit ${depositId}: ${deposit.status}`);
+        lastStatus = deposit.status;
+      }
+      const expiresAt = deposit.expiresAt ?? res.data.payment?.expiresAt ?? opts.expiresAt;
+      const nextPoll = ctx.clock.now() + opts.pollMs;
+      for (let now = ctx.clock.now(); now < nextPoll; now = ctx.clock.now()) {
+        if (opts.timeoutMs !== undefined && now - started >= opts.timeoutMs) {
+          throw new StoppedError(
+            `deposit ${depositId} is still ${deposit.status} after ${formatDuration(opts.timeoutMs)}; it is left as it is. Resume watching with: ${resumeHint(depositId)}`,
+            'WAIT_TIMEOUT',
+          );
+        }
+        progress.update(`${waitingText(deposit.status, expiresAt, now)} (deposit ${depositId})`);
+        await ctx.clock.sleep(Math.min(TICK_MS, nextPoll - now), ctx.signal);
+      }
+    }
+  } catch (error) {
+    progress.stop();
+    if (ctx.signal.aborted || error instanceof InterruptedError) {
+      err(ctx.io, `Stopped watching. Deposit ${depositId} is left as it is; any payment sent still counts.`);
+      err(ctx.io, `Resume watching with: ${resumeHint(depositId)}`);
+      throw new InterruptedError(`interrupted while watching deposit ${depositId}`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,24 @@
+/** `giftcodes refund create`: refunds of failed or partial orders and checkouts. */
+import { Option } from 'commander';
+import type { Register } from '../types.js';
+
+export const registerRefund: Register = (program, contextFor) => {
+  const refund = program
+    .command('refund')
+    .description('request refunds for failed items (there is no read path for refunds in the service)');
+
+  refund
+    .command('create <checkoutId>')
+    .description('request the refund of the failed items of an order (b2b) or checkout (retailer)')
+    .addOption(
+      new Option('--surface <surface>', 'b2b order or retailer checkout')
+        .choices(['b2b', 'retailer'])
+        .default('b2b'),
+    )
+    .option('--data <json>', 'send this JSON object as the request body instead of {"checkoutId": ...}')
+    .option('-y, --yes', 'do not ask for confirmation (needed without a terminal)')
+    .action(async (checkoutId: string, opts, command) => {
+      const { runRefundCreate } = await import('./create.js');
+      await runRefundCreate(contextFor(command), { checkoutId, ...opts });
+    });
+};

@@ -1,0 +1,75 @@
+/**
+ * The read-only commands through the real binary against the sandbox (the stateful
+ * emulation of the whole service): what the CLI prints matches what the service says.
+ */
+import { describe, expect, it } from 'vitest';
+import { runBinary } from '../helpers/cli.js';
+import { withSandbox } from '../helpers/sandbox.js';
+
+const sb = withSandbox();
+const cli = (args: string[], apiKey?: string) =>
+  runBinary(args, { env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: apiKey ?? sb.apiKey } });
+
+describe('foundation commands against the sandbox', () => {
+  it('catalog --json is the service catalog, unmodified', async () => {
+    const r = await cli(['catalog', '--json']);
+    expect(r.code).toBe(0);
+    const api = await sb.api('GET', '/b2b/products');
+    expect(JSON.parse(r.stdout)).toEqual(api.body);
+    expect(api.body.products.length).toBeGreaterThan(0);
+  });
+
+  it('catalog show prints a product of the service', async () => {
+    const api = await sb.api('GET', '/b2b/products');
+    const product = api.body.products[0];
+    const r = await cli(['catalog', 'show', product.productId]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(product.name);
+    for (const sku of product.skus) expect(r.stdout).toContain(sku.id);
+  });
+
+  it('rates convert matches the service and accepts lower-case codes', async () => {
+    const r = await cli(['rates', 'convert', '100', 'usd', 'eur', '--json']);
+    expect(r.code).toBe(0);
+    const api = await sb.api('GET', '/b2b/rates/convert?from=usd&to=eur&amount=100');
+    expect(JSON.parse(r.stdout)).toMatchObject({ amount: 100, converted: api.body.converted });
+  });
+
+  it('rates convert with an unknown currency prints the service 400 as one line', async () => {
+    const r = await cli(['rates', 'convert', '1', 'XXX', 'usd']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error VALIDATION_ERROR: .+ \(request [^)]+\)\n$/);
+  });
+
+  it('balance prints the account balance', async () => {
+    const api = await sb.api('GET', '/b2b/balance');
+    const r = await cli(['balance', '--json']);
+    expect(JSON.parse(r.stdout)).toEqual(api.body);
+  });
+
+  it('account shows info_requested with its note as a warning', async () => {
+    const { userId, apiKey } = await sb.operator.createAccount({
+      status: 'info_requested',
+      statusNote: 'send ID',
+    });
+    expect(userId).toBeTruthy();
+    const r = await cli(['account'], apiKey);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/requested information: send ID/);
+    expect(r.stdout).toContain('status: info_requested');
+  });
+
+  it('a suspended account gets a one-line 403 error', async () => {
+    const { apiKey } = await sb.operator.createAccount({ status: 'suspended' });
+    const r = await cli(['balance'], apiKey);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error FORBIDDEN: /);
+  });
+
+  it('a wrong key gets a one-line 401 error', async () => {
+    const r = await cli(['balance'], 'gk_not_a_key_0000');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error UNAUTHORIZED: /);
+  });
+});

@@ -1,0 +1,208 @@
+/** Scripted deposits against the sandbox over real HTTP, through the built binary (no TTY). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBinary } from '../helpers/cli.js';
+import { MINUTE, type OperatorEnv, operatorEnv } from './env.js';
+
+let op: OperatorEnv;
+beforeAll(async () => {
+  op = await operatorEnv();
+});
+afterAll(async () => {
+  await op.sandbox.close();
+});
+
+async function balanceOf(env: Record<string, string>): Promise<number> {
+  const res = await runBinary(['balance', '--json'], { env });
+  return JSON.parse(res.stdout).balance;
+}
+
+describe('deposit create / get', () => {
+  it('creates an invoice, waits through confirmation and reports the new balance', async () => {
+    const { env } = op.account({ balanceUsd: 100 });
+    const created = await runBinary(
+      ['deposit', 'create', '--amount', '50', '--currency', 'BTC', '--method', 'btc', '--json'],
+      { env },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const body = JSON.parse(created.stdout);
+    expect(body.payment.paymentAddress).toMatch(/^bc1q/);
+    expect(Number(body.payment.amount)).toBeGreaterThan(0);
+    const id: string = body.depositId;
+
+    const pending = await runBinary(['deposit', 'get', id], { env });
+    expect(pending.stdout).toContain('pending');
+    expect(pending.stdout).toContain('Send exactly');
+
+    await op.operator(`/deposits/${id}/confirm`, { delayMs: 0 });
+    const waited = await runBinary(['deposit', 'get', id, '--wait', '--poll-interval', '100ms'], { env });
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stdout).toContain('confirmed');
+    expect(waited.stderr).toContain('New balance: 150.00 USD');
+    expect(await balanceOf(env)).toBe(150);
+  });
+
+  it('--wait follows pending -> confirming -> confirmed on the virtual clock', async () => {
+    const { env, userId } = op.account({ balanceUsd: 0 });
+    const run = runBinary(
+      [
+        'deposit',
+        'create',
+        '--amount',
+        '20',
+        '--currency',
+        'ETH',
+        '--method',
+        'eth',
+        '--wait',
+        '--poll-interval',
+        '100ms',
+      ],
+      { env },
+    );
+    const id = await waitForDeposit(op, userId);
+    await op.operator(`/deposits/${id}/confirm`, {});
+    await new Promise((r) => setTimeout(r, 300));
+    op.sandbox.advanceClock(2_000);
+    const res = await run;
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('Send exactly');
+    expect(res.stderr).toContain(`deposit ${id}: confirming`);
+    expect(res.stderr).toContain('New balance: 20.00 USD');
+  });
+
+  it('ends with exit 3 and advice when the deposit fails or expires', async () => {
+    const { env, userId } = op.account({ balanceUsd: 0 });
+    const failing = runBinary(
+      [
+        'deposit',
+        'create',
+        '--amount',
+        '20',
+        '--currency',
+        'BTC',
+        '--method',
+        'btc',
+        '--wait',
+        '--poll-interval',
+        '100ms',
+      ],
+      { env },
+    );
+    const id = await waitForDeposit(op, userId);
+    await op.operator(`/deposits/${id}/fail`);
+    const failed = await failing;
+    expect(failed.code).toBe(3);
+    expect(failed.stderr).toContain('The payment failed; nothing was credited');
+
+    const expiring = runBinary(
+      [
+        'deposit',
+        'create',
+        '--amount',
+        '20',
+        '--currency',
+        'BTC',
+        '--method',
+        'btc',
+        '--wait',
+        '--poll-interval',
+        '100ms',
+        '--json',
+      ],
+      { env },
+    );
+    const id2 = await waitForDeposit(op, userId, id);
+    op.sandbox.advanceClock(61 * MINUTE);
+    const expired = await expiring;
+    expect(expired.code).toBe(3);
+    expect(JSON.parse(expired.stdout).deposit.status).toBe('expired');
+    expect(JSON.parse(expired.stdout).deposit.depositId).toBe(id2);
+    expect(await balanceOf(env)).toBe(0);
+  });
+
+  it('--wait-timeout stops with exit 4 and the resume command, the deposit kept', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const res = await runBinary(
+      [
+        'deposit',
+        'create',
+        '--amount',
+        '20',
+        '--currency',
+        'BTC',
+        '--method',
+        'btc',
+        '--wait',
+        '--poll-interval',
+        '100ms',
+        '--wait-timeout',
+        '300ms',
+      ],
+      { env },
+    );
+    expect(res.code).toBe(4);
+    expect(res.stderr).toMatch(/Resume watching with: giftcodes deposit get dep_\w+ --wait/);
+  });
+
+  it('without --method lists the eligible methods, with fees, minimums and networks', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const res = await runBinary(['deposit', 'create', '--amount', '3', '--currency', 'USD'], { env });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/btc.*bitcoin.*5\.00 USD.*no/);
+    expect(res.stdout).not.toMatch(/\bbalance\b/);
+    expect(res.stderr).toContain('--method');
+  });
+
+  it('refuses an amount above the live maxDepositUSD before calling the service (exit 2)', async () => {
+    const { env, userId } = op.account({ balanceUsd: 0 });
+    op.sandbox.patchAccount(userId, { limits: { maxDepositUSD: 100 } });
+    const res = await runBinary(
+      ['deposit', 'create', '--amount', '101', '--currency', 'BTC', '--method', 'btc'],
+      { env },
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('the largest single deposit for this account is 100.00 USD');
+    const list = await runBinary(['deposit', 'list', '--json'], { env });
+    expect(JSON.parse(list.stdout).data).toHaveLength(0);
+  });
+
+  it('the guided flow needs a terminal: exit 2 naming the scripted command', async () => {
+    const { env } = op.account();
+    const res = await runBinary(['deposit'], { env });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('giftcodes deposit create --amount');
+  });
+});
+
+describe('deposit list', () => {
+  it('filters by status, pages with --limit/--offset and follows every page with --all', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    for (let i = 1; i <= 5; i++) {
+      const r = await runBinary(
+        ['deposit', 'create', '--amount', String(10 * i), '--currency', 'BTC', '--method', 'btc', '--json'],
+        { env },
+      );
+      if (i === 2) await op.operator(`/deposits/${JSON.parse(r.stdout).depositId}/confirm`, { delayMs: 0 });
+    }
+    const confirmed = await runBinary(['deposit', 'list', '--status', 'confirmed', '--json'], { env });
+    expect(JSON.parse(confirmed.stdout).data.map((d: { amount: number }) => d.amount)).toEqual([20]);
+    const page = await runBinary(['deposit', 'list', '--limit', '2', '--offset', '1'], { env });
+    expect(page.code).toBe(0);
+    expect(page.stderr).toContain('2 of 5; more with --offset or --all');
+    const all = await runBinary(['deposit', 'list', '--all', '--limit', '2', '--json'], { env });
+    expect(JSON.parse(all.stdout).data).toHaveLength(5);
+    const bad = await runBinary(['deposit', 'list', '--status', 'paid'], { env });
+    expect(bad.code).toBe(2);
+  });
+});
+
+/** The id of the account's newest deposit other than `except`, once the binary has created it. */
+async function waitForDeposit(o: OperatorEnv, userId: string, except?: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const deposits = o.sandbox.core.store.depositsByUser.get(userId) ?? [];
+    const newest = deposits.filter((d) => d.depositId !== except).at(-1);
+    if (newest) return newest.depositId;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('deposit never appeared');
+}

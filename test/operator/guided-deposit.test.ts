@@ -1,0 +1,183 @@
+/**
+ * The guided deposit as a person meets it: the real binary in a pseudo-terminal,
+ * answers typed at the prompts, the invoice and QR read off the screen, and the
+ * sandbox (over its operator HTTP API and virtual clock) confirming, failing or
+ * expiring the deposit while the spinner waits.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runBinary } from '../helpers/cli.js';
+import { MINUTE, type OperatorEnv, operatorEnv } from './env.js';
+import { KEYS, startTerminal, type Terminal } from './terminal.js';
+
+let op: OperatorEnv;
+const terminals: Terminal[] = [];
+beforeAll(async () => {
+  op = await operatorEnv();
+});
+afterEach(() => {
+  for (const t of terminals.splice(0)) t.kill();
+});
+afterAll(async () => {
+  await op.sandbox.close();
+});
+
+/** Deposit methods in the order the prompt lists them (ranking; no balance method for deposits). */
+const ORDER = ['card', 'btc', 'eth', 'usdt_trc20', 'xrp'];
+
+/** Type an amount, pick a method, accept the invoice; resolves with the deposit id on screen. */
+async function startGuided(
+  env: Record<string, string>,
+  amount: string,
+  method: string,
+): Promise<{ term: Terminal; depositId: string }> {
+  const term = startTerminal(['deposit', '--poll-interval', '150ms'], env);
+  terminals.push(term);
+  await term.waitFor('Amount to add (USD)');
+  term.type(`${amount}${KEYS.enter}`);
+  await term.waitFor('Pay with');
+  term.type(KEYS.down.repeat(ORDER.indexOf(method)));
+  term.type(KEYS.enter);
+  await term.waitFor('Create a deposit invoice');
+  term.type(`y${KEYS.enter}`);
+  const screen = await term.waitFor(/Deposit (dep_\w+)\s/);
+  const depositId = /Deposit (dep_\w+)\s/.exec(screen)?.[1] ?? '';
+  await term.waitFor('waiting for the payment');
+  return { term, depositId };
+}
+
+describe('guided deposit in a terminal', () => {
+  it('checks the amount against maxDepositUSD, shows the invoice, memo, QR and countdown, and the confirmation', async () => {
+    const { env, userId } = op.account({ balanceUsd: 40 });
+    op.sandbox.patchAccount(userId, { limits: { maxDepositUSD: 500 } });
+    const term = startTerminal(['deposit', '--poll-interval', '150ms'], env);
+    terminals.push(term);
+    await term.waitFor('Largest single deposit: 500.00 USD');
+    await term.waitFor('Amount to add (USD)');
+    term.type(`900${KEYS.enter}`);
+    await term.waitFor('the largest single deposit for this account is 500.00 USD');
+    term.type(KEYS.backspace.repeat(3));
+    term.type(`60${KEYS.enter}`);
+
+    const menu = await term.waitFor('Pay with');
+    await term.waitFor('XRP');
+    expect(term.screen()).toMatch(/Bitcoin · network bitcoin · fee: .* · min 5\.00 USD/);
+    expect(term.screen()).not.toContain('Partner balance');
+    void menu;
+    term.type(KEYS.down.repeat(ORDER.indexOf('xrp')));
+    term.type(KEYS.enter);
+    await term.waitFor('Create a deposit invoice of 60.00 USD paid with XRP?');
+    term.type(`y${KEYS.enter}`);
+
+    const screen = await term.waitFor('waiting for the payment');
+    const depositId = /Deposit (dep_\w+)\s/.exec(screen)?.[1] ?? '';
+    expect(depositId).toMatch(/^dep_/);
+    expect(screen).toMatch(/Send exactly: [0-9.]+ XRP/);
+    expect(screen).toMatch(/To address: r\w+/);
+    expect(screen).toContain('Network: xrpl');
+    expect(screen).toMatch(/MEMO REQUIRED: \d+/);
+    expect(screen).toMatch(/DESTINATION TAG REQUIRED: \d+/);
+    expect(screen).toMatch(/Expires: .* \(in (1h 00m|59m \d\ds)\)/);
+    expect(screen).toContain('Scan to pay');
+    expect(screen).toMatch(/[▀▄█]{10,}/);
+    expect(screen).toMatch(/invoice expires in (1h 00m|59m \d\ds)/);
+
+    // The sandbox sees the payment (operator HTTP), then confirms it on its virtual clock.
+    await op.operator(`/deposits/${depositId}/confirm`, { delayMs: 5_000 });
+    await term.waitFor('payment seen, waiting for network confirmations');
+    op.sandbox.advanceClock(5_000);
+    await term.waitFor(`Deposit ${depositId} confirmed: +60.00 USD. New balance: 100.00 USD`);
+    expect(await term.exited).toBe(0);
+  });
+
+  it('a hosted card payment shows the payment URL', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const { term, depositId } = await startGuided(env, '25', 'card');
+    expect(term.screen()).toMatch(/Pay online: http:\/\/127\.0\.0\.1:\d+\/_sandbox\/pay\//);
+    await op.operator(`/deposits/${depositId}/confirm`, { delayMs: 0 });
+    await term.waitFor('New balance: 25.00 USD');
+    expect(await term.exited).toBe(0);
+  });
+
+  it('says what to do when the invoice expires on the virtual clock (exit 3)', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const { term, depositId } = await startGuided(env, '30', 'btc');
+    op.sandbox.advanceClock(61 * MINUTE);
+    await term.waitFor(`Deposit ${depositId} expired.`);
+    await term.waitFor('Start a new deposit with `giftcodes deposit`');
+    expect(await term.exited).toBe(3);
+  });
+
+  it('says what to do when the payment fails (exit 3)', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const { term, depositId } = await startGuided(env, '30', 'eth');
+    await op.operator(`/deposits/${depositId}/fail`);
+    await term.waitFor(`Deposit ${depositId} failed.`);
+    await term.waitFor('The payment failed; nothing was credited');
+    expect(await term.exited).toBe(3);
+  });
+
+  it('Ctrl-C while waiting leaves the deposit intact and prints how to resume watching', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const { term, depositId } = await startGuided(env, '30', 'usdt_trc20');
+    term.type(KEYS.ctrlC);
+    await term.waitFor(`Resume watching with: giftcodes deposit get ${depositId} --wait`);
+    expect(await term.exited).toBe(130);
+    const after = await runBinary(['deposit', 'get', depositId, '--json'], { env });
+    expect(JSON.parse(after.stdout).deposit.status).toBe('pending');
+    // ...and resuming picks it up where it was.
+    await op.operator(`/deposits/${depositId}/confirm`, { delayMs: 0 });
+    const resumed = await runBinary(['deposit', 'get', depositId, '--wait', '--poll-interval', '100ms'], {
+      env,
+    });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain('New balance: 30.00 USD');
+  });
+
+  it('a method below its minimum is shown with the reason and cannot be picked', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const term = startTerminal(['deposit'], env);
+    terminals.push(term);
+    await term.waitFor('Amount to add (USD)');
+    term.type(`3${KEYS.enter}`);
+    await term.waitFor('XRP');
+    expect(term.screen()).toMatch(/Bitcoin.*minimum 5\.00 USD/);
+    // One step down from Card skips the disabled Bitcoin and Ether.
+    term.type(KEYS.down);
+    term.type(KEYS.enter);
+    await term.waitFor('paid with Tether (TRC-20)?');
+    term.type(KEYS.ctrlC);
+    expect(await term.exited).toBe(130);
+  });
+});
+
+describe('confirmation on a terminal', () => {
+  it('a write that spends the balance asks first: "no" sends nothing, "yes" pays', async () => {
+    const { env } = op.account({ balanceUsd: 100 });
+    const args = [
+      'checkout',
+      'create',
+      '--email',
+      'tty@example.com',
+      '--item',
+      'prd_amazon_us:sku_amazon_us_25:25',
+      '--pay-method',
+      'balance',
+    ];
+    const declined = startTerminal(args, env);
+    terminals.push(declined);
+    await declined.waitFor('(y/N)');
+    expect(declined.screen()).toContain('The balance method charges your balance');
+    declined.type(`n${KEYS.enter}`);
+    await declined.waitFor('cancelled at the confirmation: nothing was sent');
+    expect(await declined.exited).toBe(2);
+    expect(JSON.parse((await runBinary(['balance', '--json'], { env })).stdout).balance).toBe(100);
+
+    const accepted = startTerminal(args, env);
+    terminals.push(accepted);
+    await accepted.waitFor('(y/N)');
+    accepted.type(`y${KEYS.enter}`);
+    await accepted.waitFor(/payment page/);
+    expect(await accepted.exited).toBe(0);
+    expect(JSON.parse((await runBinary(['balance', '--json'], { env })).stdout).balance).toBe(75);
+  });
+});
