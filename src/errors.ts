@@ -65,11 +65,48 @@ export class ApiError extends CliError {
     requestId?: string;
     retryAfterMs?: number;
   }) {
-    super(opts.message, { exitCode: ExitCode.service, code: opts.code, details: opts.details });
+    super(opts.message, {
+      exitCode: apiExitCode(opts.status, opts.code, opts.message, opts.details),
+      code: opts.code,
+      details: opts.details,
+    });
     this.status = opts.status;
     this.requestId = opts.requestId;
     this.retryAfterMs = opts.retryAfterMs;
   }
+}
+
+/**
+ * Insufficient balance is a 400 VALIDATION_ERROR with `details.reason` (spec section
+ * 4), or 422 INSUFFICIENT_BALANCE (section 7). The reason's value is only described
+ * ("for example insufficient balance"), and `details` is sent only outside production,
+ * so the message is read as well.
+ */
+export function isInsufficientBalanceError(
+  status: number,
+  code: string,
+  message: string,
+  details: unknown,
+): boolean {
+  if (code === 'INSUFFICIENT_BALANCE') return true;
+  if (status !== 400) return false;
+  const reason =
+    details && typeof details === 'object' ? (details as { reason?: unknown }).reason : undefined;
+  return /insufficient[\s_-]*(balance|funds)/i.test(`${typeof reason === 'string' ? reason : ''} ${message}`);
+}
+
+/**
+ * The exit code a script sees for a service error (README, "Exit codes"):
+ * - 4 when the account stopped the work but it can go on later: a tier limit or cap
+ *   (422 B2B_LIMIT_EXCEEDED), insufficient balance, a payment-level failure;
+ * - 2 when the service rejected the input (any other 400): nothing was done;
+ * - 1 for everything else (auth, not found, conflicts, 5xx, rate limiting).
+ */
+export function apiExitCode(status: number, code: string, message: string, details: unknown): ExitCode {
+  if (code === 'B2B_LIMIT_EXCEEDED' || code === 'PAYMENT_ERROR') return ExitCode.stoppedResumable;
+  if (isInsufficientBalanceError(status, code, message, details)) return ExitCode.stoppedResumable;
+  if (status === 400) return ExitCode.usage;
+  return ExitCode.service;
 }
 
 /** 429: the flat body has no code, so the status is what callers match on. */

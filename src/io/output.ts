@@ -8,9 +8,13 @@ export function printJson(io: IO, value: unknown): void {
 
 export type Cell = string | number | boolean | null | undefined;
 
+/** No rule between body rows: long tables stay readable and copyable. */
+const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
+
 export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
   const table = new Table({
     head,
+    chars: COMPACT,
     style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] },
     wordWrap: true,
   });
@@ -25,7 +29,11 @@ export function printTable(io: IO, head: string[], rows: Cell[][]): void {
 
 /** Key/value pairs as a two-column table. */
 export function printFields(io: IO, fields: Array<[string, Cell]>): void {
-  const table = new Table({ style: { head: [], border: io.color ? ['grey'] : [] }, wordWrap: true });
+  const table = new Table({
+    chars: COMPACT,
+    style: { head: [], border: io.color ? ['grey'] : [] },
+    wordWrap: true,
+  });
   for (const [key, value] of fields) {
     table.push({ [key]: value === null || value === undefined ? '-' : String(value) });
   }

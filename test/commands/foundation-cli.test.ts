@@ -120,9 +120,9 @@ describe('service and response errors', () => {
     expect(r.stderr).toMatch(/^error UNAUTHORIZED: missing or invalid API key \(request req_fx_\d+\)\n$/);
   });
 
-  it('the unknown-currency 400 of rates convert is a clear one-line error', async () => {
+  it('the unknown-currency 400 of rates convert is a clear one-line error, exit 2 (invalid input)', async () => {
     const r = await cli(['rates', 'convert', '10', 'XXX', 'usd']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(
       /^error VALIDATION_ERROR: no exchange rate for currency XXX \(request req_fx_\d+\)\n$/,
@@ -131,7 +131,7 @@ describe('service and response errors', () => {
 
   it('--debug adds details and request lines, with the key masked', async () => {
     const r = await cli(['rates', 'convert', '10', 'XXX', 'usd', '--debug']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('error VALIDATION_ERROR');
     expect(r.stderr).toMatch(/details: \{\s+"currency": "XXX"/);
     expect(r.stderr).toMatch(/debug: > GET http:\/\/127\.0\.0\.1:\d+\/b2b\/rates\/convert/);
@@ -261,7 +261,7 @@ describe('rates', () => {
     const r = await cli(['rates', 'convert', '100', 'usd', 'eur']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/amount\s*│\s*100 USD/);
-    expect(r.stdout).toMatch(/converted\s*│\s*92 EUR/);
+    expect(r.stdout).toMatch(/converted\s*│\s*92(\.00)? EUR/);
     expect(r.stdout).toMatch(/rate\s*│\s*0\.92/);
     const query = service.hits('/b2b/rates/convert').at(-1)?.query;
     expect(Object.fromEntries(query ?? [])).toEqual({ from: 'usd', to: 'eur', amount: '100' });

@@ -35,9 +35,9 @@ describe('foundation commands against the sandbox', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ amount: 100, converted: api.body.converted });
   });
 
-  it('rates convert with an unknown currency prints the service 400 as one line', async () => {
+  it('rates convert with an unknown currency prints the service 400 as one line, exit 2', async () => {
     const r = await cli(['rates', 'convert', '1', 'XXX', 'usd']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^error VALIDATION_ERROR: .+ \(request [^)]+\)\n$/);
   });

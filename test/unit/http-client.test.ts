@@ -132,7 +132,7 @@ describe('responses and errors', () => {
       message: 'no exchange rate for XXX',
       details: { currency: 'XXX' },
       requestId: 'req_400',
-      exitCode: 1,
+      exitCode: 2,
     });
     expect(h.server.requests).toHaveLength(1);
   });

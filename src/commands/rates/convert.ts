@@ -1,5 +1,6 @@
 import { convert } from '../../api/catalog.js';
 import type { Context } from '../../context.js';
+import { formatAmountFor } from '../../io/format.js';
 import { printFields, printJson } from '../../io/output.js';
 import type { Surface } from '../../schemas/common.js';
 
@@ -21,7 +22,8 @@ export async function runRatesConvert(ctx: Context, opts: ConvertOptions): Promi
   const c = res.data;
   printFields(ctx.io, [
     ['amount', `${c.amount} ${c.from.toUpperCase()}`],
-    ['converted', `${c.converted} ${c.to.toUpperCase()}`],
-    ['rate', c.rate],
+    // Display rounding only: --json carries the unrounded, indicative figure.
+    ['converted', formatAmountFor(c.to.toUpperCase(), c.converted)],
+    ['rate', Number(c.rate.toPrecision(10))],
   ]);
 }

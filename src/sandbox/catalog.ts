@@ -1,0 +1,71 @@
+/**
+ * The product catalog: fixture products with seeded popularity figures, and the two
+ * priced views of spec §2 (retailer prices before markup; B2B prices with the
+ * account's negotiated discount and no vendor internals).
+ */
+import type { Product, Sku } from '../schemas/catalog.js';
+import { RETAIL_PRICE_FACTOR } from './choices.js';
+import type { ProductBehaviour } from './fixtures.js';
+import { deriveSeed, Random } from './random.js';
+
+const DEFAULT_BEHAVIOUR: ProductBehaviour = {
+  codePattern: 'XXXX-XXXX-XXXX-XXXX',
+  pin: false,
+  url: false,
+  alwaysFail: false,
+};
+
+export class Catalog {
+  private readonly byId = new Map<string, Product>();
+  private readonly views = new Map<string, Product[]>();
+
+  constructor(
+    products: Product[],
+    private readonly behaviours: Record<string, ProductBehaviour>,
+    seed: number,
+  ) {
+    const rng = new Random(deriveSeed(seed, 'catalog'));
+    for (const p of products) {
+      // Figures vary with the seed so "deterministic catalog for a seed" is meaningful.
+      const seeded: Product = {
+        ...p,
+        popularity: Math.round(rng.next() * 1000) / 10,
+        totalSales: 1_000 + rng.int(250_000),
+        rating: Math.round((3.5 + rng.next() * 1.5) * 10) / 10,
+        reviewCount: 10 + rng.int(20_000),
+      };
+      this.byId.set(p.productId, seeded);
+    }
+  }
+
+  get(productId: string): Product | undefined {
+    return this.byId.get(productId);
+  }
+
+  behaviour(productId: string): ProductBehaviour {
+    return this.behaviours[productId] ?? DEFAULT_BEHAVIOUR;
+  }
+
+  sku(product: Product, skuId: string): Sku | undefined {
+    return product.skus.find((s) => s.id === skuId);
+  }
+
+  /** Price factor applied to a denomination: B2B carries the discount, retail is before markup. */
+  static factor(discountPercent: number | null): number {
+    return discountPercent === null ? RETAIL_PRICE_FACTOR : 1 - discountPercent / 100;
+  }
+
+  /** Products priced for a surface; cached per discount since the catalog never changes. */
+  list(discountPercent: number | null): Product[] {
+    const key = String(discountPercent);
+    const cached = this.views.get(key);
+    if (cached) return cached;
+    const factor = Catalog.factor(discountPercent);
+    const view = [...this.byId.values()].map((p) => ({
+      ...p,
+      skus: p.skus.map((s) => ({ ...s, minCost: Math.round(s.min * factor * 100) / 100 })),
+    }));
+    this.views.set(key, view);
+    return view;
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * Every decision the sandbox makes where the spec says "not shown" (or leaves a value
+ * open), in one place. Each constant quotes the spec line it decides. The CLI must never
+ * rely on any of these: they exist so the emulation can run, and docs/sandbox.md lists
+ * them for users. Change a value here and the whole sandbox follows.
+ */
+import type { LimitKey } from '../schemas/account.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** Spec §3: "Time after which an unpaid checkout becomes `expired`: not shown." */
+export const CHECKOUT_EXPIRY_MS = 60 * MINUTE;
+
+/**
+ * Spec §6: "Exact backoff intervals between attempts: not shown." Delay before attempts
+ * 2..5 (exponential, factor 2, on the virtual clock). Attempt 1 is immediate.
+ */
+export const WEBHOOK_BACKOFF_MS: readonly number[] = [1 * MINUTE, 2 * MINUTE, 4 * MINUTE, 8 * MINUTE];
+
+/**
+ * Spec §6 lists delivery log `status` as `sent` or `failed` only. While retries remain
+ * the sandbox shows `pending` (the spec's two values are the terminal ones).
+ */
+export const DELIVERY_PENDING_STATUS = 'pending';
+
+/** Spec §8: "Numeric limit values per tier: not shown." `starter` is the spec's new-account tier. */
+export type TierLimits = { [K in LimitKey]: K extends 'rateLimitTier' ? string : number };
+export const TIER_LIMITS: Readonly<Record<string, TierLimits>> = {
+  starter: {
+    maxQuantityPerItem: 500,
+    maxItemsPerOrder: 20,
+    maxOrderAmountUSD: 5_000,
+    dailySpendCapUSD: 10_000,
+    monthlySpendCapUSD: 100_000,
+    maxDepositUSD: 10_000,
+    maxOpenCheckouts: 25,
+    dailyCheckoutCreations: 200,
+    maxMarkupPercent: 20,
+    rateLimitTier: 'strict',
+  },
+  growth: {
+    maxQuantityPerItem: 1_000,
+    maxItemsPerOrder: 50,
+    maxOrderAmountUSD: 25_000,
+    dailySpendCapUSD: 50_000,
+    monthlySpendCapUSD: 500_000,
+    maxDepositUSD: 50_000,
+    maxOpenCheckouts: 250,
+    dailyCheckoutCreations: 2_000,
+    maxMarkupPercent: 35,
+    rateLimitTier: 'moderate',
+  },
+  enterprise: {
+    maxQuantityPerItem: 5_000,
+    maxItemsPerOrder: 50,
+    maxOrderAmountUSD: 250_000,
+    dailySpendCapUSD: 500_000,
+    monthlySpendCapUSD: 5_000_000,
+    maxDepositUSD: 500_000,
+    maxOpenCheckouts: 2_500,
+    dailyCheckoutCreations: 20_000,
+    maxMarkupPercent: 50,
+    rateLimitTier: 'general',
+  },
+};
+export const TIERS = Object.keys(TIER_LIMITS);
+/** Spec §1 rule 1: "enrolls the account as a `starter`-tier business". */
+export const DEFAULT_TIER = 'starter';
+
+/** Spec §8: "Numeric request rates per `rateLimitTier`: not shown." Token bucket per account. */
+export const REQUEST_RATES: Readonly<Record<string, { perSecond: number; burst: number }>> = {
+  strict: { perSecond: 50, burst: 100 },
+  moderate: { perSecond: 200, burst: 400 },
+  general: { perSecond: 1_000, burst: 2_000 },
+};
+
+/**
+ * Spec §2: "B2B product prices carry the account's margin and hide vendor and cost
+ * internals" and the order's `appliedDiscountPercent` ("the negotiated discount"). The
+ * percentage is not shown: the sandbox discounts the face value by this much per tier.
+ */
+export const TIER_DISCOUNT_PERCENT: Readonly<Record<string, number>> = {
+  starter: 2,
+  growth: 4,
+  enterprise: 6,
+};
+
+/** Spec §2: "Retailer catalog prices are before the partner's markup." The sandbox sells at face value. */
+export const RETAIL_PRICE_FACTOR = 1;
+
+/**
+ * Spec §8 rule 4 / §8: "Shape of `rebates` entries beyond `targetAmountUsd` and
+ * `rewardAmountUsd`: not shown." Offers per tier over the UTC month of B2B spend.
+ */
+export const TIER_REBATES: Readonly<
+  Record<string, ReadonlyArray<{ id: string; targetAmountUsd: number; rewardAmountUsd: number }>>
+> = {
+  starter: [{ id: 'rb_starter_monthly', targetAmountUsd: 10_000, rewardAmountUsd: 50 }],
+  growth: [
+    { id: 'rb_growth_monthly_1', targetAmountUsd: 25_000, rewardAmountUsd: 250 },
+    { id: 'rb_growth_monthly_2', targetAmountUsd: 100_000, rewardAmountUsd: 1_500 },
+  ],
+  enterprise: [{ id: 'rb_enterprise_monthly', targetAmountUsd: 1_000_000, rewardAmountUsd: 20_000 }],
+};
+export const REBATE_WINDOW = 'month';
+
+/** Spec §4: "`paymentCurrency` ... the default value is not shown." */
+export const DEFAULT_PAYMENT_CURRENCY = 'USD';
+
+/** Spec §4: "Request field name of the default markup on `PATCH /retailer/v1/account`: not shown." */
+export const MARKUP_FIELD = 'markupPercent';
+export const MARKUP_FIELD_ALIASES: readonly string[] = ['defaultMarkupPercent'];
+/** The account default markup before any PATCH (not shown either). */
+export const DEFAULT_MARKUP_PERCENT = 0;
+
+/** Spec §4: "Response shape of `GET /retailer/v1/payment-methods`: not shown." -> `{paymentMethods: [...]}`. */
+export const PAYMENT_METHODS_LIST_KEY = 'paymentMethods';
+/** Spec §1: "the balance payment method" has no id in the spec. */
+export const BALANCE_METHOD_ID = 'balance';
+
+/** Spec §4: "Response body of `POST /b2b/orders`: not shown." -> the order object at top level. */
+export const B2B_ORDER_CREATE_RESPONSE = 'order object at top level';
+/** Spec §4: "Response shape of `GET /b2b/orders` list entries: not shown." -> full orders under `data`. */
+export const B2B_ORDER_LIST_KEY = 'data';
+/** Spec §4: "Request body of `POST /b2b/refunds`: not shown." -> `{checkoutId}` like the retailer surface. */
+export const B2B_REFUND_REQUEST = '{checkoutId}';
+/** Spec §4: "Response of `POST /user/business/enable`: not shown." -> `{userId, capabilities, tier, status}`. */
+export const BUSINESS_ENABLE_RESPONSE = '{userId, capabilities, tier, status}';
+/** Spec §4: "Paths and payloads for reading refunds on either surface: not shown." -> none are served. */
+export const REFUND_READ_PATHS = 'none';
+/**
+ * Spec §2: "Fields of the deposit record returned by deposit creation other than its
+ * payment object: not shown." -> `{depositId, deposit, payment, availablePaymentMethods?}`.
+ */
+export const DEPOSIT_CREATE_RESPONSE = '{depositId, deposit, payment, availablePaymentMethods?}';
+/** Spec §4 `POST /b2b/deposits`: "Request fields ... beyond amount, paymentCurrency, paymentMethodId: not shown." -> none. */
+export const DEPOSIT_EXTRA_FIELDS = 'ignored';
+
+/** Spec §2: "Element shape of `requiredFields` and of `playstorePolicy`: not shown." -> `[{name, label, type}]`. */
+export const REQUIRED_FIELDS_SHAPE = '[{name, label, type}]';
+
+/** Spec §6: "Payload of `data` for each event type: not shown." (see webhook-delivery.ts eventData). */
+export const EVENT_DATA_SHAPE = '{checkoutId, externalRef, status, ...per-type fields}; never card codes';
+
+/** Spec §2: "Fields of the webhook configuration record beyond `url`, `events` and `secret`: not shown." */
+export const WEBHOOK_CONFIG_EXTRA_FIELDS: readonly string[] = ['createdAt', 'updatedAt', 'secretRotatedAt'];
+/** Spec §4 `GET /retailer/v1/webhook`: "secret masked" (mask format not shown). */
+export function maskSecret(secret: string): string {
+  return `whsec_****${secret.slice(-4)}`;
+}
+
+/**
+ * Spec §2: "Fields of the account record beyond those named above (pricing and
+ * markup-earnings structure): not shown." `markupEarnings` is `{creditedUsd, pendingUsd, currency}`.
+ */
+export const MARKUP_EARNINGS_SHAPE = '{creditedUsd, pendingUsd, currency}';
+
+/** Spec §3: "Conditions that lead to `awaiting_method`, `admin_review` and `cancelled_by_owner`: not shown." */
+export const REFUND_AWAITING_METHOD_WHEN =
+  'a remainder is left after auto-refunds (crypto payments are not auto-refundable)';
+/** Spec §2: "Complete value sets of payment `method`, `network`, refund `method` and auto-refund `status`: not shown." */
+export const AUTO_REFUND_STATUSES: readonly string[] = ['pending', 'completed', 'failed'];
+/** Spec §7: "Values of `details.reason` other than insufficient balance: not shown." */
+export const REASONS = {
+  insufficientBalance: 'insufficient_balance',
+  notPayable: 'checkout_not_pending',
+  notRefundable: 'not_refundable',
+  blockedCountry: 'blocked_country',
+  outOfRange: 'out_of_range',
+  offStep: 'off_step',
+  required: 'required',
+  invalid: 'invalid',
+  unknownCurrency: 'unknown_currency',
+  belowMinimum: 'below_minimum',
+  methodMismatch: 'method_currency_mismatch',
+  notPending: 'not_pending',
+} as const;
+
+/** Spec §1 rule 12: "Crypto rates refresh about every 10 minutes and fiat rates about every 30." */
+export const CRYPTO_RATE_REFRESH_MS = 10 * MINUTE;
+export const FIAT_RATE_REFRESH_MS = 30 * MINUTE;
+
+/** Invoice lifetime of a checkout crypto invoice (re-quote after it); the spec gives none. */
+export const CRYPTO_INVOICE_TTL_MS = 20 * MINUTE;
+/** Time a seen payment/deposit stays `confirming` before `confirmed` (virtual ms); not shown. */
+export const CONFIRMING_MS = 1_000;
+/** Real latency of the emulated payment provider when creating an invoice; makes the §4 "409 concurrent payment race" reachable. */
+export const PAYMENT_PROVIDER_LATENCY_MS = 20;
+
+/**
+ * Spec §1 rule 4: "card codes appear later" (speed not shown). Virtual ms per unit,
+ * sequential across an order's units. Fast by default so bulk demos finish quickly.
+ */
+export const FULFILLMENT_UNIT_MS = 10;
+/** Spec §2 Fulfillment `expiresAt` ("retailer only"): lifetime of a delivered retailer code; not shown. */
+export const RETAIL_CODE_EXPIRY_MS = 365 * 24 * HOUR;
+/** Customer-safe text on a failed unit (§2 `errorMessage`); wording not shown. */
+export const FULFILLMENT_ERROR_MESSAGE = 'The provider could not issue this card. The amount is refundable.';
+
+/** Capabilities of an account created by `POST /_sandbox/accounts` or at startup (both surfaces, for rehearsal). */
+export const DEFAULT_OPERATOR_CAPABILITIES = ['b2b', 'retailer'] as const;
+/** Balance of the account created at startup (`--balance`). */
+export const DEFAULT_START_BALANCE_USD = 10_000;
+
+/** Status and code of an injected 5xx fault (the spec names only `502 EXTERNAL_SERVICE_ERROR`). */
+export const INJECTED_ERROR_STATUS = 500;
+export const INJECTED_ERROR_CODE = 'INTERNAL_ERROR';
+/** Default hold of a `delay_after` fault: longer than any sane client timeout. */
+export const DEFAULT_FAULT_DELAY_MS = 30_000;
+
+/** Largest accepted request body. */
+export const MAX_BODY_BYTES = 1_000_000;
+
+/** Status of `PUT /retailer/v1/webhook`: 201 on first create, 200 on later updates (not shown). */
+export const WEBHOOK_CREATE_STATUS = 201;
+
+/** Scope of endpoints the scope table does not name (see auth.ts ENDPOINT_SCOPES for each decision). */
+export const RATES_SCOPE = 'products:read';

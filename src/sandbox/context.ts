@@ -1,0 +1,48 @@
+/**
+ * What every route and flow module may touch: the state, the clock and scheduler, the
+ * seeded factories, the catalog and rates, faults and the webhook sender. Built once by
+ * index.ts; passing it explicitly keeps time, randomness and outbound HTTP injectable.
+ */
+import type { PaymentMethod } from '../schemas/payments.js';
+import type { Catalog } from './catalog.js';
+import type { VirtualClock } from './clock.js';
+import type { FaultEngine } from './faults.js';
+import type { CodeFactory } from './random.js';
+import type { RatesService } from './rates.js';
+import type { Scheduler } from './scheduler.js';
+import type { Store } from './state.js';
+import type { WebhookSender } from './webhook-delivery.js';
+
+export interface SandboxTuning {
+  /** Virtual ms per fulfilled unit. */
+  fulfillmentUnitMs: number;
+  /** Virtual ms a seen payment or confirmed deposit stays `confirming`. */
+  confirmingMs: number;
+  /** Virtual ms before an unpaid checkout expires. */
+  checkoutExpiryMs: number;
+  /** Virtual ms a checkout crypto invoice stays valid. */
+  invoiceTtlMs: number;
+  /** Real ms the emulated provider takes to create an invoice. */
+  providerLatencyMs: number;
+  /** Virtual ms before webhook attempts 2..5. */
+  webhookBackoffMs: readonly number[];
+}
+
+export interface Core {
+  readonly seed: number;
+  readonly allowHttpWebhooks: boolean;
+  readonly tuning: SandboxTuning;
+  readonly clock: VirtualClock;
+  readonly scheduler: Scheduler;
+  readonly store: Store;
+  readonly catalog: Catalog;
+  readonly rates: RatesService;
+  readonly codes: CodeFactory;
+  readonly faults: FaultEngine;
+  readonly paymentMethods: readonly PaymentMethod[];
+  readonly sender: WebhookSender;
+  /** Filled in once the server listens. */
+  baseUrl: string;
+  /** Request and event lines for the CLI; never carries codes or keys. */
+  readonly log: (line: string) => void;
+}

@@ -1,0 +1,199 @@
+/**
+ * The sandbox: a stateful, spec-faithful local emulation of the gift-code service.
+ * `startSandbox()` builds the state, clock, scheduler and server and seeds one ready
+ * account; `parseSandboxFlags()` (flags.ts) turns `giftcodes sandbox` flags into options.
+ */
+import type { AddressInfo } from 'node:net';
+import { Catalog } from './catalog.js';
+import {
+  CHECKOUT_EXPIRY_MS,
+  CONFIRMING_MS,
+  CRYPTO_INVOICE_TTL_MS,
+  DEFAULT_OPERATOR_CAPABILITIES,
+  DEFAULT_START_BALANCE_USD,
+  DEFAULT_TIER,
+  FULFILLMENT_UNIT_MS,
+  PAYMENT_PROVIDER_LATENCY_MS,
+  TIERS,
+  WEBHOOK_BACKOFF_MS,
+} from './choices.js';
+import { VirtualClock } from './clock.js';
+import type { Core, SandboxTuning } from './context.js';
+import { type FaultConfig, type FaultConfigInput, FaultEngine } from './faults.js';
+import { loadFixtures } from './fixtures.js';
+import { customerPays } from './payments.js';
+import { CodeFactory, IdFactory } from './random.js';
+import { RatesService } from './rates.js';
+import { Router } from './router.js';
+import { confirmDeposit, failDeposit } from './routes/deposits.js';
+import { ALL_ROUTES } from './routes/index.js';
+import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
+import { Scheduler } from './scheduler.js';
+import { createSandboxServer } from './server.js';
+import { Store } from './state.js';
+import { defaultSender, type WebhookSender } from './webhook-delivery.js';
+
+export { ENDPOINT_SCOPES } from './auth.js';
+export type { Core, SandboxTuning } from './context.js';
+export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema } from './faults.js';
+export { parseSandboxFlags, SANDBOX_FLAGS, SandboxFlagError, type SandboxFlags } from './flags.js';
+export { type OutboundRequest, signatureHeader, type WebhookSender } from './webhook-delivery.js';
+
+export interface SandboxOptions {
+  /** Interface to bind; loopback by default. */
+  host?: string;
+  /** 0 picks a free port. Default 4010. */
+  port?: number;
+  /** Seed of ids, codes, catalog figures, rates drift and fault draws. Default 1. */
+  seed?: number;
+  /** API key of the account created at startup (generated from the seed when omitted). */
+  apiKey?: string;
+  /** Starting balance of that account, USD. */
+  balanceUsd?: number;
+  /** Tier of that account (`starter`, `growth`, `enterprise`). */
+  tier?: string;
+  /** Let http:// loopback webhook and callback receivers in (local development). */
+  allowHttpWebhooks?: boolean;
+  faults?: FaultConfigInput;
+  /** The real-time source the virtual clock adds its advances to. */
+  now?: () => number;
+  tuning?: Partial<SandboxTuning>;
+  /** Outbound HTTP for webhooks and callbacks. */
+  webhookSender?: WebhookSender;
+  /** Request and event lines (never codes or keys). */
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly apiKey: string;
+  readonly userId: string;
+  readonly seed: number;
+  close(): Promise<void>;
+  /** Moves the virtual clock forward, runs what became due, returns the new now. */
+  advanceClock(ms: number): number;
+  now(): number;
+  createAccount(input?: Parameters<typeof createAccount>[1]): { userId: string; apiKey: string };
+  patchAccount(userId: string, patch: Record<string, unknown>): void;
+  setFaults(config: FaultConfigInput): FaultConfig;
+  ledger(userId?: string): ReturnType<typeof ledgerView>;
+  orders(userId?: string): ReturnType<typeof ordersView>;
+  confirmDeposit(depositId: string, delayMs?: number): void;
+  failDeposit(depositId: string): void;
+  payCheckout(checkoutId: string, amount?: number): void;
+  /** The whole emulation, for tests that need to look deeper. */
+  readonly core: Core;
+}
+
+const DEFAULT_TUNING: SandboxTuning = {
+  fulfillmentUnitMs: FULFILLMENT_UNIT_MS,
+  confirmingMs: CONFIRMING_MS,
+  checkoutExpiryMs: CHECKOUT_EXPIRY_MS,
+  invoiceTtlMs: CRYPTO_INVOICE_TTL_MS,
+  providerLatencyMs: PAYMENT_PROVIDER_LATENCY_MS,
+  webhookBackoffMs: WEBHOOK_BACKOFF_MS,
+};
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const seed = options.seed ?? 1;
+  const tier = options.tier ?? DEFAULT_TIER;
+  if (!TIERS.includes(tier)) throw new Error(`unknown tier "${tier}" (one of ${TIERS.join(', ')})`);
+  const fixtures = loadFixtures();
+  const clock = new VirtualClock(options.now ?? Date.now);
+  const log = options.log ?? (() => {});
+  const scheduler = new Scheduler(clock, (e) =>
+    log(`task error: ${e instanceof Error ? e.message : String(e)}`),
+  );
+  const faults = new FaultEngine(seed);
+  if (options.faults) faults.set(options.faults);
+  const core: Core = {
+    seed,
+    allowHttpWebhooks: options.allowHttpWebhooks ?? false,
+    tuning: { ...DEFAULT_TUNING, ...options.tuning },
+    clock,
+    scheduler,
+    store: new Store(new IdFactory(seed), clock),
+    catalog: new Catalog(fixtures.products, fixtures.behaviours, seed),
+    rates: new RatesService(fixtures.rates, seed),
+    codes: new CodeFactory(seed),
+    faults,
+    paymentMethods: fixtures.paymentMethods,
+    sender: options.webhookSender ?? defaultSender,
+    baseUrl: '',
+    log,
+  };
+  const router = new Router();
+  for (const def of ALL_ROUTES) router.add(def);
+  const { account, apiKey } = core.store.createAccount({
+    tier,
+    capabilities: DEFAULT_OPERATOR_CAPABILITIES,
+    balanceUsd: options.balanceUsd ?? DEFAULT_START_BALANCE_USD,
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+  });
+
+  const { server, dispose } = createSandboxServer(core, router);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4010, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  core.baseUrl = url;
+
+  const userOf = (userId?: string) => {
+    const a = core.store.accounts.get(userId ?? account.userId);
+    if (!a) throw new Error(`no account ${userId}`);
+    return a;
+  };
+  let closed = false;
+
+  return {
+    url,
+    host,
+    port,
+    apiKey,
+    userId: account.userId,
+    seed,
+    core,
+    async close() {
+      if (closed) return;
+      closed = true;
+      scheduler.close();
+      dispose();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+    advanceClock: (ms) => scheduler.advance(ms),
+    now: () => clock.now(),
+    createAccount: (input = {}) => createAccount(core, input),
+    patchAccount(userId, patch) {
+      patchAccount(userOf(userId), patch);
+    },
+    setFaults: (config) => faults.set(config),
+    ledger: (userId) => ledgerView(core, userOf(userId)),
+    orders: (userId) => ordersView(core, userOf(userId)),
+    confirmDeposit(depositId, delayMs) {
+      const d = core.store.deposits.get(depositId);
+      if (!d) throw new Error(`no deposit ${depositId}`);
+      confirmDeposit(core, d, delayMs);
+    },
+    failDeposit(depositId) {
+      const d = core.store.deposits.get(depositId);
+      if (!d) throw new Error(`no deposit ${depositId}`);
+      failDeposit(core, d);
+    },
+    payCheckout(checkoutId, amount) {
+      const o = core.store.orders.get(checkoutId);
+      if (!o) throw new Error(`no checkout ${checkoutId}`);
+      customerPays(core, o, amount);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * Tier limits, usage windows and rebates (spec §8). Limits are the tier's values plus
+ * per-account overrides; usage windows are the UTC day and month of the virtual clock.
+ */
+import {
+  REBATE_WINDOW,
+  TIER_DISCOUNT_PERCENT,
+  TIER_LIMITS,
+  TIER_REBATES,
+  type TierLimits,
+} from './choices.js';
+import { utcDayStart, utcMonthStart } from './clock.js';
+import type { Core } from './context.js';
+import { limitExceeded } from './errors.js';
+import { type AccountState, round2 } from './state.js';
+
+export function effectiveLimits(account: AccountState): TierLimits {
+  const base = TIER_LIMITS[account.tier] ?? (TIER_LIMITS.starter as TierLimits);
+  return { ...base, ...(account.limitOverrides as Partial<TierLimits>) };
+}
+
+export function discountPercent(account: AccountState): number {
+  return TIER_DISCOUNT_PERCENT[account.tier] ?? 0;
+}
+
+/** B2B spend (USD) since `from`: order charges only (spec §8 "B2B spend"). */
+export function spentSince(core: Core, account: AccountState, from: number): number {
+  let total = 0;
+  for (const e of core.store.ledger.get(account.userId) ?? []) {
+    if (e.type === 'order_charge' && e.at >= from) total -= e.amountUsd;
+  }
+  return round2(total);
+}
+
+export function usage(core: Core, account: AccountState) {
+  const now = core.clock.now();
+  const limits = effectiveLimits(account);
+  return {
+    daily: { spentUsd: spentSince(core, account, utcDayStart(now)), capUsd: limits.dailySpendCapUSD },
+    monthly: { spentUsd: spentSince(core, account, utcMonthStart(now)), capUsd: limits.monthlySpendCapUSD },
+  };
+}
+
+export function rebates(core: Core, account: AccountState) {
+  const now = core.clock.now();
+  const month = utcMonthStart(now);
+  const spent = spentSince(core, account, month);
+  return (TIER_REBATES[account.tier] ?? []).map((offer) => ({
+    id: offer.id,
+    targetAmountUsd: offer.targetAmountUsd,
+    rewardAmountUsd: offer.rewardAmountUsd,
+    window: REBATE_WINDOW,
+    windowStart: month,
+    progressUsd: spent,
+    progressPercent: Math.min(100, round2((spent / offer.targetAmountUsd) * 100)),
+    achieved: spent >= offer.targetAmountUsd,
+    credited: account.rebatesCredited.has(`${offer.id}:${month}`),
+  }));
+}
+
+/** Spec §8 rule 4: reaching `targetAmountUsd` in the window credits `rewardAmountUsd` once. */
+export function creditRebates(core: Core, account: AccountState): void {
+  const month = utcMonthStart(core.clock.now());
+  const spent = spentSince(core, account, month);
+  for (const offer of TIER_REBATES[account.tier] ?? []) {
+    const key = `${offer.id}:${month}`;
+    if (spent >= offer.targetAmountUsd && !account.rebatesCredited.has(key)) {
+      account.rebatesCredited.add(key);
+      core.store.move(account, 'rebate', offer.rewardAmountUsd, {});
+    }
+  }
+}
+
+/** Checks shared by B2B orders and retailer checkouts: lines, quantity per line, order value. */
+export function checkOrderShape(
+  account: AccountState,
+  lines: ReadonlyArray<{ quantity: number }>,
+  orderUsd: number | undefined,
+): void {
+  const limits = effectiveLimits(account);
+  if (lines.length > limits.maxItemsPerOrder) {
+    throw limitExceeded('maxItemsPerOrder', limits.maxItemsPerOrder, account.tier, {
+      requested: lines.length,
+    });
+  }
+  for (const line of lines) {
+    if (line.quantity > limits.maxQuantityPerItem) {
+      throw limitExceeded('maxQuantityPerItem', limits.maxQuantityPerItem, account.tier, {
+        requested: line.quantity,
+      });
+    }
+  }
+  if (orderUsd !== undefined && orderUsd > limits.maxOrderAmountUSD) {
+    throw limitExceeded('maxOrderAmountUSD', limits.maxOrderAmountUSD, account.tier, {
+      requested: round2(orderUsd),
+    });
+  }
+}
+
+/** Daily and monthly B2B spend caps. */
+export function checkSpend(core: Core, account: AccountState, orderUsd: number): void {
+  const limits = effectiveLimits(account);
+  const u = usage(core, account);
+  if (u.daily.spentUsd + orderUsd > limits.dailySpendCapUSD + 1e-9) {
+    throw limitExceeded('dailySpendCapUSD', limits.dailySpendCapUSD, account.tier, {
+      current: u.daily.spentUsd,
+      requested: round2(orderUsd),
+      window: 'day',
+    });
+  }
+  if (u.monthly.spentUsd + orderUsd > limits.monthlySpendCapUSD + 1e-9) {
+    throw limitExceeded('monthlySpendCapUSD', limits.monthlySpendCapUSD, account.tier, {
+      current: u.monthly.spentUsd,
+      requested: round2(orderUsd),
+      window: 'month',
+    });
+  }
+}

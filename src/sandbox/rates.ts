@@ -1,0 +1,80 @@
+/**
+ * Exchange rates on the virtual clock. Rates drift a little per refresh window (crypto
+ * every 10 minutes, fiat every 30, spec §1 rule 12), deterministically for the seed, so
+ * "an order freezes the rates current at its creation" is observable.
+ */
+import type { Rates } from '../schemas/rates.js';
+import { CRYPTO_RATE_REFRESH_MS, FIAT_RATE_REFRESH_MS } from './choices.js';
+import type { RatesFixture } from './fixtures.js';
+import { hashUnit } from './random.js';
+
+export class RatesService {
+  private cacheKey = '';
+  private cache: Rates | undefined;
+  /** Toggled by the fault config: every rates read answers 502. */
+  unavailable = false;
+
+  constructor(
+    private readonly fixture: RatesFixture,
+    private readonly seed: number,
+  ) {}
+
+  has(currency: string): boolean {
+    return this.fixture.currencies[currency] !== undefined;
+  }
+
+  /** Canonical (upper-case) code, or undefined when there is no rate. */
+  normalize(currency: unknown): string | undefined {
+    if (typeof currency !== 'string') return undefined;
+    const code = currency.trim().toUpperCase();
+    return this.has(code) ? code : undefined;
+  }
+
+  isCrypto(currency: string): boolean {
+    return this.fixture.currencies[currency]?.kind === 'crypto';
+  }
+
+  decimals(currency: string): number {
+    return this.fixture.currencies[currency]?.decimals ?? 2;
+  }
+
+  round(amount: number, currency: string): number {
+    const f = 10 ** this.decimals(currency);
+    return Math.round((amount + Number.EPSILON) * f) / f;
+  }
+
+  /** Rounds up, so an invoice never asks for less than the value owed. */
+  roundUp(amount: number, currency: string): number {
+    const f = 10 ** this.decimals(currency);
+    return Math.ceil(amount * f - 1e-9) / f;
+  }
+
+  /** The start of the newest refresh window: what the catalog reports as `ratesUpdatedAt`. */
+  updatedAt(now: number): number {
+    return now - (now % CRYPTO_RATE_REFRESH_MS);
+  }
+
+  at(now: number): Rates {
+    const cryptoWindow = Math.floor(now / CRYPTO_RATE_REFRESH_MS);
+    const fiatWindow = Math.floor(now / FIAT_RATE_REFRESH_MS);
+    const key = `${cryptoWindow}:${fiatWindow}`;
+    if (this.cache && key === this.cacheKey) return this.cache;
+    const rates: Record<string, number> = {};
+    for (const [code, c] of Object.entries(this.fixture.currencies)) {
+      const window = c.kind === 'crypto' ? cryptoWindow : fiatWindow;
+      const wobble = c.drift === 0 ? 0 : (hashUnit(this.seed, `${code}:${window}`) * 2 - 1) * c.drift;
+      rates[code] = Number((c.rate * (1 + wobble)).toPrecision(8));
+    }
+    this.cache = { base: this.fixture.base, rates };
+    this.cacheKey = key;
+    return this.cache;
+  }
+
+  /** Spec §2: `amountInTo = amountInFrom / rates[from] * rates[to]`. */
+  static convert(rates: Record<string, number>, amount: number, from: string, to: string): number {
+    const rf = rates[from];
+    const rt = rates[to];
+    if (rf === undefined || rt === undefined) throw new Error(`no rate for ${from} or ${to}`);
+    return (amount / rf) * rt;
+  }
+}

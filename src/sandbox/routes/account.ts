@@ -1,0 +1,32 @@
+/** Account records and the retailer default markup (spec §2 "Account record", §1 rule 11). */
+import { z } from 'zod';
+import { MARKUP_FIELD, MARKUP_FIELD_ALIASES, REASONS } from '../choices.js';
+import { limitExceeded, validationError } from '../errors.js';
+import { effectiveLimits } from '../limits.js';
+import { api, ok, type RouteDef } from '../router.js';
+import { accountView } from '../views.js';
+
+export const accountRoutes: RouteDef[] = [
+  api('GET', '/b2b/account', ({ core, account }) => ok(accountView(core, account, 'b2b'))),
+  api('GET', '/retailer/v1/account', ({ core, account }) => ok(accountView(core, account, 'retailer'))),
+  api('PATCH', '/retailer/v1/account', ({ core, account, body }) => {
+    const record = (body ?? {}) as Record<string, unknown>;
+    const field = [MARKUP_FIELD, ...MARKUP_FIELD_ALIASES].find((f) => record[f] !== undefined);
+    if (!field) {
+      throw validationError(`${MARKUP_FIELD} is required`, { field: MARKUP_FIELD, reason: REASONS.required });
+    }
+    const parsed = z.number().min(0).safeParse(record[field]);
+    if (!parsed.success) {
+      throw validationError(`${field} must be a number >= 0`, {
+        field,
+        reason: REASONS.invalid,
+        value: record[field],
+      });
+    }
+    const cap = effectiveLimits(account).maxMarkupPercent;
+    if (parsed.data > cap)
+      throw limitExceeded('maxMarkupPercent', cap, account.tier, { requested: parsed.data });
+    account.markupPercent = parsed.data;
+    return ok(accountView(core, account, 'retailer'));
+  }),
+];

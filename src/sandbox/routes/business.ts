@@ -1,0 +1,19 @@
+/** `POST /user/business/enable` (spec §1 rule 2): turns capabilities on; never turns any off. */
+import { z } from 'zod';
+import { api, ok, type RouteDef } from '../router.js';
+import { parse } from '../validation.js';
+
+const EnableBody = z.object({ capabilities: z.array(z.enum(['b2b', 'retailer'])).min(1) });
+
+export const businessRoutes: RouteDef[] = [
+  api('POST', '/user/business/enable', ({ account, body }) => {
+    const input = parse(EnableBody, body);
+    for (const c of input.capabilities) account.capabilities.add(c);
+    return ok({
+      userId: account.userId,
+      capabilities: [...account.capabilities],
+      tier: account.tier,
+      status: account.status,
+    });
+  }),
+];

@@ -1,0 +1,198 @@
+/**
+ * Retailer checkouts (spec §1 retailer flow, §2, §4): markup per checkout or account
+ * default (capped by tier), invoices in the create call or the balance method, open and
+ * daily caps, expiry when never paid.
+ */
+import { ORDER_STATUSES } from '../../schemas/orders.js';
+import { Catalog } from '../catalog.js';
+import { DEFAULT_PAYMENT_CURRENCY, REASONS } from '../choices.js';
+import { utcDayStart } from '../clock.js';
+import type { Core } from '../context.js';
+import { limitExceeded, validationError } from '../errors.js';
+import { checkOrderShape, effectiveLimits } from '../limits.js';
+import {
+  createInvoice,
+  findMethod,
+  invoiceCurrency,
+  methodsFor,
+  payWithBalance,
+  scheduleExpiry,
+} from '../payments.js';
+import { api, ok, type RouteDef } from '../router.js';
+import type { AccountState, ItemState, OrderState } from '../state.js';
+import { round2 } from '../state.js';
+import { CheckoutBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
+import { checkoutSummaryView, checkoutView, invoiceView } from '../views.js';
+import { freeze, ratesOrThrow, requireOrder } from './common.js';
+import { checkCallbackUrl, replay } from './orders.js';
+
+function checkCaps(core: Core, account: AccountState): void {
+  const limits = effectiveLimits(account);
+  const mine = (core.store.ordersByUser.get(account.userId) ?? []).filter((o) => o.surface === 'retailer');
+  const open = mine.filter((o) => o.status === 'pending').length;
+  if (open + 1 > limits.maxOpenCheckouts) {
+    throw limitExceeded('maxOpenCheckouts', limits.maxOpenCheckouts, account.tier, {
+      current: open,
+      requested: 1,
+    });
+  }
+  const dayStart = utcDayStart(core.clock.now());
+  const today = mine.filter((o) => o.createdAt >= dayStart).length;
+  if (today + 1 > limits.dailyCheckoutCreations) {
+    throw limitExceeded('dailyCheckoutCreations', limits.dailyCheckoutCreations, account.tier, {
+      current: today,
+      requested: 1,
+      window: 'day',
+    });
+  }
+}
+
+export const checkoutRoutes: RouteDef[] = [
+  api('POST', '/retailer/v1/checkouts', ({ core, account, body }) => {
+    const input = parse(CheckoutBody, body);
+    const existing = replay(core, account, input.externalRef, 'retailer');
+    if (existing) {
+      return ok(
+        checkoutView(core, existing, { methods: methodsFor(core, existing.totalUsd, 'checkout') }),
+        200,
+      );
+    }
+    checkCallbackUrl(core, input.callbackUrl);
+    const country = input.customerCountry ? input.customerCountry.toUpperCase() : null;
+    const paymentCurrency = core.rates.normalize(input.paymentCurrency ?? DEFAULT_PAYMENT_CURRENCY);
+    if (!paymentCurrency) {
+      throw validationError(`No exchange rate for currency ${input.paymentCurrency}`, {
+        field: 'paymentCurrency',
+        reason: REASONS.unknownCurrency,
+      });
+    }
+    const lines = resolveLines(core, input.items, country);
+    const limits = effectiveLimits(account);
+    const markupPercent = input.markupPercent ?? account.markupPercent;
+    if (markupPercent > limits.maxMarkupPercent) {
+      throw limitExceeded('maxMarkupPercent', limits.maxMarkupPercent, account.tier, {
+        requested: markupPercent,
+      });
+    }
+    const method = input.payment ? findMethod(core, input.payment.paymentMethodId) : undefined;
+    if (input.payment && !method) {
+      throw validationError(`Unknown payment method ${input.payment.paymentMethodId}`, {
+        field: 'payment.paymentMethodId',
+        reason: REASONS.invalid,
+      });
+    }
+    const current = ratesOrThrow(core);
+    const rates = freeze(current, [paymentCurrency, ...lines.map((l) => l.product.costCurrency)]);
+    const payRate = rates[paymentCurrency] as number;
+    const now = core.clock.now();
+    const checkoutId = core.store.ids.id('chk_', 20);
+    let total = 0;
+    let markupUsd = 0;
+    const items: ItemState[] = lines.map((l) => {
+      const cost = l.product.costCurrency;
+      const unitPrice = core.rates.round(
+        ((l.amount * Catalog.factor(null)) / (rates[cost] as number)) * payRate,
+        paymentCurrency,
+      );
+      const unitMarkup = core.rates.round((unitPrice * markupPercent) / 100, paymentCurrency);
+      total += (unitPrice + unitMarkup) * l.quantity;
+      markupUsd += (unitMarkup / payRate) * l.quantity;
+      return {
+        id: core.store.ids.id('itm_', 20),
+        productId: l.product.productId,
+        productName: l.product.name,
+        productImageUrl: l.product.imageUrl ?? '',
+        productBrandColor: l.product.brandColor ?? '',
+        skuId: l.sku.id,
+        unitAmount: l.amount,
+        unitPrice,
+        unitMarkup,
+        unitMarkupUsd: unitMarkup / payRate,
+        costCurrency: cost,
+        quantity: l.quantity,
+        status: 'pending',
+        requiredFields: l.requiredFields,
+        fulfillments: [],
+        createdAt: now,
+        updatedAt: now,
+        markupCredited: false,
+      };
+    });
+    const totalAmount = core.rates.round(total, paymentCurrency);
+    const totalUsd = round2(totalAmount / payRate);
+    checkOrderShape(account, input.items, totalUsd);
+    checkCaps(core, account);
+    const order: OrderState = {
+      checkoutId,
+      userId: account.userId,
+      surface: 'retailer',
+      externalRef: input.externalRef ?? null,
+      status: 'pending',
+      items,
+      totalAmount,
+      paymentCurrency,
+      totalUsd,
+      rates,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+      expiredAt: null,
+      sealCards: input.sealCards ?? false,
+      callbackUrl: input.callbackUrl ?? null,
+      customerEmail: input.customerEmail,
+      country,
+      markupPercent,
+      markupTotal: round2(markupUsd),
+      appliedDiscountPercent: null,
+      payments: [],
+      paymentInFlight: false,
+      fulfillment: null,
+      callback: null,
+    };
+    let invoice: unknown | undefined;
+    if (method) {
+      // Check the invoice can be made before anything is stored: a failed create leaves no checkout.
+      if (method.id === 'balance') {
+        if (account.balance + 1e-9 < totalUsd) {
+          throw validationError('Balance payment failed: insufficient balance', {
+            reason: REASONS.insufficientBalance,
+            balanceUsd: account.balance,
+            requiredUsd: totalUsd,
+          });
+        }
+      } else {
+        const currency = invoiceCurrency(core, method, input.payment?.payCurrency, paymentCurrency);
+        const p = createInvoice(core, {
+          method,
+          currency,
+          appliedAmount: totalAmount,
+          appliedCurrency: paymentCurrency,
+          rates: freeze(current, [paymentCurrency, currency]),
+          expiresAt: now + core.tuning.invoiceTtlMs,
+          reference: checkoutId,
+        });
+        order.payments.push(p);
+        invoice = invoiceView(core, p);
+      }
+    }
+    core.store.addOrder(order);
+    scheduleExpiry(core, order);
+    if (method?.id === 'balance') invoice = invoiceView(core, payWithBalance(core, account, order));
+    const extras = {
+      methods: methodsFor(core, totalUsd, 'checkout'),
+      invoice: method ? invoice : undefined,
+      create: true,
+    };
+    return ok(checkoutView(core, order, extras), 201);
+  }),
+  api('GET', '/retailer/v1/checkouts', ({ core, account, query }) => {
+    const q = listQuery(query, ORDER_STATUSES);
+    let all = (core.store.ordersByUser.get(account.userId) ?? []).filter((o) => o.surface === 'retailer');
+    if (q.status) all = all.filter((o) => o.status === q.status);
+    const { page, pagination } = paginate(all, q, (o) => o.totalAmount);
+    return ok({ checkouts: page.map(checkoutSummaryView), pagination });
+  }),
+  api('GET', '/retailer/v1/checkouts/{checkoutId}', ({ core, account, params }) =>
+    ok(checkoutView(core, requireOrder(core, account, params.checkoutId ?? '', 'retailer'))),
+  ),
+];

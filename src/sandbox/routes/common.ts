@@ -1,0 +1,40 @@
+/** Helpers shared by the route modules: ownership lookups and rates guards. */
+import type { Core } from '../context.js';
+import { ApiError, notFound } from '../errors.js';
+import type { AccountState, OrderState, SurfaceName } from '../state.js';
+
+/** Spec §5 rule 6 and §2: another account's id, or the other surface's, is a plain 404. */
+export function requireOrder(
+  core: Core,
+  account: AccountState,
+  checkoutId: string,
+  surface: SurfaceName,
+): OrderState {
+  const order = core.store.orders.get(checkoutId);
+  if (!order || order.userId !== account.userId || order.surface !== surface) {
+    throw notFound(surface === 'b2b' ? 'Order' : 'Checkout');
+  }
+  return order;
+}
+
+/** Spec §4: "When rates are unavailable: 502 EXTERNAL_SERVICE_ERROR." */
+export function ratesOrThrow(core: Core): Record<string, number> {
+  if (core.faults.current.ratesUnavailable) {
+    throw new ApiError(
+      502,
+      'EXTERNAL_SERVICE_ERROR',
+      'Exchange rates are unavailable from the upstream provider; retry later',
+    );
+  }
+  return core.rates.at(core.clock.now()).rates;
+}
+
+/** The frozen rates of an order: the currencies it uses, plus USD. */
+export function freeze(rates: Record<string, number>, currencies: Iterable<string>): Record<string, number> {
+  const out: Record<string, number> = { USD: 1 };
+  for (const c of currencies) {
+    const r = rates[c];
+    if (r !== undefined) out[c] = r;
+  }
+  return out;
+}

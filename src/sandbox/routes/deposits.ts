@@ -1,0 +1,160 @@
+/**
+ * Deposits (spec §2, §3, §4): top-ups with an invoice, `pending -> confirming ->
+ * confirmed|failed|expired`, expiry after 60 virtual minutes, balance credited on confirm.
+ */
+import { z } from 'zod';
+import { DEPOSIT_EXPIRY_MS } from '../../schemas/common.js';
+import { DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
+import type { Core } from '../context.js';
+import { limitExceeded, notFound, validationError } from '../errors.js';
+import { effectiveLimits } from '../limits.js';
+import { createInvoice, findMethod, invoiceCurrency, methodsFor } from '../payments.js';
+import { api, ok, type RouteDef } from '../router.js';
+import type { DepositState } from '../state.js';
+import { listQuery, paginate, parse } from '../validation.js';
+import { depositView, invoiceView } from '../views.js';
+import { ratesOrThrow } from './common.js';
+
+const DepositBody = z.object({
+  amount: z.number().positive(),
+  paymentCurrency: z.string().min(1),
+  paymentMethodId: z.string().min(1).optional(),
+});
+
+/** Operator: the payer's transaction is seen; confirmed after the confirming delay (or `delayMs`). */
+export function confirmDeposit(
+  core: Core,
+  d: DepositState,
+  delayMs = core.tuning.confirmingMs,
+): DepositState {
+  if (d.status !== 'pending') {
+    throw validationError(`Deposit is ${d.status}; only pending deposits can be confirmed`, {
+      reason: REASONS.notPending,
+      status: d.status,
+    });
+  }
+  const now = core.clock.now();
+  d.status = 'confirming';
+  d.updatedAt = now;
+  if (d.payment) {
+    d.payment.status = 'confirming';
+    d.payment.sentAmount = d.payment.expectedAmount;
+  }
+  const finish = () => {
+    if (d.status !== 'confirming') return;
+    const at = core.clock.now();
+    d.status = 'confirmed';
+    d.confirmedAt = at;
+    d.updatedAt = at;
+    if (d.payment) {
+      d.payment.status = 'confirmed';
+      d.payment.confirmedAt = at;
+    }
+    const account = core.store.accounts.get(d.userId);
+    if (account) core.store.move(account, 'deposit', d.amount, { depositId: d.depositId });
+  };
+  if (delayMs <= 0) finish();
+  else core.scheduler.at(now + delayMs, finish);
+  return d;
+}
+
+export function failDeposit(core: Core, d: DepositState): DepositState {
+  if (d.status !== 'pending' && d.status !== 'confirming') {
+    throw validationError(`Deposit is ${d.status}; it can no longer fail`, {
+      reason: REASONS.notPending,
+      status: d.status,
+    });
+  }
+  d.status = 'failed';
+  d.updatedAt = core.clock.now();
+  if (d.payment) d.payment.status = 'failed';
+  return d;
+}
+
+export const depositRoutes: RouteDef[] = [
+  api('POST', '/b2b/deposits', ({ core, account, body }) => {
+    const input = parse(DepositBody, body);
+    const rates = ratesOrThrow(core);
+    const paymentCurrency = core.rates.normalize(input.paymentCurrency);
+    if (!paymentCurrency) {
+      throw validationError(`No exchange rate for currency ${input.paymentCurrency}`, {
+        field: 'paymentCurrency',
+        reason: REASONS.unknownCurrency,
+      });
+    }
+    const cap = effectiveLimits(account).maxDepositUSD;
+    if (input.amount > cap)
+      throw limitExceeded('maxDepositUSD', cap, account.tier, { requested: input.amount });
+    let method = null;
+    if (input.paymentMethodId !== undefined) {
+      method = findMethod(core, input.paymentMethodId);
+      if (!method || method.id === BALANCE_METHOD_ID) {
+        throw validationError(`Unknown deposit payment method ${input.paymentMethodId}`, {
+          field: 'paymentMethodId',
+          reason: REASONS.invalid,
+        });
+      }
+      if (input.amount < (method.minAmountUSD ?? 0)) {
+        throw validationError(`${method.id} needs at least ${method.minAmountUSD} USD`, {
+          field: 'amount',
+          reason: REASONS.belowMinimum,
+          minAmountUSD: method.minAmountUSD,
+        });
+      }
+    }
+    const now = core.clock.now();
+    const deposit: DepositState = {
+      depositId: core.store.ids.id('dep_', 20),
+      userId: account.userId,
+      email: account.email,
+      currency: 'USD',
+      paymentCurrency,
+      amount: input.amount,
+      status: 'pending',
+      expiresAt: now + DEPOSIT_EXPIRY_MS,
+      createdAt: now,
+      confirmedAt: null,
+      updatedAt: now,
+      payment: null,
+    };
+    if (method) {
+      deposit.payment = createInvoice(core, {
+        method,
+        currency: invoiceCurrency(core, method, paymentCurrency, paymentCurrency),
+        appliedAmount: input.amount,
+        appliedCurrency: 'USD',
+        rates,
+        expiresAt: deposit.expiresAt,
+        reference: deposit.depositId,
+      });
+    }
+    core.store.deposits.set(deposit.depositId, deposit);
+    core.store.depositsByUser.get(account.userId)?.push(deposit);
+    core.scheduler.at(deposit.expiresAt, () => {
+      if (deposit.status !== 'pending') return;
+      deposit.status = 'expired';
+      deposit.updatedAt = core.clock.now();
+      if (deposit.payment) deposit.payment.status = 'failed';
+    });
+    const response: Record<string, unknown> = {
+      depositId: deposit.depositId,
+      deposit: depositView(deposit),
+      payment: deposit.payment ? invoiceView(core, deposit.payment) : null,
+    };
+    if (!method) response.availablePaymentMethods = methodsFor(core, input.amount, 'deposit');
+    return ok(response, 201);
+  }),
+  api('GET', '/b2b/deposits', ({ core, account, query }) => {
+    const q = listQuery(query, DEPOSIT_STATUSES);
+    const all = core.store.depositsByUser.get(account.userId) ?? [];
+    const filtered = q.status ? all.filter((d) => d.status === q.status) : all;
+    const { page, pagination } = paginate(filtered, q, (d) => d.amount);
+    return ok({ data: page.map(depositView), pagination });
+  }),
+  api('GET', '/b2b/deposits/{depositId}', ({ core, account, params }) => {
+    const d = core.store.deposits.get(params.depositId ?? '');
+    if (!d || d.userId !== account.userId) throw notFound('Deposit');
+    return ok({ deposit: depositView(d), payment: d.payment ? invoiceView(core, d.payment) : null });
+  }),
+];

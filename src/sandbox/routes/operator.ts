@@ -1,0 +1,254 @@
+/**
+ * The operator API under `/_sandbox/` (no API key, loopback only): what the service
+ * operator, the dashboard and the payment networks do in real life, for tests and
+ * rehearsals. Ledger and orders views are how tests prove nothing was charged twice
+ * and nothing was lost.
+ */
+import { z } from 'zod';
+import { ACCOUNT_STATUSES, RATE_LIMIT_TIERS } from '../../schemas/account.js';
+import { ALL_SCOPES, SCOPES } from '../../schemas/scopes.js';
+import { DEFAULT_OPERATOR_CAPABILITIES, DEFAULT_TIER, TIERS } from '../choices.js';
+import type { Core } from '../context.js';
+import { notFound, validationError } from '../errors.js';
+import { FaultConfigSchema } from '../faults.js';
+import { customerPays } from '../payments.js';
+import { chooseRefundMethod } from '../refund-flow.js';
+import { ok, operator, type Result, type RouteDef } from '../router.js';
+import type { AccountState, NewAccount } from '../state.js';
+import { parse } from '../validation.js';
+import { accountView, aggregatePayment, depositView, refundView } from '../views.js';
+import { confirmDeposit, failDeposit } from './deposits.js';
+
+const ScopeList = z
+  .array(z.string())
+  .nullable()
+  .superRefine((scopes, ctx) => {
+    const bad = (scopes ?? []).filter((s) => s !== ALL_SCOPES && !(SCOPES as readonly string[]).includes(s));
+    if (bad.length > 0) ctx.addIssue({ code: 'custom', message: `unknown scope(s): ${bad.join(', ')}` });
+  });
+const Tier = z
+  .string()
+  .refine((t) => TIERS.includes(t), { message: `tier must be one of ${TIERS.join(', ')}` });
+const Capabilities = z.array(z.enum(['b2b', 'retailer']));
+const RateLimit = z.union([
+  z.literal('off'),
+  z.object({ perSecond: z.number().positive(), burst: z.number().int().positive().optional() }),
+]);
+
+const CreateAccountBody = z.object({
+  tier: Tier.optional(),
+  capabilities: Capabilities.optional(),
+  balanceUsd: z.number().min(0).optional(),
+  scopes: ScopeList.optional(),
+  status: z.enum(ACCOUNT_STATUSES).optional(),
+  statusNote: z.string().nullable().optional(),
+  email: z.email().optional(),
+  apiKey: z.string().min(8).optional(),
+});
+
+const LimitOverrides = z
+  .object({
+    maxQuantityPerItem: z.number().min(0).nullable(),
+    maxItemsPerOrder: z.number().min(0).nullable(),
+    maxOrderAmountUSD: z.number().min(0).nullable(),
+    dailySpendCapUSD: z.number().min(0).nullable(),
+    monthlySpendCapUSD: z.number().min(0).nullable(),
+    maxDepositUSD: z.number().min(0).nullable(),
+    maxOpenCheckouts: z.number().min(0).nullable(),
+    dailyCheckoutCreations: z.number().min(0).nullable(),
+    maxMarkupPercent: z.number().min(0).nullable(),
+    rateLimitTier: z.enum(RATE_LIMIT_TIERS).nullable(),
+  })
+  .partial()
+  .strict();
+
+const PatchAccountBody = z.object({
+  status: z.enum(ACCOUNT_STATUSES).optional(),
+  statusNote: z.string().nullable().optional(),
+  tier: Tier.optional(),
+  /** Per-account overrides; null removes one. */
+  limits: LimitOverrides.optional(),
+  capabilities: Capabilities.optional(),
+  /** Per-account request-rate override; null returns to the tier's rate. */
+  rateLimit: RateLimit.nullable().optional(),
+});
+
+function requireAccount(core: Core, userId: string | undefined): AccountState {
+  const account = core.store.accounts.get(userId ?? '');
+  if (!account) throw notFound('Account');
+  return account;
+}
+
+function userParam(core: Core, query: URLSearchParams): AccountState {
+  const userId = query.get('userId');
+  if (!userId) throw validationError('userId is required', { field: 'userId', reason: 'required' });
+  return requireAccount(core, userId);
+}
+
+export function createAccount(
+  core: Core,
+  input: z.input<typeof CreateAccountBody>,
+): { userId: string; apiKey: string } {
+  const body = parse(CreateAccountBody, input);
+  const spec: NewAccount = {
+    tier: body.tier ?? DEFAULT_TIER,
+    capabilities: body.capabilities ?? DEFAULT_OPERATOR_CAPABILITIES,
+    balanceUsd: body.balanceUsd ?? 0,
+    ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
+    ...(body.status ? { status: body.status } : {}),
+    ...(body.statusNote !== undefined ? { statusNote: body.statusNote } : {}),
+    ...(body.email ? { email: body.email } : {}),
+    ...(body.apiKey ? { apiKey: body.apiKey } : {}),
+  };
+  const { account, apiKey } = core.store.createAccount(spec);
+  return { userId: account.userId, apiKey };
+}
+
+export function patchAccount(account: AccountState, input: unknown): AccountState {
+  const body = parse(PatchAccountBody, input);
+  if (body.status) account.status = body.status;
+  if (body.statusNote !== undefined) account.statusNote = body.statusNote;
+  if (body.tier) account.tier = body.tier;
+  if (body.capabilities) account.capabilities = new Set(body.capabilities);
+  if (body.rateLimit !== undefined) {
+    account.rateLimit = body.rateLimit;
+    account.bucket = null;
+  }
+  if (body.limits) {
+    const overrides = account.limitOverrides as Record<string, unknown>;
+    for (const [k, v] of Object.entries(body.limits)) {
+      if (v === null) delete overrides[k];
+      else overrides[k] = v;
+    }
+    if ('rateLimitTier' in body.limits) account.bucket = null;
+  }
+  return account;
+}
+
+export function ledgerView(core: Core, account: AccountState) {
+  return {
+    userId: account.userId,
+    balance: account.balance,
+    currency: 'USD',
+    entries: (core.store.ledger.get(account.userId) ?? []).map((e) => ({ ...e })),
+  };
+}
+
+export function ordersView(core: Core, account: AccountState) {
+  return {
+    userId: account.userId,
+    orders: (core.store.ordersByUser.get(account.userId) ?? []).map((o) => ({
+      checkoutId: o.checkoutId,
+      surface: o.surface,
+      externalRef: o.externalRef,
+      status: o.status,
+      totalAmount: o.totalAmount,
+      paymentCurrency: o.paymentCurrency,
+      totalUsd: o.totalUsd,
+      createdAt: o.createdAt,
+      completedAt: o.completedAt,
+      callback: o.callback,
+      codes: o.items.flatMap((item) =>
+        item.fulfillments.map((f) => ({
+          itemId: item.id,
+          productId: item.productId,
+          index: f.index,
+          status: f.status,
+          cardCode: f.cardCode,
+          cardPin: f.cardPin,
+          cardUrl: f.cardUrl,
+          giftCardId: f.giftCardId,
+        })),
+      ),
+    })),
+  };
+}
+
+function html(title: string, body: string): Result {
+  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return {
+    status: 200,
+    body: null,
+    html: `<!doctype html><meta charset="utf-8"><title>${esc(title)}</title><h1>${esc(title)}</h1><p>${esc(body)}</p>`,
+  };
+}
+
+export const operatorRoutes: RouteDef[] = [
+  operator('GET', '/_sandbox/health', ({ core }) => ok({ ok: true, now: core.clock.now() })),
+  operator('POST', '/_sandbox/accounts', ({ core, body }) => ok(createAccount(core, body as object), 201)),
+  operator('GET', '/_sandbox/accounts/{userId}', ({ core, params }) =>
+    ok(accountView(core, requireAccount(core, params.userId), 'operator')),
+  ),
+  operator('POST', '/_sandbox/accounts/{userId}/keys', ({ core, params, body }) => {
+    const account = requireAccount(core, params.userId);
+    const input = parse(z.object({ scopes: ScopeList.optional() }), body);
+    const scopes = input.scopes === undefined ? [...SCOPES] : input.scopes;
+    return ok({ apiKey: core.store.issueKey(account.userId, scopes) }, 201);
+  }),
+  operator('PATCH', '/_sandbox/accounts/{userId}', ({ core, params, body }) =>
+    ok(accountView(core, patchAccount(requireAccount(core, params.userId), body), 'operator')),
+  ),
+  operator('GET', '/_sandbox/clock', ({ core }) =>
+    ok({ now: core.clock.now(), advancedMs: core.clock.advancedMs }),
+  ),
+  operator('POST', '/_sandbox/clock', ({ core, body }) => {
+    const input = parse(z.object({ advanceMs: z.number().int().min(0) }), body);
+    return ok({ now: core.scheduler.advance(input.advanceMs) });
+  }),
+  operator('POST', '/_sandbox/deposits/{depositId}/confirm', ({ core, params, body }) => {
+    const d = core.store.deposits.get(params.depositId ?? '');
+    if (!d) throw notFound('Deposit');
+    const input = parse(z.object({ delayMs: z.number().int().min(0).optional() }), body);
+    return ok({ deposit: depositView(confirmDeposit(core, d, input.delayMs)) });
+  }),
+  operator('POST', '/_sandbox/deposits/{depositId}/fail', ({ core, params }) => {
+    const d = core.store.deposits.get(params.depositId ?? '');
+    if (!d) throw notFound('Deposit');
+    return ok({ deposit: depositView(failDeposit(core, d)) });
+  }),
+  operator('POST', '/_sandbox/checkouts/{checkoutId}/pay', ({ core, params, body }) => {
+    const order = core.store.orders.get(params.checkoutId ?? '');
+    if (order?.surface !== 'retailer') throw notFound('Checkout');
+    const input = parse(z.object({ amount: z.number().positive().optional() }), body);
+    customerPays(core, order, input.amount);
+    return ok({ checkoutId: order.checkoutId, status: order.status, payment: aggregatePayment(core, order) });
+  }),
+  operator('GET', '/_sandbox/faults', ({ core }) => ok({ faults: core.faults.current })),
+  operator('PUT', '/_sandbox/faults', ({ core, body }) => {
+    const input = parse(FaultConfigSchema, body, 'Invalid fault config');
+    try {
+      return ok({ faults: core.faults.set(input) });
+    } catch (e) {
+      throw validationError(e instanceof Error ? e.message : String(e), {
+        field: 'routes',
+        reason: 'invalid',
+      });
+    }
+  }),
+  operator('GET', '/_sandbox/ledger', ({ core, query }) => ok(ledgerView(core, userParam(core, query)))),
+  operator('GET', '/_sandbox/orders', ({ core, query }) => ok(ordersView(core, userParam(core, query)))),
+  operator('GET', '/_sandbox/refunds', ({ core, query }) => {
+    const account = userParam(core, query);
+    return ok({ refunds: (core.store.refundsByUser.get(account.userId) ?? []).map(refundView) });
+  }),
+  operator('POST', '/_sandbox/refunds/{refundId}/method', ({ core, params, body }) => {
+    const refund = core.store.refunds.get(params.refundId ?? '');
+    if (!refund) throw notFound('Refund');
+    const input = parse(z.object({ method: z.string().min(1), fail: z.boolean().optional() }), body);
+    return ok(refundView(chooseRefundMethod(core, refund, input.method, input.fail ?? false)));
+  }),
+  // Hosted pages: stand-ins for the real hosted payment page and the sealed-code reveal page.
+  operator('GET', '/_sandbox/pay/{checkoutId}', ({ core, params }) => {
+    const order = core.store.orders.get(params.checkoutId ?? '');
+    if (!order) throw notFound('Checkout');
+    return html(
+      'Sandbox hosted payment page',
+      `Checkout ${order.checkoutId}: ${order.totalAmount} ${order.paymentCurrency}, ${order.status}. Simulate the payment with POST /_sandbox/checkouts/${order.checkoutId}/pay.`,
+    );
+  }),
+  operator('GET', '/_sandbox/reveal/{giftCardId}', ({ core, params }) => {
+    const card = core.store.sealed.get(params.giftCardId ?? '');
+    if (!card) throw notFound('Gift card');
+    return html('Your gift card', `Code: ${card.cardCode}${card.cardPin ? `  PIN: ${card.cardPin}` : ''}`);
+  }),
+];

@@ -1,0 +1,166 @@
+/**
+ * B2B orders (spec §1 B2B flow, §2, §4): create-and-pay from the balance in one call,
+ * idempotent on `externalRef`, frozen rates, asynchronous per-unit fulfillment.
+ */
+import { ORDER_STATUSES } from '../../schemas/orders.js';
+import { Catalog } from '../catalog.js';
+import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
+import type { Core } from '../context.js';
+import { conflict, validationError } from '../errors.js';
+import { startFulfillment } from '../fulfillment.js';
+import { checkOrderShape, checkSpend, creditRebates, discountPercent } from '../limits.js';
+import { createInvoice, findMethod } from '../payments.js';
+import { api, ok, type RouteDef } from '../router.js';
+import type { AccountState, ItemState, OrderState } from '../state.js';
+import { round2 } from '../state.js';
+import { B2bOrderBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
+import { orderView } from '../views.js';
+import { webhookUrlProblem } from '../webhook-delivery.js';
+import { freeze, ratesOrThrow, requireOrder } from './common.js';
+
+/** Spec §1 rule 10: same surface -> 200 with the existing order; other surface -> 409. */
+export function replay(
+  core: Core,
+  account: AccountState,
+  externalRef: string | undefined,
+  surface: 'b2b' | 'retailer',
+) {
+  if (externalRef === undefined) return undefined;
+  const existing = core.store.refs.get(account.userId)?.get(externalRef);
+  if (!existing) return undefined;
+  if (existing.surface !== surface) {
+    throw conflict(`externalRef ${externalRef} is already used on the ${existing.surface} surface`, {
+      field: 'externalRef',
+      externalRef,
+      surface: existing.surface,
+    });
+  }
+  return existing;
+}
+
+export function checkCallbackUrl(core: Core, url: string | undefined): void {
+  if (url === undefined) return;
+  const problem = webhookUrlProblem(url, core.allowHttpWebhooks);
+  if (problem) {
+    throw validationError(`callbackUrl ${problem}`, {
+      field: 'callbackUrl',
+      reason: REASONS.invalid,
+      problem,
+    });
+  }
+}
+
+export const orderRoutes: RouteDef[] = [
+  api('POST', '/b2b/orders', ({ core, account, body }) => {
+    const input = parse(B2bOrderBody, body);
+    const existing = replay(core, account, input.externalRef, 'b2b');
+    if (existing) return ok(orderView(existing), 200);
+    checkCallbackUrl(core, input.callbackUrl);
+    const lines = resolveLines(core, input.items, null);
+    const current = ratesOrThrow(core);
+    const rates = freeze(
+      current,
+      lines.map((l) => l.product.costCurrency),
+    );
+    const now = core.clock.now();
+    const discount = discountPercent(account);
+    const factor = Catalog.factor(discount);
+    const checkoutId = core.store.ids.id('chk_', 20);
+    let totalUsd = 0;
+    const items: ItemState[] = lines.map((l) => {
+      const unitPrice = core.rates.round(l.amount * factor, l.product.costCurrency);
+      totalUsd += (unitPrice * l.quantity) / (rates[l.product.costCurrency] as number);
+      return {
+        id: core.store.ids.id('itm_', 20),
+        productId: l.product.productId,
+        productName: l.product.name,
+        productImageUrl: l.product.imageUrl ?? '',
+        productBrandColor: l.product.brandColor ?? '',
+        skuId: l.sku.id,
+        unitAmount: l.amount,
+        unitPrice,
+        unitMarkup: 0,
+        unitMarkupUsd: 0,
+        costCurrency: l.product.costCurrency,
+        quantity: l.quantity,
+        status: 'pending',
+        requiredFields: l.requiredFields,
+        fulfillments: [],
+        createdAt: now,
+        updatedAt: now,
+        markupCredited: true,
+      };
+    });
+    totalUsd = round2(totalUsd);
+    checkOrderShape(account, input.items, totalUsd);
+    checkSpend(core, account, totalUsd);
+    if (account.balance + 1e-9 < totalUsd) {
+      throw validationError('Balance payment failed: insufficient balance', {
+        reason: REASONS.insufficientBalance,
+        balanceUsd: account.balance,
+        requiredUsd: totalUsd,
+      });
+    }
+    const order: OrderState = {
+      checkoutId,
+      userId: account.userId,
+      surface: 'b2b',
+      externalRef: input.externalRef,
+      status: 'pending',
+      items,
+      totalAmount: totalUsd,
+      paymentCurrency: 'USD',
+      totalUsd,
+      rates,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+      expiredAt: null,
+      sealCards: input.sealCards ?? false,
+      callbackUrl: input.callbackUrl ?? null,
+      customerEmail: null,
+      country: null,
+      markupPercent: 0,
+      markupTotal: 0,
+      appliedDiscountPercent: discount,
+      payments: [],
+      paymentInFlight: false,
+      fulfillment: null,
+      callback: null,
+    };
+    // Pay from the balance in the same call: charge, record the payment, start fulfillment.
+    core.store.addOrder(order);
+    core.store.move(account, 'order_charge', -totalUsd, { checkoutId });
+    const method = findMethod(core, BALANCE_METHOD_ID);
+    if (method) {
+      const p = createInvoice(core, {
+        method,
+        currency: 'USD',
+        appliedAmount: totalUsd,
+        appliedCurrency: 'USD',
+        rates,
+        expiresAt: now,
+        reference: checkoutId,
+      });
+      p.status = 'confirmed';
+      p.sentAmount = p.expectedAmount;
+      p.confirmedAt = now;
+      order.payments.push(p);
+    }
+    creditRebates(core, account);
+    startFulfillment(core, order);
+    core.log(`order ${checkoutId} created (${items.length} lines, ${totalUsd} USD)`);
+    return ok(orderView(order), 201);
+  }),
+  api('GET', '/b2b/orders', ({ core, account, query }) => {
+    const q = listQuery(query, ORDER_STATUSES, { externalRef: true });
+    let all = (core.store.ordersByUser.get(account.userId) ?? []).filter((o) => o.surface === 'b2b');
+    if (q.status) all = all.filter((o) => o.status === q.status);
+    if (q.externalRef !== undefined) all = all.filter((o) => o.externalRef === q.externalRef);
+    const { page, pagination } = paginate(all, q, (o) => o.totalAmount);
+    return ok({ data: page.map(orderView), pagination });
+  }),
+  api('GET', '/b2b/orders/{checkoutId}', ({ core, account, params }) =>
+    ok(orderView(requireOrder(core, account, params.checkoutId ?? '', 'b2b'))),
+  ),
+];

@@ -1,0 +1,88 @@
+/**
+ * The retailer webhook endpoint (spec §4, §6): one per account, `whsec_` secret shown on
+ * first create only, rotation with a 24-hour overlap, test ping, delivery log.
+ */
+import { z } from 'zod';
+import { SECRET_ROTATION_OVERLAP_MS } from '../../schemas/common.js';
+import { EVENT_TYPES } from '../../schemas/webhooks.js';
+import { REASONS, WEBHOOK_CREATE_STATUS } from '../choices.js';
+import type { Core } from '../context.js';
+import { notFound, validationError } from '../errors.js';
+import { api, ok, type RouteDef } from '../router.js';
+import type { AccountState, WebhookEndpoint } from '../state.js';
+import { parse } from '../validation.js';
+import { deliveryView, webhookConfigView } from '../views.js';
+import { ping, webhookUrlProblem } from '../webhook-delivery.js';
+
+const SetWebhookBody = z.object({
+  url: z.string().min(1),
+  events: z.array(z.enum(EVENT_TYPES)).nullable().optional(),
+});
+
+function newSecret(core: Core): string {
+  return core.store.ids.token('whsec_', 32);
+}
+
+function requireWebhook(account: AccountState): WebhookEndpoint {
+  if (!account.webhook) throw notFound('Webhook endpoint');
+  return account.webhook;
+}
+
+export const webhookRoutes: RouteDef[] = [
+  api('PUT', '/retailer/v1/webhook', ({ core, account, body }) => {
+    const input = parse(SetWebhookBody, body);
+    const problem = webhookUrlProblem(input.url, core.allowHttpWebhooks);
+    if (problem) throw validationError(`url ${problem}`, { field: 'url', reason: REASONS.invalid, problem });
+    const now = core.clock.now();
+    const events = input.events ?? null;
+    if (account.webhook) {
+      account.webhook.url = input.url;
+      account.webhook.events = events;
+      account.webhook.updatedAt = now;
+      return ok(webhookConfigView(account.webhook, 'omit'));
+    }
+    account.webhook = {
+      url: input.url,
+      events,
+      secret: newSecret(core),
+      previousSecret: null,
+      previousSecretExpiresAt: null,
+      createdAt: now,
+      updatedAt: now,
+      secretRotatedAt: null,
+    };
+    return ok(webhookConfigView(account.webhook, 'plain'), WEBHOOK_CREATE_STATUS);
+  }),
+  api('GET', '/retailer/v1/webhook', ({ account }) =>
+    ok(webhookConfigView(requireWebhook(account), 'masked')),
+  ),
+  api('DELETE', '/retailer/v1/webhook', ({ account }) => {
+    requireWebhook(account);
+    account.webhook = null;
+    return ok({ deleted: true });
+  }),
+  api('POST', '/retailer/v1/webhook/rotate', ({ core, account }) => {
+    const wh = requireWebhook(account);
+    const now = core.clock.now();
+    wh.previousSecret = wh.secret;
+    wh.previousSecretExpiresAt = now + SECRET_ROTATION_OVERLAP_MS;
+    wh.secret = newSecret(core);
+    wh.secretRotatedAt = now;
+    wh.updatedAt = now;
+    return ok({ ...webhookConfigView(wh, 'plain'), previousSecretExpiresAt: wh.previousSecretExpiresAt });
+  }),
+  api('POST', '/retailer/v1/webhook/test', async ({ core, account }) =>
+    ok(await ping(core, account, requireWebhook(account))),
+  ),
+  api('GET', '/retailer/v1/webhook/deliveries', ({ core, account, query }) => {
+    const checkoutId = query.get('checkoutId');
+    const all = core.store.deliveries.get(account.userId) ?? [];
+    const out = [];
+    // Newest first: walk the creation-ordered log backwards.
+    for (let i = all.length - 1; i >= 0; i--) {
+      const d = all[i];
+      if (d && (checkoutId === null || d.checkoutId === checkoutId)) out.push(deliveryView(d));
+    }
+    return ok({ deliveries: out });
+  }),
+];

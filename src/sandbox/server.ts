@@ -1,0 +1,271 @@
+/**
+ * The HTTP front of the sandbox: node:http, the router, the request pipeline in the
+ * spec's order (faults, 401, suspended 403, 429, capability 403, scope 403, handler),
+ * and the §7 error envelope with a request id on every response.
+ *
+ * Why node:http and no framework: the sandbox needs a dozen lines of routing, and the
+ * hot path (`GET /b2b/orders/{id}` at >= 5,000 req/s on two cores) is fastest with no
+ * middleware layers, no per-request schema work on responses and no extra dependency.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { CAPABILITY_HINTS, capabilityFor, ENDPOINT_SCOPES, hasScope } from './auth.js';
+import { INJECTED_ERROR_CODE, INJECTED_ERROR_STATUS, MAX_BODY_BYTES, TIER_LIMITS } from './choices.js';
+import type { Core } from './context.js';
+import { ApiError, forbidden, validationError } from './errors.js';
+import type { FaultDecision } from './faults.js';
+import { resolveRate, take } from './ratelimit.js';
+import type { CompiledRoute, Result, Router } from './router.js';
+import { type AccountState, type ApiKeyRecord, hashKey } from './state.js';
+
+const EMPTY_QUERY = new URLSearchParams();
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export interface SandboxServer {
+  server: Server;
+  /** Cancels held (`delay_after`) responses so close() never waits on them. */
+  dispose(): void;
+}
+
+export function createSandboxServer(core: Core, router: Router): SandboxServer {
+  for (const route of router.routes) {
+    if (route.def.kind === 'api' && !(route.key in ENDPOINT_SCOPES)) {
+      throw new Error(`route ${route.key} has no entry in the scope table (auth.ts)`);
+    }
+  }
+  const held = new Set<NodeJS.Timeout>();
+  let counter = 0;
+  const idPrefix = `req_${(core.seed >>> 0).toString(36)}_`;
+
+  const send = (res: ServerResponse, requestId: string, result: Result): void => {
+    if (res.destroyed || res.writableEnded) return;
+    if (result.html !== undefined) {
+      res.writeHead(result.status, { 'content-type': 'text/html; charset=utf-8', 'x-request-id': requestId });
+      res.end(result.html);
+      return;
+    }
+    const json = JSON.stringify(result.body);
+    const headers: Record<string, string | number> = {
+      'content-type': JSON_TYPE,
+      'content-length': Buffer.byteLength(json),
+      'x-request-id': requestId,
+    };
+    if (result.headers) Object.assign(headers, result.headers);
+    res.writeHead(result.status, headers);
+    res.end(json);
+  };
+
+  const errorResult = (error: unknown, requestId: string): Result => {
+    if (error instanceof ApiError) {
+      const body: { error: Record<string, unknown>; requestId: string } = {
+        error: { code: error.code, message: error.message },
+        requestId,
+      };
+      if (error.details !== undefined) body.error.details = error.details;
+      return { status: error.status, body, ...(error.headers ? { headers: error.headers } : {}) };
+    }
+    core.log(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+    return {
+      status: 500,
+      body: { error: { code: INJECTED_ERROR_CODE, message: 'Internal sandbox error' }, requestId },
+    };
+  };
+
+  const tooMany = (message: string, retryAfterMs: number): Result => ({
+    status: 429,
+    // Spec §7: a flat body instead of the envelope.
+    body: { error: 'Too many requests', message },
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+  });
+
+  const injected = (decision: FaultDecision, requestId: string): Result => {
+    const status = decision.status ?? INJECTED_ERROR_STATUS;
+    const code = status === 502 ? 'EXTERNAL_SERVICE_ERROR' : INJECTED_ERROR_CODE;
+    return { status, body: { error: { code, message: `Injected fault (HTTP ${status})` }, requestId } };
+  };
+
+  const readBody = (req: IncomingMessage): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+          reject(
+            validationError('Request body too large', { reason: 'too_large', maxBytes: MAX_BODY_BYTES }),
+          );
+          req.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (size === 0) return resolve({});
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        } catch {
+          reject(
+            validationError('Request body is not valid JSON', { field: '(body)', reason: 'invalid_json' }),
+          );
+        }
+      });
+      req.on('error', reject);
+    });
+
+  /** Authentication and authorization in the spec's order; returns the failure, or the caller. */
+  type Authorized = { account: AccountState; key: ApiKeyRecord } | { fail: ApiError } | { limited: Result };
+  const authorize = (route: CompiledRoute, req: IncomingMessage, path: string): Authorized => {
+    const header = req.headers['x-api-key'];
+    if (typeof header !== 'string' || header === '') {
+      return { fail: new ApiError(401, 'UNAUTHORIZED', 'Missing X-API-Key header') };
+    }
+    const key = core.store.keys.get(hashKey(header));
+    const account = key ? core.store.accounts.get(key.userId) : undefined;
+    if (!key || !account) return { fail: new ApiError(401, 'UNAUTHORIZED', 'Invalid API key') };
+    if (account.status === 'suspended') {
+      return {
+        fail: forbidden(`Account suspended${account.statusNote ? `: ${account.statusNote}` : ''}`, {
+          status: 'suspended',
+        }),
+      };
+    }
+    const tierRate = account.limitOverrides.rateLimitTier ?? TIER_LIMITS[account.tier]?.rateLimitTier;
+    const verdict = take(
+      account,
+      resolveRate(account, tierRate, core.faults.current.rateLimit),
+      core.clock.now(),
+    );
+    if (!verdict.ok) {
+      return {
+        limited: tooMany(
+          `Rate limit of ${verdict.perSecond} requests per second exceeded; retry later`,
+          verdict.retryAfterMs,
+        ),
+      };
+    }
+    const capability = capabilityFor(path);
+    if (capability && !account.capabilities.has(capability)) {
+      return { fail: forbidden(CAPABILITY_HINTS[capability], { capability }) };
+    }
+    const scope = ENDPOINT_SCOPES[route.key] ?? null;
+    if (!hasScope(key.scopes, scope)) {
+      return { fail: forbidden(`This API key lacks the ${scope} scope`, { requiredScope: scope }) };
+    }
+    return { account, key };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const requestId = idPrefix + (counter++).toString(36);
+    const started = Date.now();
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1));
+    const finish = (result: Result) => {
+      send(res, requestId, result);
+      core.log(`${method} ${path} ${result.status} ${Date.now() - started}ms`);
+    };
+    try {
+      const match = router.match(method, path);
+      if (!match) {
+        req.resume();
+        finish(errorResult(new ApiError(404, 'NOT_FOUND', `No route for ${method} ${path}`), requestId));
+        return;
+      }
+      const { route, params } = match;
+      const def = route.def;
+      const hasBody = method !== 'GET' && method !== 'DELETE';
+
+      if (def.kind === 'operator') {
+        if (!isLoopback(req.socket.remoteAddress)) {
+          req.resume();
+          finish(errorResult(forbidden('The operator API is loopback-only'), requestId));
+          return;
+        }
+        const body = hasBody ? await readBody(req) : undefined;
+        const result = await def.handler({ core, method, path, params, query, body, requestId });
+        finish(result);
+        return;
+      }
+
+      const decision = core.faults.decide(route.faultKey);
+      if (decision.latencyMs > 0) await sleep(decision.latencyMs);
+      if (decision.kind === 'error_before') {
+        req.resume();
+        finish(injected(decision, requestId));
+        return;
+      }
+      if (decision.kind === 'rate_limit') {
+        req.resume();
+        finish(tooMany('Injected rate-limit burst', 1000));
+        return;
+      }
+      const auth = authorize(route, req, path);
+      if ('limited' in auth) {
+        req.resume();
+        finish(auth.limited);
+        return;
+      }
+      if ('fail' in auth) {
+        req.resume();
+        finish(errorResult(auth.fail, requestId));
+        return;
+      }
+      const body = hasBody ? await readBody(req) : undefined;
+      let result: Result;
+      try {
+        result = await def.handler({
+          core,
+          method,
+          path,
+          params,
+          query,
+          body,
+          requestId,
+          account: auth.account,
+          key: auth.key,
+        });
+      } catch (error) {
+        result = errorResult(error, requestId);
+      }
+      // Faults after commit: the state change above has happened; the caller does not learn it.
+      if (decision.kind === 'error_after') {
+        finish(injected(decision, requestId));
+      } else if (decision.kind === 'reset_after') {
+        core.log(`${method} ${path} reset after commit`);
+        req.socket.destroy();
+      } else if (decision.kind === 'delay_after') {
+        const timer = setTimeout(() => {
+          held.delete(timer);
+          finish(result);
+        }, decision.delayMs);
+        held.add(timer);
+      } else {
+        finish(result);
+      }
+    } catch (error) {
+      finish(errorResult(error, requestId));
+    }
+  };
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 5_000;
+  return {
+    server,
+    dispose() {
+      for (const t of held) clearTimeout(t);
+      held.clear();
+    },
+  };
+}

@@ -1,0 +1,301 @@
+/**
+ * JSON shapes of the spec §2 resources, built from state. Plain object literals (no
+ * schema parse per response) keep the hot path cheap; the conformance tests check the
+ * shapes against the shared zod schemas instead.
+ */
+import { maskSecret } from './choices.js';
+import type { Core } from './context.js';
+import { effectiveLimits, rebates, usage } from './limits.js';
+import type {
+  AccountState,
+  DeliveryState,
+  DepositState,
+  ItemState,
+  OrderState,
+  PaymentState,
+  RefundState,
+  UnitState,
+  WebhookEndpoint,
+} from './state.js';
+import { round2 } from './state.js';
+
+function fulfillmentView(f: UnitState, retailer: boolean) {
+  const sealed = f.giftCardId !== null;
+  const view: Record<string, unknown> = { index: f.index, status: f.status };
+  if (retailer) view.sealed = sealed;
+  if (sealed) view.giftCardId = f.giftCardId;
+  else view.cardCode = f.cardCode;
+  view.cardPin = sealed ? null : f.cardPin;
+  view.cardUrl = f.cardUrl;
+  view.vendorOrderId = f.vendorOrderId;
+  view.TxId = f.txId;
+  if (retailer) view.expiresAt = f.expiresAt;
+  view.errorMessage = f.errorMessage;
+  view.fulfilledAt = f.fulfilledAt;
+  return view;
+}
+
+function b2bItemView(item: ItemState) {
+  return {
+    id: item.id,
+    productId: item.productId,
+    productName: item.productName,
+    unitAmount: item.unitAmount,
+    unitPrice: item.unitPrice,
+    costCurrency: item.costCurrency,
+    quantity: item.quantity,
+    status: item.status,
+    fulfillments: item.fulfillments.map((f) => fulfillmentView(f, false)),
+  };
+}
+
+/** B2B order (spec §2 "B2B order fields"). */
+export function orderView(order: OrderState) {
+  return {
+    checkoutId: order.checkoutId,
+    status: order.status,
+    totalAmount: order.totalAmount,
+    paymentCurrency: order.paymentCurrency,
+    items: order.items.map(b2bItemView),
+    createdAt: order.createdAt,
+    updatedAt: order.updatedAt,
+    externalRef: order.externalRef,
+    appliedDiscountPercent: order.appliedDiscountPercent,
+    completedAt: order.completedAt,
+    sealCards: order.sealCards,
+    callbackUrl: order.callbackUrl,
+  };
+}
+
+function checkoutItemView(order: OrderState, item: ItemState) {
+  return {
+    id: item.id,
+    checkoutId: order.checkoutId,
+    productId: item.productId,
+    productName: item.productName,
+    productImageUrl: item.productImageUrl,
+    productBrandColor: item.productBrandColor,
+    skuId: item.skuId,
+    unitAmount: item.unitAmount,
+    unitPrice: item.unitPrice,
+    unitMarkup: item.unitMarkup,
+    quantity: item.quantity,
+    status: item.status,
+    requiredFields: item.requiredFields,
+    fulfillments: item.fulfillments.map((f) => fulfillmentView(f, true)),
+    createdAt: item.createdAt,
+    updatedAt: item.updatedAt,
+  };
+}
+
+/** Spec §2 invoice: shared by checkout payments and deposits. */
+export function invoiceView(core: Core, p: PaymentState) {
+  const isCrypto = p.method.type === 'crypto';
+  const decimals = core.rates.decimals(p.currency);
+  const amount = p.expectedAmount.toFixed(decimals);
+  const scheme = (p.method.network || p.method.identifier || 'pay').toLowerCase();
+  return {
+    paymentMethodId: p.method.id,
+    paymentId: p.paymentId,
+    providerPaymentId: p.providerPaymentId,
+    status: p.status,
+    appliedAmount: p.appliedAmount,
+    appliedCurrency: p.appliedCurrency,
+    providerAmount: p.expectedAmount,
+    providerCurrency: p.currency,
+    paymentUrl: p.paymentUrl,
+    paymentAddress: p.address,
+    memo: p.memo,
+    destinationTag: p.destinationTag,
+    amount,
+    currency: p.currency,
+    network: p.method.network || null,
+    exchangeRate: String(p.exchangeRate),
+    expiresAt: p.expiresAt,
+    qr: isCrypto
+      ? {
+          withAmount: `${scheme}:${p.address}?amount=${amount}${p.destinationTag ? `&dt=${p.destinationTag}` : ''}`,
+          withoutAmount: `${scheme}:${p.address}`,
+        }
+      : null,
+    fee: { percentage: 0, fixed: 0, recommended: false, feeUnit: p.currency },
+    errorMessage: null,
+  };
+}
+
+/** Spec §2 "Aggregate payment state", or null before any payment exists. */
+export function aggregatePayment(core: Core, order: OrderState) {
+  if (order.payments.length === 0) return null;
+  let confirmed = 0;
+  let anyPartial = false;
+  let allFailed = true;
+  for (const p of order.payments) {
+    if (p.status === 'confirmed') confirmed += p.appliedAmount;
+    else if (p.sentAmount > 0 && p.sentAmount < p.expectedAmount) {
+      anyPartial = true;
+      confirmed += (p.sentAmount / p.expectedAmount) * p.appliedAmount;
+    }
+    if (p.status !== 'failed') allFailed = false;
+  }
+  const done = order.payments.some((p) => p.status === 'confirmed');
+  const state = done ? 'confirmed' : anyPartial ? 'partial' : allFailed ? 'failed' : 'pending';
+  return {
+    state,
+    confirmedAmount: core.rates.round(Math.min(confirmed, order.totalAmount), order.paymentCurrency),
+    totalAmount: order.totalAmount,
+    currency: order.paymentCurrency,
+    payments: order.payments.map((p) => ({
+      paymentId: p.paymentId,
+      method: p.method.id,
+      amount: p.expectedAmount,
+      status: p.status,
+      createdAt: p.createdAt,
+      confirmedAt: p.confirmedAt,
+      partialPayment:
+        p.sentAmount > 0 && p.sentAmount < p.expectedAmount
+          ? { sentAmount: p.sentAmount, expectedAmount: p.expectedAmount, currency: p.currency }
+          : null,
+    })),
+  };
+}
+
+/**
+ * Retailer checkout (spec §2). `payment` is the aggregate state (GET, replays), or on the
+ * create response the invoice, present only when the call chose a payment method.
+ */
+export function checkoutView(
+  core: Core,
+  order: OrderState,
+  extras?: { methods?: unknown; create?: boolean; invoice?: unknown },
+) {
+  const view: Record<string, unknown> = {
+    checkoutId: order.checkoutId,
+    customerEmail: order.customerEmail,
+    status: order.status,
+    totalAmount: order.totalAmount,
+    paymentCurrency: order.paymentCurrency,
+    items: order.items.map((i) => checkoutItemView(order, i)),
+    createdAt: order.createdAt,
+    updatedAt: order.updatedAt,
+    completedAt: order.completedAt,
+    expiredAt: order.expiredAt,
+    links: { hostedPaymentUrl: `${core.baseUrl}/_sandbox/pay/${order.checkoutId}` },
+    externalRef: order.externalRef,
+    markupPercent: order.markupPercent,
+    markupTotal: order.markupTotal,
+    sealCards: order.sealCards,
+    callbackUrl: order.callbackUrl,
+    country: order.country,
+  };
+  if (!extras?.create) view.payment = aggregatePayment(core, order);
+  else if (extras.invoice !== undefined) view.payment = extras.invoice;
+  if (extras?.methods) view.availablePaymentMethods = extras.methods;
+  return view;
+}
+
+export function checkoutSummaryView(order: OrderState) {
+  return {
+    checkoutId: order.checkoutId,
+    email: order.customerEmail,
+    totalAmount: order.totalAmount,
+    paymentCurrency: order.paymentCurrency,
+    status: order.status,
+    createdAt: order.createdAt,
+  };
+}
+
+export function depositView(d: DepositState) {
+  return {
+    depositId: d.depositId,
+    userId: d.userId,
+    email: d.email,
+    currency: d.currency,
+    paymentCurrency: d.paymentCurrency,
+    amount: d.amount,
+    status: d.status,
+    expiresAt: d.expiresAt,
+    createdAt: d.createdAt,
+    confirmedAt: d.confirmedAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+export function refundView(r: RefundState) {
+  return {
+    id: r.id,
+    checkoutId: r.checkoutId,
+    totalAmount: r.totalAmount,
+    currency: r.currency,
+    status: r.status,
+    createdAt: r.createdAt,
+    completedAt: r.completedAt,
+    updatedAt: r.updatedAt,
+    email: r.email,
+    remainingAmount: r.remainingAmount,
+    items: r.items,
+    autoRefunds: r.autoRefunds,
+    method: r.method,
+    initiatedBy: r.initiatedBy,
+    reason: r.reason,
+    retryCount: r.retryCount,
+  };
+}
+
+export function deliveryView(d: DeliveryState) {
+  return {
+    id: d.id,
+    eventType: d.eventType,
+    url: d.url,
+    userId: d.userId,
+    checkoutId: d.checkoutId,
+    payloadHash: d.payloadHash,
+    error: d.error,
+    status: d.status,
+    attempts: d.attempts,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+export function webhookConfigView(wh: WebhookEndpoint, secret: 'plain' | 'masked' | 'omit') {
+  const view: Record<string, unknown> = { url: wh.url, events: wh.events };
+  if (secret === 'plain') view.secret = wh.secret;
+  else if (secret === 'masked') view.secret = maskSecret(wh.secret);
+  view.createdAt = wh.createdAt;
+  view.updatedAt = wh.updatedAt;
+  view.secretRotatedAt = wh.secretRotatedAt;
+  return view;
+}
+
+/** Markup credited so far and still pending on processing checkouts (spec §1 rule 11). */
+export function markupEarnings(core: Core, account: AccountState) {
+  let credited = 0;
+  for (const e of core.store.ledger.get(account.userId) ?? [])
+    if (e.type === 'markup') credited += e.amountUsd;
+  let pending = 0;
+  for (const o of core.store.ordersByUser.get(account.userId) ?? []) {
+    if (o.surface !== 'retailer' || o.status !== 'processing') continue;
+    for (const item of o.items) if (!item.markupCredited) pending += item.unitMarkupUsd * item.quantity;
+  }
+  return { creditedUsd: round2(credited), pendingUsd: round2(pending), currency: 'USD' };
+}
+
+export function accountView(core: Core, account: AccountState, surface: 'b2b' | 'retailer' | 'operator') {
+  const view: Record<string, unknown> = {
+    userId: account.userId,
+    email: account.email,
+    tier: account.tier,
+    status: account.status,
+    statusNote: account.statusNote,
+    capabilities: [...account.capabilities],
+    limits: effectiveLimits(account),
+    usage: usage(core, account),
+    rebates: rebates(core, account),
+    balance: { balance: account.balance, currency: 'USD' },
+  };
+  if (surface !== 'b2b') {
+    view.markupPercent = account.markupPercent;
+    view.markupEarnings = markupEarnings(core, account);
+  }
+  return view;
+}

@@ -1,0 +1,314 @@
+/**
+ * Outbound HTTP of the sandbox: signed retailer webhooks (spec §6: signature, headers,
+ * `whd_` ids reused by retries, 5 attempts with backoff on the virtual clock, 10 s
+ * deadline, delivery log) and the one-shot unsigned B2B callback. The sender is
+ * injected so tests and users can swap the network out.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import { WEBHOOK_ATTEMPTS, WEBHOOK_DEADLINE_MS } from '../schemas/common.js';
+import { DELIVERY_HEADER, EVENT_HEADER, type EventType, SIGNATURE_HEADER } from '../schemas/webhooks.js';
+import { DELIVERY_PENDING_STATUS } from './choices.js';
+import type { Core } from './context.js';
+import type { AccountState, DeliveryState, OrderState, WebhookEndpoint } from './state.js';
+
+export interface OutboundRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+/** Resolves with the receiver's HTTP status; rejects on network errors and the deadline. */
+export type WebhookSender = (req: OutboundRequest) => Promise<{ status: number }>;
+
+/** node:http with no agent: one connection per delivery, so receivers can close cleanly. */
+export const defaultSender: WebhookSender = (req) =>
+  new Promise((resolve, reject) => {
+    const url = new URL(req.url);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const r = send(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
+        signal: AbortSignal.timeout(req.timeoutMs),
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+        res.on('error', reject);
+      },
+    );
+    r.on('error', reject);
+    r.end(req.body);
+  });
+
+/** Spec §6: `t=<ms>,v1=<hex>[,v1=<hex>]`, HMAC-SHA256(secret, t + "." + rawBody), newest secret first. */
+export function signatureHeader(secrets: readonly string[], t: number, rawBody: string): string {
+  let header = `t=${t}`;
+  for (const secret of secrets) {
+    header += `,v1=${createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex')}`;
+  }
+  return header;
+}
+
+/** The secrets that verify at `t`: the current one, and the previous one for 24 h after rotation. */
+export function activeSecrets(wh: WebhookEndpoint, t: number): string[] {
+  const secrets = [wh.secret];
+  if (wh.previousSecret && wh.previousSecretExpiresAt !== null && t < wh.previousSecretExpiresAt) {
+    secrets.push(wh.previousSecret);
+  }
+  return secrets;
+}
+
+const INTERNAL_SUFFIXES = [
+  '.local',
+  '.localhost',
+  '.internal',
+  '.lan',
+  '.home.arpa',
+  '.localdomain',
+  '.corp',
+  '.intranet',
+];
+
+function isLoopbackHost(host: string): boolean {
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host.startsWith('127.') ||
+    host === '[::1]' ||
+    host === '::1'
+  );
+}
+
+/**
+ * Spec §6 rule 1: https with a public hostname; IP addresses, localhost and internal hosts
+ * are rejected. `allowHttp` (`--allow-http-webhooks`) lets loopback receivers in (http or https).
+ * Returns the problem, or null when the URL is acceptable.
+ */
+export function webhookUrlProblem(raw: string, allowHttp: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'not a valid absolute URL';
+  }
+  const host = url.hostname.toLowerCase();
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https';
+  if (allowHttp && isLoopbackHost(host)) return null;
+  if (url.protocol !== 'https:') return 'must use https';
+  if (isLoopbackHost(host)) return 'localhost is not allowed';
+  if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return 'IP addresses are not allowed';
+  if (!host.includes('.') || INTERNAL_SUFFIXES.some((s) => host.endsWith(s)))
+    return 'internal hostnames are not allowed';
+  return null;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Spec §6: "Payload of `data` for each event type: not shown." Never card codes. */
+export function orderEventData(order: OrderState): Record<string, unknown> {
+  return {
+    checkoutId: order.checkoutId,
+    externalRef: order.externalRef,
+    status: order.status,
+    totalAmount: order.totalAmount,
+    paymentCurrency: order.paymentCurrency,
+    updatedAt: order.updatedAt,
+  };
+}
+
+/**
+ * Emits a retailer event for a checkout: filtered by the endpoint's `events` (which also
+ * governs `callbackUrl` overrides), sent to the override or the endpoint URL.
+ */
+export function emitEvent(
+  core: Core,
+  order: OrderState,
+  type: EventType,
+  data: Record<string, unknown>,
+): void {
+  if (order.surface !== 'retailer') return;
+  const account = core.store.accounts.get(order.userId);
+  const wh = account?.webhook;
+  if (!account || !wh) return;
+  if (wh.events !== null && !wh.events.includes(type)) return;
+  const delivery = createDelivery(core, account, type, order.callbackUrl ?? wh.url, order.checkoutId, data);
+  core.scheduler.at(core.clock.now(), () => attempt(core, delivery));
+}
+
+function createDelivery(
+  core: Core,
+  account: AccountState,
+  type: string,
+  url: string,
+  checkoutId: string | null,
+  data: Record<string, unknown>,
+): DeliveryState {
+  const now = core.clock.now();
+  const id = core.store.ids.id('whd_', 24);
+  const body = JSON.stringify({ id, type, createdAt: now, data });
+  const delivery: DeliveryState = {
+    id,
+    eventType: type,
+    url,
+    userId: account.userId,
+    checkoutId,
+    payloadHash: sha256(body),
+    error: null,
+    status: DELIVERY_PENDING_STATUS as 'pending',
+    attempts: 0,
+    createdAt: now,
+    updatedAt: now,
+    body,
+  };
+  core.store.deliveries.get(account.userId)?.push(delivery);
+  return delivery;
+}
+
+function signedHeaders(wh: WebhookEndpoint, delivery: DeliveryState, t: number): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'giftcodes-sandbox-webhooks/1',
+    [SIGNATURE_HEADER]: signatureHeader(activeSecrets(wh, t), t, delivery.body),
+    [EVENT_HEADER]: delivery.eventType,
+    [DELIVERY_HEADER]: delivery.id,
+  };
+}
+
+function attempt(core: Core, delivery: DeliveryState): void {
+  const wh = core.store.accounts.get(delivery.userId)?.webhook;
+  const t = core.clock.now();
+  if (!wh) {
+    delivery.status = 'failed';
+    delivery.error = 'webhook endpoint removed';
+    delivery.updatedAt = t;
+    return;
+  }
+  delivery.attempts++;
+  delivery.updatedAt = t;
+  core
+    .sender({
+      url: delivery.url,
+      headers: signedHeaders(wh, delivery, t),
+      body: delivery.body,
+      timeoutMs: WEBHOOK_DEADLINE_MS,
+    })
+    .then(
+      (res) => settle(core, delivery, res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`),
+      (error: unknown) => settle(core, delivery, describe(error)),
+    );
+}
+
+function settle(core: Core, delivery: DeliveryState, error: string | null): void {
+  const now = core.clock.now();
+  delivery.updatedAt = now;
+  delivery.error = error;
+  core.log(`webhook ${delivery.id} ${delivery.eventType} attempt ${delivery.attempts}: ${error ?? 'sent'}`);
+  if (error === null) {
+    delivery.status = 'sent';
+    return;
+  }
+  if (delivery.attempts >= WEBHOOK_ATTEMPTS) {
+    delivery.status = 'failed';
+    return;
+  }
+  delivery.status = DELIVERY_PENDING_STATUS as 'pending';
+  const backoff =
+    core.tuning.webhookBackoffMs[delivery.attempts - 1] ?? core.tuning.webhookBackoffMs.at(-1) ?? 60_000;
+  core.scheduler.at(now + backoff, () => attempt(core, delivery));
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    if (error.name === 'TimeoutError' || error.name === 'AbortError')
+      return `no response within ${WEBHOOK_DEADLINE_MS} ms`;
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? code : error.message;
+  }
+  return String(error);
+}
+
+/** `POST /retailer/v1/webhook/test`: a synchronous signed `ping`, logged like any delivery. */
+export async function ping(
+  core: Core,
+  account: AccountState,
+  wh: WebhookEndpoint,
+): Promise<{ ok: boolean; status: number }> {
+  const delivery = createDelivery(core, account, 'ping', wh.url, null, {
+    message: 'ping',
+    userId: account.userId,
+  });
+  const t = core.clock.now();
+  delivery.attempts = 1;
+  let status = 0;
+  let error: string | null = null;
+  try {
+    status = (
+      await core.sender({
+        url: wh.url,
+        headers: signedHeaders(wh, delivery, t),
+        body: delivery.body,
+        timeoutMs: WEBHOOK_DEADLINE_MS,
+      })
+    ).status;
+    if (status < 200 || status >= 300) error = `HTTP ${status}`;
+  } catch (e) {
+    error = describe(e);
+  }
+  delivery.status = error === null ? 'sent' : 'failed';
+  delivery.error = error;
+  delivery.updatedAt = core.clock.now();
+  return { ok: error === null, status };
+}
+
+/** Spec §6 B2B callback: one unsigned attempt, full fulfillment data including codes. */
+export function sendB2bCallback(core: Core, order: OrderState): void {
+  const url = order.callbackUrl;
+  if (!url) return;
+  const now = core.clock.now();
+  const body = JSON.stringify({
+    checkoutId: order.checkoutId,
+    status: order.status,
+    items: order.items.map((item) => ({
+      id: item.id,
+      productId: item.productId,
+      productName: item.productName,
+      status: item.status,
+      fulfillments: item.fulfillments.map((f) => ({
+        index: f.index,
+        status: f.status,
+        ...(f.giftCardId ? { giftCardId: f.giftCardId } : {}),
+        cardCode: f.giftCardId ? null : f.cardCode,
+        cardPin: f.giftCardId ? null : f.cardPin,
+        cardUrl: f.cardUrl,
+        fulfilledAt: f.fulfilledAt,
+        ...(f.errorMessage ? { errorMessage: f.errorMessage } : {}),
+      })),
+    })),
+    timestamp: now,
+  });
+  order.callback = { attemptedAt: now, status: null, error: null };
+  const record = order.callback;
+  core
+    .sender({
+      url,
+      headers: { 'content-type': 'application/json', 'user-agent': 'giftcodes-sandbox-callback/1' },
+      body,
+      timeoutMs: WEBHOOK_DEADLINE_MS,
+    })
+    .then(
+      (res) => {
+        record.status = res.status;
+      },
+      (error: unknown) => {
+        record.error = describe(error);
+      },
+    );
+}

@@ -1,0 +1,167 @@
+/**
+ * Test helper: a real sandbox on a free loopback port for the duration of a test file,
+ * with typed accessors for the API and the operator API. Every call is real HTTP.
+ *
+ *   const sb = withSandbox({ seed: 7 });
+ *   it('...', async () => {
+ *     const res = await sb.api('GET', '/b2b/balance');
+ *     await sb.operator.advanceClock(60_000);
+ *   });
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+
+/** Response bodies are arbitrary JSON; tests assert on them field by field. */
+// biome-ignore lint/suspicious/noExplicitAny: a JSON body of any shape, narrowed by assertions
+export type Json = any;
+
+export interface HttpResult<T = Json> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Overrides the sandbox's ready key; `null` sends no key. */
+  apiKey?: string | null;
+  headers?: Record<string, string>;
+}
+
+export async function call<T = Json>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers,
+    ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+  });
+  const text = await res.text();
+  let body: Json = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Non-JSON (hosted pages): keep the text.
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
+
+export interface OperatorClient {
+  createAccount(input?: {
+    tier?: string;
+    capabilities?: Array<'b2b' | 'retailer'>;
+    balanceUsd?: number;
+    scopes?: string[] | null;
+    status?: string;
+    statusNote?: string;
+  }): Promise<{ userId: string; apiKey: string }>;
+  createKey(userId: string, scopes?: string[] | null): Promise<HttpResult>;
+  patchAccount(userId: string, patch: Record<string, unknown>): Promise<HttpResult>;
+  advanceClock(advanceMs: number): Promise<number>;
+  setFaults(config: Record<string, unknown>): Promise<HttpResult>;
+  ledger(userId: string): Promise<{
+    userId: string;
+    balance: number;
+    entries: Array<{
+      type: string;
+      amountUsd: number;
+      checkoutId?: string;
+      depositId?: string;
+      refundId?: string;
+      at: number;
+    }>;
+  }>;
+  orders(userId: string): Promise<{ orders: Array<Record<string, Json>> }>;
+  confirmDeposit(depositId: string, delayMs?: number): Promise<HttpResult>;
+  failDeposit(depositId: string): Promise<HttpResult>;
+  payCheckout(checkoutId: string, amount?: number): Promise<HttpResult>;
+  chooseRefundMethod(refundId: string, method: string, fail?: boolean): Promise<HttpResult>;
+  refunds(userId: string): Promise<{ refunds: Array<Record<string, Json>> }>;
+}
+
+export function operatorClient(baseUrl: string): OperatorClient {
+  const op = (method: string, path: string, body?: unknown) =>
+    call(baseUrl, method, path, { body, apiKey: null });
+  const must = async (r: Promise<HttpResult>) => {
+    const res = await r;
+    if (res.status >= 300) throw new Error(`operator call failed: ${res.status} ${res.text}`);
+    return res.body;
+  };
+  return {
+    createAccount: (input = {}) => must(op('POST', '/_sandbox/accounts', input)),
+    createKey: (userId, scopes) =>
+      op('POST', `/_sandbox/accounts/${userId}/keys`, scopes === undefined ? {} : { scopes }),
+    patchAccount: (userId, patch) => op('PATCH', `/_sandbox/accounts/${userId}`, patch),
+    advanceClock: async (advanceMs) => (await must(op('POST', '/_sandbox/clock', { advanceMs }))).now,
+    setFaults: (config) => op('PUT', '/_sandbox/faults', config),
+    ledger: (userId) => must(op('GET', `/_sandbox/ledger?userId=${encodeURIComponent(userId)}`)),
+    orders: (userId) => must(op('GET', `/_sandbox/orders?userId=${encodeURIComponent(userId)}`)),
+    confirmDeposit: (id, delayMs) =>
+      op('POST', `/_sandbox/deposits/${id}/confirm`, delayMs === undefined ? {} : { delayMs }),
+    failDeposit: (id) => op('POST', `/_sandbox/deposits/${id}/fail`),
+    payCheckout: (id, amount) =>
+      op('POST', `/_sandbox/checkouts/${id}/pay`, amount === undefined ? {} : { amount }),
+    chooseRefundMethod: (id, method, fail) =>
+      op('POST', `/_sandbox/refunds/${id}/method`, { method, ...(fail ? { fail } : {}) }),
+    refunds: (userId) => must(op('GET', `/_sandbox/refunds?userId=${encodeURIComponent(userId)}`)),
+  };
+}
+
+export interface SandboxHandle {
+  readonly sandbox: Sandbox;
+  readonly url: string;
+  readonly apiKey: string;
+  readonly userId: string;
+  readonly operator: OperatorClient;
+  /** Real HTTP to the sandbox with the ready key (override with `apiKey`). */
+  api<T = Json>(method: string, path: string, opts?: CallOptions): Promise<HttpResult<T>>;
+}
+
+/** Starts a sandbox (port 0) in beforeAll and closes it in afterAll. */
+export function withSandbox(options: SandboxOptions = {}): SandboxHandle {
+  let sandbox: Sandbox | undefined;
+  let operator: OperatorClient | undefined;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, ...options });
+    operator = operatorClient(sandbox.url);
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+  const get = (): Sandbox => {
+    if (!sandbox) throw new Error('withSandbox: the sandbox starts in beforeAll; use it inside tests');
+    return sandbox;
+  };
+  return {
+    get sandbox() {
+      return get();
+    },
+    get url() {
+      return get().url;
+    },
+    get apiKey() {
+      return get().apiKey;
+    },
+    get userId() {
+      return get().userId;
+    },
+    get operator() {
+      get();
+      return operator as OperatorClient;
+    },
+    api(method, path, opts = {}) {
+      const s = get();
+      return call(s.url, method, path, {
+        ...opts,
+        apiKey: opts.apiKey === null ? null : (opts.apiKey ?? s.apiKey),
+      });
+    },
+  };
+}

@@ -1,0 +1,161 @@
+/** Spec §5 (authentication, scopes, capabilities, account status) and §2/§5 rule 6 (ownership). */
+import { describe, expect, it } from 'vitest';
+import { ENDPOINT_SCOPES } from '../../src/sandbox/index.js';
+import { ErrorEnvelope } from '../../src/schemas/errors.js';
+import { SCOPES } from '../../src/schemas/scopes.js';
+import { call, withSandbox } from '../helpers/sandbox.js';
+
+const sb = withSandbox({ seed: 11 });
+
+const AMAZON = { productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 };
+
+/** A concrete request for each endpoint of the scope table. */
+function sample(route: string): { method: string; path: string; body?: unknown } {
+  const [method = 'GET', template = '/'] = route.split(' ');
+  const path = template
+    .replace('{checkoutId}', 'chk_doesnotexist')
+    .replace('{depositId}', 'dep_doesnotexist');
+  return { method, path, ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }) };
+}
+
+describe('§5 authentication', () => {
+  it('401 UNAUTHORIZED without a key and with an unknown key, in the §7 envelope', async () => {
+    for (const apiKey of [null, 'gc_sandbox_not_a_real_key']) {
+      const res = await sb.api('GET', '/b2b/balance', { apiKey });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('UNAUTHORIZED');
+      expect(ErrorEnvelope.safeParse(res.body).success).toBe(true);
+      expect(res.body.requestId).toBe(res.headers.get('x-request-id'));
+    }
+  });
+
+  it('every response carries a request id', async () => {
+    const res = await sb.api('GET', '/b2b/balance');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+});
+
+describe('§5 scopes', () => {
+  const routes = Object.entries(ENDPOINT_SCOPES).filter(([, scope]) => scope !== null);
+
+  it.each(routes)('%s needs %s', async (route, scope) => {
+    const others = SCOPES.filter((s) => s !== scope);
+    const { apiKey } = await sb.operator.createAccount({ scopes: others, balanceUsd: 0 });
+    const { method, path, body } = sample(route);
+    const res = await call(sb.url, method, path, { apiKey, body });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('FORBIDDEN');
+    expect(res.body.error.details.requiredScope).toBe(scope);
+    // The same request with the scope gets past authorization (whatever the handler then says).
+    const { apiKey: full } = await sb.operator.createAccount({ scopes: [scope as string] });
+    const allowed = await call(sb.url, method, path, { apiKey: full, body });
+    expect(allowed.status).not.toBe(403);
+    expect(allowed.status).not.toBe(401);
+  });
+
+  it('`*` and legacy null scopes have every scope; the default key has all eight', async () => {
+    const star = await sb.operator.createAccount({ scopes: ['*'] });
+    const legacy = await sb.operator.createAccount({ scopes: null });
+    const dflt = await sb.operator.createAccount({});
+    for (const { apiKey } of [star, legacy, dflt]) {
+      expect((await call(sb.url, 'GET', '/b2b/deposits', { apiKey })).status).toBe(200);
+      expect((await call(sb.url, 'GET', '/retailer/v1/webhook/deliveries', { apiKey })).status).toBe(200);
+    }
+  });
+
+  it('a scope outside the table is rejected at key creation with 400 VALIDATION_ERROR', async () => {
+    const res = await sb.operator.createKey(sb.userId, ['orders:read', 'orders:delete']);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details.field).toBe('scopes');
+    const ok = await sb.operator.createKey(sb.userId, ['orders:read']);
+    expect(ok.status).toBe(201);
+    expect(typeof ok.body.apiKey).toBe('string');
+  });
+});
+
+describe('§1 rule 3 / §5 rule 5 capabilities', () => {
+  it('a surface whose capability is off answers 403 with a hint; enabling it opens the surface', async () => {
+    const { apiKey } = await sb.operator.createAccount({ capabilities: ['b2b'] });
+    const res = await call(sb.url, 'GET', '/retailer/v1/catalog', { apiKey });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('FORBIDDEN');
+    expect(res.body.error.message).toContain('POST /user/business/enable');
+    expect((await call(sb.url, 'GET', '/b2b/products', { apiKey })).status).toBe(200);
+
+    const enable = await call(sb.url, 'POST', '/user/business/enable', {
+      apiKey,
+      body: { capabilities: ['b2b', 'retailer'] },
+    });
+    expect(enable.status).toBe(200);
+    expect(enable.body.capabilities).toEqual(expect.arrayContaining(['b2b', 'retailer']));
+    expect((await call(sb.url, 'GET', '/retailer/v1/catalog', { apiKey })).status).toBe(200);
+  });
+
+  it('b2b off: 403 on /b2b with a hint', async () => {
+    const { apiKey } = await sb.operator.createAccount({ capabilities: ['retailer'] });
+    const res = await call(sb.url, 'GET', '/b2b/products', { apiKey });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/b2b capability/);
+  });
+});
+
+describe('§3 account status', () => {
+  it('suspended accounts get 403 on every call; under_review and info_requested keep working', async () => {
+    const { userId, apiKey } = await sb.operator.createAccount({});
+    for (const status of ['under_review', 'info_requested']) {
+      await sb.operator.patchAccount(userId, { status, statusNote: 'please send documents' });
+      const acct = await call(sb.url, 'GET', '/b2b/account', { apiKey });
+      expect(acct.status).toBe(200);
+      expect(acct.body.status).toBe(status);
+      expect(acct.body.statusNote).toBe('please send documents');
+    }
+    await sb.operator.patchAccount(userId, { status: 'suspended', statusNote: 'fraud review' });
+    for (const [method, path] of [
+      ['GET', '/b2b/balance'],
+      ['GET', '/retailer/v1/catalog'],
+      ['POST', '/b2b/orders'],
+      ['POST', '/user/business/enable'],
+    ] as const) {
+      const res = await call(sb.url, method, path, { apiKey, body: method === 'POST' ? {} : undefined });
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+    }
+  });
+});
+
+describe('§5 rule 6 ownership and surfaces', () => {
+  it('ids of another account, or of the other surface, are 404', async () => {
+    const mine = await sb.api('POST', '/b2b/orders', { body: { externalRef: 'own-1', items: [AMAZON] } });
+    expect(mine.status).toBe(201);
+    const other = await sb.operator.createAccount({ balanceUsd: 100 });
+    const foreign = await call(sb.url, 'GET', `/b2b/orders/${mine.body.checkoutId}`, {
+      apiKey: other.apiKey,
+    });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('NOT_FOUND');
+    // The B2B order is not a retailer checkout.
+    const cross = await sb.api('GET', `/retailer/v1/checkouts/${mine.body.checkoutId}`);
+    expect(cross.status).toBe(404);
+    const chk = await sb.api('POST', '/retailer/v1/checkouts', {
+      body: { customerEmail: 'a@example.com', items: [AMAZON] },
+    });
+    expect(chk.status).toBe(201);
+    expect((await sb.api('GET', `/b2b/orders/${chk.body.checkoutId}`)).status).toBe(404);
+    expect(
+      (await call(sb.url, 'GET', `/retailer/v1/checkouts/${chk.body.checkoutId}`, { apiKey: other.apiKey }))
+        .status,
+    ).toBe(404);
+    const refund = await call(sb.url, 'POST', '/b2b/refunds', {
+      apiKey: other.apiKey,
+      body: { checkoutId: mine.body.checkoutId },
+    });
+    expect(refund.status).toBe(404);
+    const pay = await call(sb.url, 'POST', `/retailer/v1/checkouts/${chk.body.checkoutId}/payment`, {
+      apiKey: other.apiKey,
+      body: { paymentMethodId: 'btc', payCurrency: 'BTC' },
+    });
+    expect(pay.status).toBe(404);
+  });
+});
