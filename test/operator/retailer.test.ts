@@ -258,7 +258,7 @@ describe('refund create', () => {
       ['refund', 'create', order.checkoutId, '--data', '{"orderId":"x"}', '--yes'],
       { env },
     );
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('VALIDATION_ERROR');
     const refund = await json(['refund', 'create', order.checkoutId, '--yes'], env);
     expect(refund.checkoutId).toBe(order.checkoutId);
