@@ -20,8 +20,9 @@ export const Pagination = z.looseObject({
 export type Pagination = z.infer<typeof Pagination>;
 
 /** Common list conventions (spec section 4). */
-export const SORT_BY = ['createdAt', 'totalAmount', 'status'] as const;
-export const SORT_ORDER = ['asc', 'desc'] as const;
+import { SORT_BY, SORT_ORDER } from './enums.js';
+
+export { SORT_BY, SORT_ORDER };
 export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 20;

@@ -1,9 +1,10 @@
 /** Deposits: balance top-ups (spec sections 2, 3 and 4). */
 import { z } from 'zod';
 import { Pagination, Timestamp } from './common.js';
+import { DEPOSIT_STATUSES } from './enums.js';
 import { Invoice, PaymentMethod } from './payments.js';
 
-export const DEPOSIT_STATUSES = ['pending', 'confirming', 'confirmed', 'failed', 'expired'] as const;
+export { DEPOSIT_STATUSES };
 export const DepositStatus = z.enum(DEPOSIT_STATUSES);
 export const TERMINAL_DEPOSIT_STATUSES = new Set(['confirmed', 'failed', 'expired']);
 

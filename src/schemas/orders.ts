@@ -1,9 +1,10 @@
 /** B2B orders, retailer checkouts, their items and fulfillments (spec section 2). */
 import { z } from 'zod';
 import { Pagination, Timestamp } from './common.js';
+import { ITEM_STATUSES, ORDER_STATUSES } from './enums.js';
 import { AggregatePayment, Invoice, PaymentMethod } from './payments.js';
 
-export const ORDER_STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'expired'] as const;
+export { ITEM_STATUSES, ORDER_STATUSES };
 export const OrderStatus = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatus>;
 /** States after which an order never changes again (spec section 3). */
@@ -13,8 +14,6 @@ export const TERMINAL_ORDER_STATUSES: ReadonlySet<string> = new Set([
   'failed',
   'expired',
 ]);
-
-export const ITEM_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
 export const Fulfillment = z.looseObject({
   index: z.number().int(),

@@ -2,18 +2,9 @@
 import { z } from 'zod';
 import { Timestamp } from './common.js';
 
-export const EVENT_TYPES = [
-  'payment.detected',
-  'payment.confirmed',
-  'order.completed',
-  'order.partial',
-  'order.failed',
-  'refund.initiated',
-  'refund.completed',
-  'refund.failed',
-  'ping',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import { EVENT_TYPES, type EventType } from './enums.js';
+
+export { EVENT_TYPES, type EventType };
 
 export const SIGNATURE_HEADER = 'x-service-signature';
 export const EVENT_HEADER = 'x-service-event';

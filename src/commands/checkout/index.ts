@@ -1,6 +1,6 @@
 /** `giftcodes checkout`: the retailer surface's checkouts. */
 import { Option } from 'commander';
-import { ORDER_STATUSES } from '../../schemas/orders.js';
+import { ORDER_STATUSES } from '../../schemas/enums.js';
 import { collect, decimal, duration, nonNegativeInt, oneOf, positiveInt } from '../parse.js';
 import type { Register } from '../types.js';
 

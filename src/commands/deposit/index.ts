@@ -1,6 +1,6 @@
 /** `giftcodes deposit`: the guided top-up on a terminal, and `create`/`get`/`list` for scripts. */
 import { type Command, Option } from 'commander';
-import { DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { DEPOSIT_STATUSES } from '../../schemas/enums.js';
 import { decimal, duration, nonNegativeInt, oneOf, positiveInt } from '../parse.js';
 import type { Register } from '../types.js';
 

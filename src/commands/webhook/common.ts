@@ -1,7 +1,7 @@
 /** Helpers shared by the webhook verbs. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { EVENT_TYPES, type EventType } from '../../schemas/webhooks.js';
+import { EVENT_TYPES, type EventType } from '../../schemas/enums.js';
 
 /** Secrets from the repeated flag, else GIFTCODES_WEBHOOK_SECRET (comma-separated: new,previous). */
 export function webhookSecrets(ctx: Context, fromFlags: readonly string[]): string[] {
