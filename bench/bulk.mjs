@@ -1,0 +1,201 @@
+#!/usr/bin/env node
+/**
+ * Bulk benchmark (not a test): the built CLI buys N rows from an in-process sandbox
+ * with a request-rate limit and added latency.
+ *
+ * - Throughput: wall time of `giftcodes order bulk` divided by the lower bound the
+ *   rate limit sets: requests needed / allowed rate, where "needed" is the least any
+ *   client must send: 4 preflight reads (catalog, account, rates, balance), one
+ *   existence check of the first ref, and per order one POST and one GET. Target <= 1.25.
+ * - Memory: peak RSS of the CLI process (the sandbox runs in this process, not in it)
+ *   at 10,000 and 100,000 rows. Target <= 150 MB.
+ *
+ *   npm run build && node bench/bulk.mjs                 both figures
+ *   node bench/bulk.mjs --rows 10000 --rate 50 --latency 20 --concurrency 8
+ *   node bench/bulk.mjs --only throughput|memory  --json
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin', 'giftcodes.js');
+const PROBE = process.env.PROBE ?? join(ROOT, 'bench', 'rss-probe.cjs');
+const { startSandbox } = await import(join(ROOT, 'dist', 'sandbox', 'index.js'));
+const { parseJournal, effectiveOrders } = await import(join(ROOT, 'dist', 'bulk', 'journal.js'));
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
+};
+const rows = Number(opt('--rows', 10_000));
+const rate = Number(opt('--rate', 50));
+const latency = Number(opt('--latency', 20));
+const concurrency = Number(opt('--concurrency', 8));
+const only = opt('--only', 'all');
+const asJson = args.includes('--json');
+
+/** Realistic rows: fixed and ranged denominations, a required field, quantities 1-3. */
+function csv(n) {
+  const out = ['ref,productId,skuId,amount,quantity,field.playerId'];
+  const kinds = [
+    (i) => `E${i},prd_amazon_us,sku_amazon_us_range,${5 + (i % 50)},1,`,
+    (i) => `E${i},prd_steam_eu,sku_steam_eu_range,${5 * (1 + (i % 10))},1,`,
+    (i) => `E${i},prd_netflix_global,sku_netflix_15,15,${1 + (i % 3)},`,
+    (i) => `E${i},prd_freefire_diamonds,sku_freefire_range,${1 + (i % 20)},1,${100000000 + i}`,
+    (i) => `E${i},prd_playstation_uk,sku_psn_uk_25,25,1,`,
+  ];
+  for (let i = 1; i <= n; i++) out.push(kinds[i % kinds.length](i));
+  return `${out.join('\n')}\n`;
+}
+
+function runCli(cliArgs, env) {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env.NODEFLAGS ? process.env.NODEFLAGS.split(' ') : []),
+        '--require',
+        PROBE,
+        BIN,
+        ...cliArgs,
+      ],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c) => {
+      stderr += c;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started;
+      const rss = /BENCH_MAXRSS_KB (\d+)/.exec(stderr);
+      if (process.env.PROBE)
+        console.error(
+          stderr
+            .split('\n')
+            .filter((l) => l.startsWith('PEAK'))
+            .join('\n'),
+        );
+      resolvePromise({ code, wallMs, maxRssMb: rss ? Number(rss[1]) / 1024 : Number.NaN, stderr });
+    });
+  });
+}
+
+const trace = [];
+async function bulkRun(n, { rateLimit, latencyMs }) {
+  const sandbox = await startSandbox({
+    port: 0,
+    seed: 42,
+    // Fast fulfilment so one poll per order can suffice: the bound counts one GET per order.
+    tuning: { fulfillmentUnitMs: 1 },
+    faults: { latencyMs, ...(rateLimit ? { rateLimit } : {}) },
+    ...(args.includes('--trace') ? { log: (line) => trace.push([performance.now(), line]) } : {}),
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
+  try {
+    const account = sandbox.createAccount({ tier: 'enterprise', balanceUsd: 1e9 });
+    sandbox.patchAccount(account.userId, {
+      limits: { dailySpendCapUSD: 1e12, monthlySpendCapUSD: 1e12, maxOrderAmountUSD: 1e9 },
+      ...(rateLimit ? { rateLimit } : {}),
+    });
+    const input = join(dir, 'in.csv');
+    writeFileSync(input, csv(n));
+    const out = join(dir, 'codes.csv');
+    const result = await runCli(
+      [
+        'order',
+        'bulk',
+        input,
+        '--out',
+        out,
+        '--yes',
+        '--concurrency',
+        String(concurrency),
+        ...(args.includes('--debug') ? ['--debug'] : []),
+      ],
+      {
+        GIFTCODES_BASE_URL: sandbox.url,
+        GIFTCODES_API_KEY: account.apiKey,
+        GIFTCODES_TIMEOUT: '30000',
+        GIFTCODES_CONFIG_DIR: dir,
+      },
+    );
+    if (result.code !== 0) throw new Error(`bulk run exited ${result.code}:\n${result.stderr.slice(-2000)}`);
+    const orders = effectiveOrders(parseJournal(readFileSync(`${out}.journal`, 'utf8')).state).length;
+    const units = readFileSync(out, 'utf8').split('\r\n').length - 2;
+    if (args.includes('--debug')) {
+      const lines = result.stderr.split('\n');
+      const count = (re) => lines.filter((l) => re.test(l)).length;
+      console.error(
+        `requests: POST ${count(/> POST .*\/b2b\/orders/)}, GET order ${count(/> GET .*\/b2b\/orders\/chk/)}, ` +
+          `429 ${count(/< 429/)}, other GET ${count(/> GET/) - count(/> GET .*\/b2b\/orders\/chk/)}`,
+      );
+      const times = lines.filter((l) => l.startsWith('debug: >')).length;
+      console.error(`total requests ${times}`);
+    }
+    return { ...result, orders, units };
+  } finally {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const results = {};
+if (only === 'all' || only === 'throughput') {
+  const r = await bulkRun(rows, { rateLimit: { perSecond: rate, burst: 5 }, latencyMs: latency });
+  const needed = 5 + 2 * r.orders;
+  const boundMs = (needed / rate) * 1000;
+  results.throughput = {
+    rows,
+    units: r.units,
+    orders: r.orders,
+    ratePerSecond: rate,
+    latencyMs: latency,
+    concurrency,
+    requestsNeeded: needed,
+    lowerBoundS: +(boundMs / 1000).toFixed(2),
+    wallS: +(r.wallMs / 1000).toFixed(2),
+    ratio: +(r.wallMs / boundMs).toFixed(3),
+    target: 1.25,
+  };
+}
+if (only === 'all' || only === 'memory') {
+  results.memory = [];
+  for (const n of opt('--sizes', '10000,100000').split(',').map(Number)) {
+    const r = await bulkRun(n, { rateLimit: 'off', latencyMs: 0 });
+    results.memory.push({
+      rows: n,
+      units: r.units,
+      orders: r.orders,
+      wallS: +(r.wallMs / 1000).toFixed(1),
+      peakRssMb: +r.maxRssMb.toFixed(1),
+      targetMb: 150,
+    });
+  }
+}
+if (args.includes('--trace')) {
+  const t0 = trace[0]?.[0] ?? 0;
+  for (const [t, line] of trace) console.error(`${(t - t0).toFixed(0).padStart(6)} ${line}`);
+}
+if (asJson) console.log(JSON.stringify(results, null, 2));
+else {
+  if (results.throughput) {
+    const t = results.throughput;
+    console.log(
+      `throughput: ${t.rows} rows (${t.units} units, ${t.orders} orders) at ${t.ratePerSecond} req/s + ${t.latencyMs} ms latency, concurrency ${t.concurrency}: ` +
+        `${t.wallS} s against a bound of ${t.lowerBoundS} s (${t.requestsNeeded} requests) -> ratio ${t.ratio} (target <= ${t.target})`,
+    );
+  }
+  for (const m of results.memory ?? []) {
+    console.log(
+      `memory: ${m.rows} rows (${m.units} units, ${m.orders} orders) in ${m.wallS} s, peak RSS ${m.peakRssMb} MB (target <= ${m.targetMb})`,
+    );
+  }
+}

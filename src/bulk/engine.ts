@@ -1,0 +1,909 @@
+/**
+ * The bulk run, start to end: parse, validate, plan, journal, submit, poll, write.
+ * It owns no I/O of its own: the HTTP client, clock, confirmation, progress and the
+ * insufficient-balance hook are injected, so the command (and the demo) only wire
+ * them up.
+ *
+ * Money rules, each enforced here:
+ * - an order is submitted only after its plan is durable in the journal, and only
+ *   ever under its deterministic externalRef, so any repeat is a replay, not a charge;
+ * - every outcome (created, unknown, rejected, split) is journaled before it is acted on;
+ * - a re-split happens only after the service said no order exists for the old ref;
+ * - codes live in memory until the output file is written and are re-read from the
+ *   service on every run.
+ */
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { getAccount, getBalance } from '../api/account.js';
+import { getCatalog, getRates } from '../api/catalog.js';
+import type { HttpClient } from '../api/http.js';
+import { createOrder, getOrder, listOrders } from '../api/orders.js';
+import { ApiError, InterruptedError, RateLimitError, StoppedError, UsageError } from '../errors.js';
+import { sumAmounts } from '../money.js';
+import type { Account } from '../schemas/account.js';
+import type { Product } from '../schemas/catalog.js';
+import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
+import type { Rates } from '../schemas/rates.js';
+import {
+  apply,
+  archiveJournal,
+  effectiveOrders,
+  emptyState,
+  JOURNAL_VERSION,
+  type JournalRecord,
+  type JournalState,
+  JournalWriter,
+  loadJournal,
+  type OrderState,
+} from './journal.js';
+import {
+  assembleOutput,
+  fileExists,
+  type OutputFormat,
+  PartStore,
+  renderPart,
+  sha256File,
+  writeAtomic,
+} from './output.js';
+import { parseFile } from './parse.js';
+import { estimatePlan, limitsFrom, orderUsd, type PlanEstimate, planOrders, splitOrder } from './plan.js';
+import { orderRecords, refLookup, rejectedRecords, Tally } from './records.js';
+import { defaultBatchId, isValidBatchId } from './refs.js';
+import { type AdaptiveLimit, classifySubmitError, pollDelay } from './submit.js';
+import type { OutputRecord, PlanLimits, RowError } from './types.js';
+import { productIndex, validateAccount, validateRows } from './validate.js';
+
+export interface BulkOptions {
+  input: string;
+  out: string;
+  batch?: string;
+  concurrency: number;
+  seal: boolean;
+  dryRun: boolean;
+  format: OutputFormat;
+  waitTimeoutMs: number;
+  force: boolean;
+  pollFirstMs?: number;
+  pollMaxMs?: number;
+  /**
+   * A short hash of the API key. A journal written for one account is never resumed
+   * with another key: its unsubmitted orders would be bought a second time elsewhere.
+   */
+  accountFingerprint?: string;
+}
+
+export interface BalanceShortfall {
+  /** About how much more USD the remaining orders need (face-value estimate). */
+  missingUsd: number;
+  balanceUsd: number;
+  remainingUsd: number;
+  remainingOrders: number;
+}
+
+export interface BulkStats {
+  rows: number;
+  orders: number;
+  units: number;
+  submitted: number;
+  created: number;
+  finished: number;
+  codes: number;
+  failedUnits: number;
+  retries: number;
+  startedAt: number;
+}
+
+export interface BulkDeps {
+  http: HttpClient;
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  signal: AbortSignal;
+  limit: AdaptiveLimit;
+  /** Notices for the person running it (stderr). Never given codes. */
+  notice(line: string): void;
+  /** Called whenever the counters move; the command renders it on a TTY. */
+  progress?(stats: BulkStats): void;
+  /** Asked once before money moves; false cancels (nothing spent). */
+  confirm(report: PlanReport): Promise<boolean>;
+  /**
+   * Hook for the interactive top-up (issue 5): called when the service refuses an
+   * order for insufficient balance. Resolve true once the balance was topped up to
+   * resume the run; false (or no hook) stops it with exit 4.
+   */
+  onInsufficientBalance?(shortfall: BalanceShortfall): Promise<boolean>;
+  /** Counters shared with the HTTP client's retry hook. */
+  stats?: Partial<BulkStats>;
+}
+
+export interface PlanReport {
+  batch: string;
+  resumed: boolean;
+  total: PlanEstimate;
+  /** What is still to be bought (all of it on a first run). */
+  pending: PlanEstimate;
+  limits: PlanLimits;
+  balanceUsd: number;
+  dailyRemainingUsd?: number;
+  monthlyRemainingUsd?: number;
+  warnings: string[];
+}
+
+export type Outcome = 'done' | 'failed-items' | 'stopped' | 'interrupted' | 'dry-run' | 'cancelled';
+
+export interface BulkResult {
+  outcome: Outcome;
+  batch: string;
+  report: PlanReport;
+  /** Delivered and failed units per product, and the first failures by row. */
+  tally: Tally;
+  stats: BulkStats;
+  stopReason?: string;
+  shortfall?: BalanceShortfall;
+  /** Orders with failed units: the refund command targets these. */
+  refundable: Array<{ checkoutId: string; status: string }>;
+  products: Map<string, Product>;
+  outputSha256?: string;
+  /** Units planned per productId. */
+  ordered?: Map<string, number>;
+  /** What the finished orders cost, per productId, in the item's costCurrency. */
+  spent?: Map<string, { currency: string; amount: number }>;
+  /** Sum of finished orders' totalAmount per paymentCurrency: what the balance paid. */
+  charged?: Map<string, number>;
+}
+
+export class InvalidInputError extends UsageError {
+  constructor(
+    readonly problems: RowError[],
+    what: string,
+  ) {
+    super(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${what}; nothing was bought`);
+  }
+}
+
+export function journalPathFor(out: string): string {
+  return `${out}.journal`;
+}
+
+interface Live {
+  products: Map<string, Product>;
+  account: Account;
+  rates: Rates;
+  balanceUsd: number;
+}
+
+async function fetchLive(http: HttpClient): Promise<Live> {
+  const [catalog, account, rates, balance] = await Promise.all([
+    getCatalog(http, 'b2b'),
+    getAccount(http, 'b2b'),
+    getRates(http, 'b2b'),
+    getBalance(http),
+  ]);
+  return {
+    products: productIndex(catalog.data.products),
+    account: account.data,
+    rates: rates.data,
+    balanceUsd: balance.data.balance,
+  };
+}
+
+function remainingCap(window: { spentUsd: number; capUsd?: number | null } | undefined, cap?: number) {
+  const capUsd = window?.capUsd ?? cap;
+  if (capUsd === undefined || capUsd === null) return undefined;
+  return Math.max(0, capUsd - (window?.spentUsd ?? 0));
+}
+
+export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
+  const { http } = deps;
+  if (opts.batch !== undefined && !isValidBatchId(opts.batch)) {
+    throw new UsageError('--batch must be 1-64 letters, digits, "-" or "_"');
+  }
+  try {
+    const info = await stat(opts.input);
+    if (!info.isFile()) throw new UsageError(`${opts.input} is not a file`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${opts.input}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+
+  // 1. Parse the whole file before anything else.
+  const parsed = await parseFile(opts.input);
+  const fileBroken = parsed.errors.some((e) => e.row === undefined || e.row === 0);
+  if (fileBroken) throw new InvalidInputError(parsed.errors, basename(opts.input));
+  const batch = opts.batch ?? defaultBatchId(parsed.sha256, { seal: opts.seal });
+  const refOf = refLookup(parsed.rows);
+  const rowCount = parsed.rows.length;
+
+  // 2. The journal beside the output decides between a fresh run and a resume.
+  const journalPath = journalPathFor(opts.out);
+  let journal = await loadJournal(journalPath);
+  let freshJournal = false;
+  if (journal?.batch && (journal.batch.batch !== batch || journal.batch.input !== parsed.sha256)) {
+    if (!opts.force) {
+      throw new UsageError(
+        `${journalPath} belongs to another batch (${journal.batch.batch}): use another --out, or --force to start over (the old journal is kept aside)`,
+      );
+    }
+    if (!opts.dryRun) {
+      const kept = await archiveJournal(journalPath, journal.batch.batch, deps.now());
+      deps.notice(`kept the other batch's journal as ${kept}`);
+    }
+    journal = undefined;
+  }
+  if (
+    journal?.batch?.account &&
+    opts.accountFingerprint &&
+    journal.batch.account !== opts.accountFingerprint
+  ) {
+    throw new UsageError(
+      `${journalPath} was written with another API key: resume it with that key, or use another --out`,
+    );
+  }
+  if (journal && !journal.planComplete) {
+    // Killed while writing the plan: nothing was submitted yet, so it is rewritten.
+    journal = undefined;
+    freshJournal = true;
+  }
+
+  // 3. Live catalog, account, rates and balance.
+  const live = await patient(deps, () => fetchLive(http));
+  const accountErrors = validateAccount(live.account);
+  if (accountErrors.length) throw new InvalidInputError(accountErrors, 'the account');
+  const limits = limitsFrom(live.account);
+
+  // 4. Plan (or take the journaled plan: it must never be recomputed under new limits).
+  let state: JournalState;
+  const resumed = Boolean(journal);
+  if (journal && !parsed.errors.length) {
+    state = journal;
+  } else {
+    // Every bad row at once: those that did not parse and those the live catalog refuses.
+    const problems = [
+      ...parsed.errors,
+      ...validateRows(parsed.rows, { products: live.products, limits, rates: live.rates }),
+    ].sort((a, b) => (a.row ?? Number.MAX_SAFE_INTEGER) - (b.row ?? Number.MAX_SAFE_INTEGER));
+    if (problems.length) throw new InvalidInputError(problems, basename(opts.input));
+    state = emptyState();
+    for (const order of planOrders(parsed.rows, live.products, live.rates, limits, batch)) {
+      apply(state, { t: 'order', ref: order.ref, lines: order.lines });
+    }
+  }
+  const currencyOf = (productId: string) => {
+    const p = live.products.get(productId);
+    return p?.productCurrency ?? p?.costCurrency ?? '?';
+  };
+  const all = effectiveOrders(state);
+  const needsBuying = (o: OrderState) => o.phase !== 'created' && o.phase !== 'rejected';
+  const pendingOrders = all.filter(needsBuying);
+  const report: PlanReport = {
+    batch,
+    resumed,
+    total: estimatePlan(all, currencyOf),
+    pending: estimatePlan(pendingOrders, currencyOf),
+    limits,
+    balanceUsd: live.balanceUsd,
+    dailyRemainingUsd: remainingCap(live.account.usage.daily, live.account.limits.dailySpendCapUSD),
+    monthlyRemainingUsd: remainingCap(live.account.usage.monthly, live.account.limits.monthlySpendCapUSD),
+    warnings: [],
+  };
+  const need = report.pending.usd;
+  if (need > report.balanceUsd)
+    report.warnings.push(
+      `the balance (${report.balanceUsd.toFixed(2)} USD) is about ${(need - report.balanceUsd).toFixed(2)} USD short of the estimated ${need.toFixed(2)} USD`,
+    );
+  if (report.dailyRemainingUsd !== undefined && need > report.dailyRemainingUsd)
+    report.warnings.push(
+      `the daily spend cap leaves ${report.dailyRemainingUsd.toFixed(2)} USD today: the run will stop there (exit 4) and can be resumed tomorrow`,
+    );
+  if (report.monthlyRemainingUsd !== undefined && need > report.monthlyRemainingUsd)
+    report.warnings.push(
+      `the monthly spend cap leaves ${report.monthlyRemainingUsd.toFixed(2)} USD this month: the run will stop there (exit 4)`,
+    );
+
+  const stats: BulkStats = Object.assign(deps.stats ?? {}, {
+    rows: rowCount,
+    orders: all.length,
+    units: report.total.units,
+    submitted: 0,
+    created: all.filter((o) => o.phase === 'created').length,
+    finished: 0,
+    codes: 0,
+    failedUnits: 0,
+    retries: deps.stats?.retries ?? 0,
+    startedAt: deps.now(),
+  });
+  const baseResult = { batch, report, stats, products: live.products, refundable: [] };
+  if (opts.dryRun) return { ...baseResult, outcome: 'dry-run', tally: new Tally() };
+
+  // 5. Never overwrite a file that is not this batch's own output.
+  if ((await fileExists(opts.out)) && !opts.force) {
+    const sha = await sha256File(opts.out);
+    if (!sha || !state.outputs.has(sha)) {
+      throw new UsageError(
+        `${opts.out} exists and is not the output of this batch: choose another --out, or pass --force to replace it`,
+      );
+    }
+  }
+
+  // 6. Without a journal, refs already on the account mean an earlier run lost its
+  //    journal: the service's idempotent replay keeps us from paying twice.
+  if (!resumed && all[0]) {
+    const firstRef = all[0].ref;
+    if (await patient(deps, () => findByRef(http, firstRef))) {
+      deps.notice(
+        `orders of this batch already exist on the account (ref ${all[0].ref}) but no journal was found: ` +
+          'resubmitting under the same refs, which the service replays without charging again',
+      );
+    }
+  }
+
+  // 7. Confirmation before money moves.
+  if (pendingOrders.length && !(await deps.confirm(report))) {
+    return { ...baseResult, outcome: 'cancelled', tally: new Tally() };
+  }
+
+  // 8. The plan is durable before the first submission.
+  const writer = await JournalWriter.open(journalPath, { truncate: !resumed || freshJournal });
+  const record = async (rec: JournalRecord) => {
+    await writer.append(rec);
+    apply(state, rec);
+  };
+  try {
+    if (!resumed) {
+      const header: JournalRecord = {
+        t: 'batch',
+        v: JOURNAL_VERSION,
+        batch,
+        input: parsed.sha256,
+        seal: opts.seal,
+        at: deps.now(),
+        ...(opts.accountFingerprint ? { account: opts.accountFingerprint } : {}),
+      };
+      await writer.append(header);
+      // In chunks, so a 100,000-row plan never becomes one string; only the final
+      // `planned` record makes the plan count (a torn plan is simply rewritten).
+      for (let i = 0; i < state.roots.length; i += 200) {
+        await writer.appendAll(
+          state.roots
+            .slice(i, i + 200)
+            .map((ref) => ({ t: 'order' as const, ref, lines: state.orders.get(ref)?.lines ?? [] })),
+        );
+      }
+      await writer.append({ t: 'planned', orders: state.roots.length });
+      state.planComplete = true;
+      apply(state, header);
+    }
+    // The rows are in the plan now; only their refs are still needed.
+    parsed.rows.length = 0;
+    const parts = await PartStore.open(`${opts.out}.parts`);
+    try {
+      const run = new Runner(opts, deps, state, record, refOf, stats, parts);
+      await run.execute(all);
+      return await run.finish(writer, baseResult);
+    } finally {
+      await parts.close();
+    }
+  } finally {
+    await writer.close();
+  }
+}
+
+/**
+ * The order with this externalRef, if the service has one. List entries' shape is
+ * not shown: an entry without an externalRef is read in full before concluding.
+ */
+export async function findByRef(http: HttpClient, ref: string) {
+  const list = await listOrders(http, { externalRef: ref, limit: 5 });
+  for (const entry of list.data.orders) {
+    if (entry.externalRef === ref) return entry;
+    if (entry.externalRef === undefined || entry.externalRef === null) {
+      const full = await getOrder(http, entry.checkoutId);
+      if (full.data.externalRef === ref)
+        return { ...entry, status: String(full.data.status), externalRef: ref };
+    }
+  }
+  return undefined;
+}
+
+/** Times one order may come back rate limited before it is left for the next run. */
+const MAX_THROTTLES = 20;
+
+/**
+ * Runs a read that may meet a 429 the client chose not to wait out (a bulk run does
+ * not let a Retry-After hold a concurrency slot): waits as asked, at most 20 times.
+ */
+async function patient<T>(
+  deps: Pick<BulkDeps, 'limit' | 'sleep' | 'signal'>,
+  read: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof RateLimitError) || attempt >= 20) throw error;
+      deps.limit.onRateLimited();
+      await deps.sleep(Math.min(error.retryAfterMs ?? 500, 5_000), deps.signal);
+    }
+  }
+}
+
+interface FinishedOrder {
+  checkoutId: string;
+  status: string;
+  totalAmount: number;
+  paymentCurrency?: string;
+  items: Array<{ productId: string; unitPrice?: number; quantity: number; costCurrency?: string }>;
+}
+
+type Task = { kind: 'submit'; order: OrderState } | { kind: 'poll'; order: OrderState; attempt: number };
+
+class Runner {
+  private readonly submitQueue: OrderState[] = [];
+  private readonly polls: Array<{ order: OrderState; attempt: number; due: number }> = [];
+  /** Each finished (or refused) order's part of the output file, rendered, on disk. */
+  private readonly results: PartStore;
+  private readonly tally = new Tally();
+  /** What the summary needs of each finished order; never its codes (those live in `results`). */
+  private readonly terminal = new Map<string, FinishedOrder>();
+  private inflight = 0;
+  private inflightSubmits = 0;
+  private stopReason: string | undefined;
+  private balanceStop = false;
+  private interrupted = false;
+  private fatal: unknown;
+  private pollPhaseStart: number | undefined;
+  private waitTimedOut = false;
+  private wake: (() => void) | undefined;
+  private shortfall: BalanceShortfall | undefined;
+  private readonly throttles = new Map<string, number>();
+
+  constructor(
+    private readonly opts: BulkOptions,
+    private readonly deps: BulkDeps,
+    private readonly state: JournalState,
+    private readonly record: (rec: JournalRecord) => Promise<void>,
+    private readonly refOf: (row: number) => string,
+    private readonly stats: BulkStats,
+    parts: PartStore,
+  ) {
+    this.results = parts;
+  }
+
+  async execute(orders: OrderState[]): Promise<void> {
+    const now = this.deps.now();
+    for (const order of orders) {
+      if (order.phase === 'rejected') {
+        await this.addResult(
+          order.ref,
+          rejectedRecords(order.ref, order.lines, order.message ?? '', this.refOf),
+        );
+      } else if (order.phase === 'created') {
+        this.polls.push({ order, attempt: 0, due: now });
+      } else {
+        this.submitQueue.push(order);
+      }
+    }
+    for (;;) {
+      await this.loop();
+      if (
+        !this.balanceStop ||
+        this.interrupted ||
+        this.fatal !== undefined ||
+        !this.deps.onInsufficientBalance
+      )
+        break;
+      const shortfall = this.shortfall;
+      if (!shortfall || !(await this.deps.onInsufficientBalance(shortfall))) break;
+      // Topped up: carry on where the run stopped.
+      this.pollPhaseStart = undefined;
+      this.balanceStop = false;
+      this.stopReason = undefined;
+      this.shortfall = undefined;
+    }
+    if (this.fatal !== undefined) throw this.fatal;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private async idle(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(1, ms));
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    const workers = Array.from({ length: Math.max(1, this.opts.concurrency) }, () => this.worker());
+    await Promise.all(workers);
+  }
+
+  private take(): Task | 'wait' | 'done' {
+    if (this.interrupted || this.fatal !== undefined) return 'done';
+    const now = this.deps.now();
+    const firstPoll = this.polls[0];
+    if (firstPoll && firstPoll.due <= now) {
+      this.polls.shift();
+      return { kind: 'poll', order: firstPoll.order, attempt: firstPoll.attempt };
+    }
+    if (!this.stopReason) {
+      const order = this.submitQueue.shift();
+      if (order) return { kind: 'submit', order };
+    }
+    if (this.inflightSubmits === 0 && (this.stopReason || this.submitQueue.length === 0)) {
+      this.pollPhaseStart ??= now;
+      if (this.polls.length && now - this.pollPhaseStart > this.opts.waitTimeoutMs) {
+        this.waitTimedOut = true;
+        this.polls.length = 0;
+      }
+    }
+    if (this.polls.length || this.inflight > 0 || (!this.stopReason && this.submitQueue.length))
+      return 'wait';
+    return 'done';
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      if (this.deps.signal.aborted) this.interrupted = true;
+      if (this.inflight >= this.deps.limit.value) {
+        await this.idle(50);
+        continue;
+      }
+      const task = this.take();
+      if (task === 'done') return;
+      if (task === 'wait') {
+        const next = this.polls[0];
+        const now = this.deps.now();
+        const until = next ? next.due : now + 250;
+        await this.idle(Math.min(250, until - now));
+        continue;
+      }
+      this.inflight += 1;
+      if (task.kind === 'submit') this.inflightSubmits += 1;
+      try {
+        const wait = this.deps.limit.delayBeforeNext();
+        if (wait > 0) await this.deps.sleep(wait, this.deps.signal);
+        if (task.kind === 'submit') await this.submit(task.order);
+        else await this.poll(task.order, task.attempt);
+      } catch (error) {
+        if (error instanceof InterruptedError || this.deps.signal.aborted) this.interrupted = true;
+        else this.fatal ??= error;
+      } finally {
+        this.inflight -= 1;
+        if (task.kind === 'submit') this.inflightSubmits -= 1;
+        this.deps.progress?.(this.stats);
+        this.notify();
+      }
+    }
+  }
+
+  private schedulePoll(order: OrderState, attempt: number): void {
+    const due =
+      this.deps.now() +
+      pollDelay(attempt, { firstMs: this.opts.pollFirstMs ?? 300, maxMs: this.opts.pollMaxMs ?? 5_000 });
+    const entry = { order, attempt, due };
+    let i = this.polls.length;
+    while (i > 0 && (this.polls[i - 1]?.due ?? 0) > due) i--;
+    this.polls.splice(i, 0, entry);
+    this.notify();
+  }
+
+  private reschedulePoll(order: OrderState, attempt: number): void {
+    const pace = this.deps.limit.pace;
+    const due = this.deps.now() + (pace ? Math.ceil(1000 / pace) : 100);
+    let i = this.polls.length;
+    while (i > 0 && (this.polls[i - 1]?.due ?? 0) > due) i--;
+    this.polls.splice(i, 0, { order, attempt, due });
+    this.notify();
+  }
+
+  private async submit(order: OrderState): Promise<void> {
+    await this.record({ t: 'submit', ref: order.ref, at: this.deps.now() });
+    this.stats.submitted += 1;
+    const body = {
+      externalRef: order.ref,
+      items: order.lines.map((l) => ({
+        productId: l.productId,
+        skuId: l.skuId,
+        amount: l.amount,
+        quantity: l.quantity,
+        ...(l.requiredFields ? { requiredFields: l.requiredFields } : {}),
+      })),
+      sealCards: this.opts.seal,
+    };
+    let created: Order;
+    try {
+      const res = await createOrder(this.deps.http, body);
+      created = res.data;
+    } catch (error) {
+      await this.onSubmitError(order, error);
+      return;
+    }
+    this.deps.limit.onSuccess();
+    await this.record({
+      t: 'created',
+      ref: order.ref,
+      checkoutId: created.checkoutId,
+      status: String(created.status),
+      at: this.deps.now(),
+    });
+    this.stats.created += 1;
+    if (TERMINAL_ORDER_STATUSES.has(String(created.status))) await this.finishOrder(order, created);
+    else this.schedulePoll(order, 0);
+  }
+
+  private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
+    const failure = classifySubmitError(error);
+    const at = this.deps.now();
+    switch (failure.kind) {
+      case 'interrupted':
+        this.interrupted = true;
+        return;
+      case 'fatal':
+        this.fatal ??= failure.error;
+        return;
+      case 'unknown':
+        await this.record({ t: 'unknown', ref: order.ref, reason: failure.reason, at });
+        this.deps.notice(`order ${order.ref}: outcome unknown (${failure.reason}); a re-run resolves it`);
+        return;
+      case 'throttled': {
+        // Nothing was created: back to the end of the queue, with everyone slowed down.
+        const count = (this.throttles.get(order.ref) ?? 0) + 1;
+        this.stats.retries += 1;
+        this.throttles.set(order.ref, count);
+        this.deps.limit.onRateLimited();
+        if (count > MAX_THROTTLES) {
+          await this.record({ t: 'unknown', ref: order.ref, reason: 'still rate limited', at });
+          return;
+        }
+        // The pace (lowered by onRateLimited) decides when it goes again, not a blanket
+        // pause: a concurrency slot asleep on a Retry-After would stall the whole run.
+        this.submitQueue.unshift(order);
+        return;
+      }
+      case 'rejected':
+        await this.record({
+          t: 'rejected',
+          ref: order.ref,
+          code: failure.code,
+          message: failure.message,
+          at,
+        });
+        await this.addResult(order.ref, rejectedRecords(order.ref, order.lines, failure.message, this.refOf));
+        this.deps.notice(`order ${order.ref} refused: ${failure.code}: ${failure.message}`);
+        return;
+      case 'split':
+        await this.resplit(order, failure.limit);
+        return;
+      case 'cap':
+        this.submitQueue.unshift(order);
+        this.stop(`the ${failure.limit} was reached (${failure.message})`);
+        return;
+      case 'stop':
+        this.submitQueue.unshift(order);
+        this.stop(failure.message);
+        return;
+      case 'balance': {
+        this.submitQueue.unshift(order);
+        if (!this.balanceStop) {
+          this.balanceStop = true;
+          this.stop('insufficient balance');
+          this.shortfall = await this.computeShortfall();
+          this.stopReason = `insufficient balance: about ${this.shortfall.missingUsd.toFixed(2)} USD more is needed for the remaining ${this.shortfall.remainingOrders} orders (balance ${this.shortfall.balanceUsd.toFixed(2)} USD)`;
+        }
+        return;
+      }
+    }
+  }
+
+  private stop(reason: string): void {
+    this.stopReason ??= reason;
+  }
+
+  private async computeShortfall(): Promise<BalanceShortfall> {
+    const remaining = this.submitQueue;
+    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd({ ref: o.ref, lines: o.lines }), 0);
+    let balanceUsd = 0;
+    try {
+      balanceUsd = (await patient(this.deps, () => getBalance(this.deps.http))).data.balance;
+    } catch {
+      // The amount is advice; the stop itself does not depend on it.
+    }
+    return {
+      missingUsd: Math.max(0, Math.round((remainingUsd - balanceUsd) * 100) / 100),
+      balanceUsd,
+      remainingUsd: Math.round(remainingUsd * 100) / 100,
+      remainingOrders: remaining.length,
+    };
+  }
+
+  /** A per-order limit: nothing was created for this ref (checked), so its parts get new refs. */
+  private async resplit(order: OrderState, limit: string): Promise<void> {
+    const found = await patient(this.deps, () => findByRef(this.deps.http, order.ref));
+    if (found) {
+      // An earlier attempt did create it (e.g. before the limit changed): keep that order.
+      await this.record({
+        t: 'created',
+        ref: order.ref,
+        checkoutId: found.checkoutId,
+        status: found.status ?? 'processing',
+        at: this.deps.now(),
+      });
+      this.schedulePoll(order, 0);
+      return;
+    }
+    const account = await patient(this.deps, () => getAccount(this.deps.http, 'b2b'));
+    const parts = splitOrder({ ref: order.ref, lines: order.lines }, limitsFrom(account.data));
+    if (!parts) {
+      const message = `cannot be split below the account's ${limit}`;
+      await this.record({
+        t: 'rejected',
+        ref: order.ref,
+        code: 'B2B_LIMIT_EXCEEDED',
+        message,
+        at: this.deps.now(),
+      });
+      await this.addResult(order.ref, rejectedRecords(order.ref, order.lines, message, this.refOf));
+      return;
+    }
+    await this.record({ t: 'split', ref: order.ref, children: parts, at: this.deps.now() });
+    this.deps.notice(`order ${order.ref} exceeded ${limit}: split into ${parts.length} orders`);
+    const children = parts
+      .map((p) => this.state.orders.get(p.ref))
+      .filter((o): o is OrderState => Boolean(o));
+    this.stats.orders += children.length - 1;
+    this.submitQueue.unshift(...children);
+  }
+
+  private async poll(order: OrderState, attempt: number): Promise<void> {
+    const checkoutId = order.checkoutId;
+    if (!checkoutId) return;
+    let fetched: Order;
+    try {
+      fetched = (await getOrder(this.deps.http, checkoutId)).data;
+    } catch (error) {
+      if (error instanceof InterruptedError) throw error;
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error;
+      if (error instanceof ApiError && error.status === 404) {
+        this.stop(`order ${checkoutId} is not on this account (another API key or base URL?)`);
+        return;
+      }
+      if (error instanceof RateLimitError) {
+        // Nothing was read; try again at the (now lower) pace, keeping the poll schedule.
+        this.deps.limit.onRateLimited();
+        this.stats.retries += 1;
+        this.reschedulePoll(order, attempt);
+        return;
+      }
+      this.deps.notice(`order ${checkoutId}: could not read it (${(error as Error).message}); trying again`);
+      this.schedulePoll(order, attempt + 1);
+      return;
+    }
+    this.deps.limit.onSuccess();
+    if (TERMINAL_ORDER_STATUSES.has(String(fetched.status))) await this.finishOrder(order, fetched);
+    else this.schedulePoll(order, attempt + 1);
+  }
+
+  private async finishOrder(order: OrderState, fetched: Order): Promise<void> {
+    const { records, error } = orderRecords(
+      { ...fetched, externalRef: fetched.externalRef ?? order.ref },
+      order.lines,
+      this.refOf,
+    );
+    if (error) {
+      this.stop(`order ${fetched.checkoutId} does not match its plan (${error}); its codes are not written`);
+      return;
+    }
+    if (order.status !== fetched.status) {
+      await this.record({
+        t: 'created',
+        ref: order.ref,
+        checkoutId: fetched.checkoutId,
+        status: String(fetched.status),
+        at: this.deps.now(),
+      });
+    }
+    this.terminal.set(order.ref, {
+      checkoutId: fetched.checkoutId,
+      status: String(fetched.status),
+      totalAmount: fetched.totalAmount,
+      paymentCurrency: fetched.paymentCurrency,
+      items: fetched.items.map((i) => ({
+        productId: i.productId,
+        unitPrice: i.unitPrice,
+        quantity: i.quantity,
+        costCurrency: i.costCurrency,
+      })),
+    });
+    await this.addResult(order.ref, records);
+    this.stats.finished += 1;
+    for (const r of records) {
+      if (r.status === 'completed') this.stats.codes += 1;
+      else this.stats.failedUnits += 1;
+    }
+  }
+
+  private async addResult(ref: string, records: OutputRecord[]): Promise<void> {
+    this.tally.add(records);
+    await this.results.put(ref, renderPart(records, this.opts.format));
+  }
+
+  async finish(writer: JournalWriter, base: Omit<BulkResult, 'outcome' | 'tally'>): Promise<BulkResult> {
+    // Orders cover contiguous runs of rows in plan order (split parts in place of
+    // their parent), so plan order is row-then-unit order.
+    const parts = this.results.read(effectiveOrders(this.state).map((o) => o.ref));
+    const unknown = effectiveOrders(this.state).filter(
+      (o) => o.phase === 'unknown' || o.phase === 'submitted',
+    );
+    const unfinished = effectiveOrders(this.state).filter(
+      (o) => o.phase === 'created' && !this.results.has(o.ref),
+    );
+    if (!this.stopReason && !this.interrupted) {
+      if (this.waitTimedOut)
+        this.stop(
+          `${unfinished.length} orders were still being fulfilled when --wait-timeout ended the wait`,
+        );
+      else if (unknown.length)
+        this.stop(
+          `${unknown.length} orders have an unknown outcome after retries (network or service errors)`,
+        );
+      else if (unfinished.length) this.stop(`${unfinished.length} orders could not be read back`);
+    }
+    const outputSha256 = await writeAtomic(
+      this.opts.out,
+      assembleOutput(parts, this.opts.format),
+      async (sha) => {
+        await writer.append({ t: 'output-pending', sha256: sha });
+      },
+    );
+    await writer.append({ t: 'output', sha256: outputSha256 });
+    if (this.stopReason) await writer.append({ t: 'stop', reason: this.stopReason, at: this.deps.now() });
+    const refundable: BulkResult['refundable'] = [];
+    const spent = new Map<string, { currency: string; amount: number }>();
+    const charged = new Map<string, number>();
+    for (const order of this.terminal.values()) {
+      const status = String(order.status);
+      if (status === 'partial' || status === 'failed')
+        refundable.push({ checkoutId: order.checkoutId, status });
+      const currency = order.paymentCurrency ?? 'USD';
+      charged.set(currency, sumAmounts([charged.get(currency) ?? 0, order.totalAmount]));
+      for (const item of order.items) {
+        if (item.unitPrice === undefined) continue;
+        const entry = spent.get(item.productId) ?? { currency: item.costCurrency ?? '', amount: 0 };
+        entry.amount = sumAmounts([entry.amount, item.unitPrice * item.quantity]);
+        spent.set(item.productId, entry);
+      }
+    }
+    const ordered = new Map<string, number>();
+    for (const order of effectiveOrders(this.state))
+      for (const line of order.lines)
+        ordered.set(line.productId, (ordered.get(line.productId) ?? 0) + line.quantity);
+    const failed = this.tally.failed > 0;
+    const outcome: Outcome = this.interrupted
+      ? 'interrupted'
+      : this.stopReason
+        ? 'stopped'
+        : failed
+          ? 'failed-items'
+          : 'done';
+    return {
+      ...base,
+      outcome,
+      tally: this.tally,
+      stopReason: this.stopReason,
+      shortfall: this.shortfall,
+      refundable,
+      outputSha256,
+      ordered,
+      spent,
+      charged,
+    };
+  }
+}
+
+export { StoppedError };

@@ -1,0 +1,253 @@
+/**
+ * The journal: an append-only JSON-lines file beside the output that makes the plan
+ * and every order's state durable before and after each submission. Appends are
+ * fsync'd (grouped: concurrent appends share one fsync), so after a kill -9 at any
+ * point the file holds everything that happened before the last acknowledged
+ * append. Codes are never written here: they are re-read from the service.
+ *
+ * A torn last line (killed mid-append) is dropped on load and cut from the file
+ * before the next append; what it described is redone, and redoing is safe because
+ * every submission replays the same externalRef.
+ */
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { type FileHandle, open, readFile, rename, stat, truncate } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { PlannedLine, PlannedOrder } from './types.js';
+
+export const JOURNAL_VERSION = 1;
+
+export type JournalRecord =
+  | { t: 'batch'; v: number; batch: string; input: string; seal: boolean; at: number; account?: string }
+  | { t: 'order'; ref: string; lines: PlannedLine[] }
+  | { t: 'planned'; orders: number }
+  | { t: 'submit'; ref: string; at: number }
+  | { t: 'created'; ref: string; checkoutId: string; status: string; at: number }
+  | { t: 'unknown'; ref: string; reason: string; at: number }
+  | { t: 'rejected'; ref: string; code: string; message: string; at: number }
+  | { t: 'split'; ref: string; children: PlannedOrder[]; at: number }
+  | { t: 'output-pending'; sha256: string }
+  | { t: 'output'; sha256: string }
+  | { t: 'stop'; reason: string; at: number };
+
+export type OrderPhase = 'planned' | 'submitted' | 'created' | 'unknown' | 'rejected' | 'split';
+
+export interface OrderState {
+  ref: string;
+  lines: PlannedLine[];
+  phase: OrderPhase;
+  checkoutId?: string;
+  /** Last status seen from the service. */
+  status?: string;
+  children?: string[];
+  code?: string;
+  message?: string;
+}
+
+export interface JournalState {
+  batch?: Extract<JournalRecord, { t: 'batch' }>;
+  planComplete: boolean;
+  orders: Map<string, OrderState>;
+  /** Refs of the plan as first written, in plan order. */
+  roots: string[];
+  outputs: Set<string>;
+}
+
+export function emptyState(): JournalState {
+  return { planComplete: false, orders: new Map(), roots: [], outputs: new Set() };
+}
+
+/** Pure: fold one record into the state. */
+export function apply(state: JournalState, record: JournalRecord): JournalState {
+  const order = 'ref' in record ? state.orders.get(record.ref) : undefined;
+  switch (record.t) {
+    case 'batch':
+      state.batch = record;
+      break;
+    case 'order':
+      if (!state.orders.has(record.ref)) {
+        state.orders.set(record.ref, { ref: record.ref, lines: record.lines, phase: 'planned' });
+        state.roots.push(record.ref);
+      }
+      break;
+    case 'planned':
+      state.planComplete = true;
+      break;
+    case 'submit':
+      if (order && (order.phase === 'planned' || order.phase === 'unknown')) order.phase = 'submitted';
+      break;
+    case 'created':
+      if (order) {
+        order.phase = 'created';
+        order.checkoutId = record.checkoutId;
+        order.status = record.status;
+      }
+      break;
+    case 'unknown':
+      if (order && order.phase !== 'created') {
+        order.phase = 'unknown';
+        order.message = record.reason;
+      }
+      break;
+    case 'rejected':
+      if (order && order.phase !== 'created') {
+        order.phase = 'rejected';
+        order.code = record.code;
+        order.message = record.message;
+      }
+      break;
+    case 'split':
+      if (order && order.phase !== 'created') {
+        order.phase = 'split';
+        order.children = record.children.map((c) => c.ref);
+        for (const child of record.children) {
+          if (!state.orders.has(child.ref))
+            state.orders.set(child.ref, { ref: child.ref, lines: child.lines, phase: 'planned' });
+        }
+      }
+      break;
+    case 'output-pending':
+    case 'output':
+      state.outputs.add(record.sha256);
+      break;
+    case 'stop':
+      break;
+  }
+  return state;
+}
+
+/** The orders to buy, in plan order, with each split order replaced by its parts. */
+export function effectiveOrders(state: JournalState): OrderState[] {
+  const out: OrderState[] = [];
+  const visit = (ref: string) => {
+    const order = state.orders.get(ref);
+    if (!order) return;
+    if (order.phase === 'split') for (const child of order.children ?? []) visit(child);
+    else out.push(order);
+  };
+  for (const ref of state.roots) visit(ref);
+  return out;
+}
+
+export function parseJournal(text: string): { state: JournalState; goodBytes: number; torn: boolean } {
+  const state = emptyState();
+  let offset = 0;
+  let goodBytes = 0;
+  let torn = false;
+  while (offset < text.length) {
+    const end = text.indexOf('\n', offset);
+    if (end === -1) {
+      torn = true;
+      break;
+    }
+    const line = text.slice(offset, end);
+    offset = end + 1;
+    if (line.trim() === '') {
+      goodBytes = Buffer.byteLength(text.slice(0, offset));
+      continue;
+    }
+    let record: JournalRecord;
+    try {
+      record = JSON.parse(line) as JournalRecord;
+    } catch {
+      // Only the last line can be torn; anything else is damage we must not paper over.
+      if (text.indexOf('\n', offset) !== -1) throw new Error(`journal is damaged at byte ${goodBytes}`);
+      torn = true;
+      break;
+    }
+    apply(state, record);
+    goodBytes = Buffer.byteLength(text.slice(0, offset));
+  }
+  return { state, goodBytes, torn };
+}
+
+export async function loadJournal(path: string): Promise<JournalState | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const { state, goodBytes, torn } = parseJournal(text);
+  if (torn) await truncate(path, goodBytes);
+  return state;
+}
+
+export function fsyncDir(path: string): void {
+  try {
+    const fd = openSync(dirname(path), 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some platforms cannot open a directory for sync; the rename itself still happened.
+  }
+}
+
+/** Moves a journal of another batch aside (only with --force), keeping it for audit. */
+export async function archiveJournal(path: string, batch: string | undefined, now: number): Promise<string> {
+  const target = `${path}.${batch ?? 'unknown'}.${now}.old`;
+  await rename(path, target);
+  return target;
+}
+
+export async function journalExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Appends with group commit: every append resolves only once its bytes are fsync'd. */
+export class JournalWriter {
+  private queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private flushing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly handle: FileHandle,
+    readonly path: string,
+  ) {}
+
+  /** `truncate` starts a new journal (a fresh plan); otherwise records are appended. */
+  static async open(path: string, opts: { truncate?: boolean } = {}): Promise<JournalWriter> {
+    const handle = await open(path, opts.truncate ? 'w' : 'a', 0o600);
+    await handle.chmod(0o600);
+    fsyncDir(path);
+    return new JournalWriter(handle, path);
+  }
+
+  append(record: JournalRecord): Promise<void> {
+    return this.appendAll([record]);
+  }
+
+  appendAll(records: JournalRecord[]): Promise<void> {
+    const line = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+    return new Promise((resolve, reject) => {
+      this.queue.push({ line, resolve, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue.splice(0);
+      try {
+        await this.handle.write(batch.map((b) => b.line).join(''));
+        await this.handle.sync();
+        for (const b of batch) b.resolve();
+      } catch (error) {
+        for (const b of batch) b.reject(error);
+      }
+    }
+    this.flushing = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.flushing;
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The codes file: CSV (default) or JSON, written atomically (temporary file, fsync,
+ * rename, fsync of the directory) with mode 0600, because it holds secrets.
+ *
+ * Spreadsheet safety: a CSV cell that starts with `=`, `+`, `-`, `@`, tab or CR is
+ * prefixed with a single quote (OWASP's CSV-injection advice) so it is shown as text
+ * instead of run as a formula. The quote is then part of the cell; `--format json`
+ * gives every value's exact bytes.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
+import { fsyncDir } from './journal.js';
+import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
+
+export type OutputFormat = 'csv' | 'json';
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+export function protectFormula(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+function csvCell(value: string | number | null): string {
+  if (value === null) return '';
+  if (typeof value === 'number') return String(value);
+  const safe = protectFormula(value);
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function csvHeader(): string {
+  return `${OUTPUT_COLUMNS.join(',')}\r\n`;
+}
+
+export function csvLine(record: OutputRecord): string {
+  return `${OUTPUT_COLUMNS.map((c) => csvCell(record[c])).join(',')}\r\n`;
+}
+
+/** One JSON record with the columns in the documented order. */
+export function jsonRecord(record: OutputRecord): string {
+  const ordered: Record<string, unknown> = {};
+  for (const c of OUTPUT_COLUMNS) ordered[c] = record[c];
+  return JSON.stringify(ordered);
+}
+
+/**
+ * One order's records as they appear in the file: CSV lines, or JSON records joined
+ * by commas. Kept per order so memory holds compact text, not record objects.
+ */
+export function renderPart(records: OutputRecord[], format: OutputFormat): string {
+  if (format === 'csv') return records.map(csvLine).join('');
+  return records.map((r) => `  ${jsonRecord(r)}`).join(',\n');
+}
+
+/** The file from per-order parts (already in row order), as chunks. */
+export async function* assembleOutput(
+  parts: AsyncIterable<string> | Iterable<string>,
+  format: OutputFormat,
+): AsyncGenerator<string> {
+  if (format === 'csv') {
+    yield csvHeader();
+    for await (const part of parts) if (part) yield part;
+    return;
+  }
+  let first = true;
+  for await (const part of parts) {
+    if (!part) continue;
+    yield first ? `[\n${part}` : `,\n${part}`;
+    first = false;
+  }
+  yield first ? '[]\n' : '\n]\n';
+}
+
+/** The whole file as chunks, so a large output never becomes one string. */
+export function* renderOutput(records: OutputRecord[], format: OutputFormat): Generator<string> {
+  const CHUNK = 1_000;
+  if (format === 'csv') {
+    yield csvHeader();
+    for (let i = 0; i < records.length; i += CHUNK)
+      yield records
+        .slice(i, i + CHUNK)
+        .map(csvLine)
+        .join('');
+    return;
+  }
+  if (records.length === 0) {
+    yield '[]\n';
+    return;
+  }
+  yield '[\n';
+  for (let i = 0; i < records.length; i += CHUNK) {
+    const part = records
+      .slice(i, i + CHUNK)
+      .map((r, k) => `  ${jsonRecord(r)}${i + k < records.length - 1 ? ',' : ''}\n`);
+    yield part.join('');
+  }
+  yield ']\n';
+}
+
+export async function sha256File(path: string): Promise<string | undefined> {
+  try {
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+export async function fileExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/**
+ * Write `chunks` to `path` atomically. `beforeRename(sha256)` runs once the
+ * temporary file is durable and before it replaces `path`: the caller journals the
+ * hash there, so a file left by a crash right after the rename is still known as
+ * this batch's own.
+ */
+export async function writeAtomic(
+  path: string,
+  chunks: Iterable<string> | AsyncIterable<string>,
+  beforeRename: (sha256: string) => Promise<void>,
+): Promise<string> {
+  const tmp = `${path}.tmp`;
+  const hash = createHash('sha256');
+  const handle = await open(tmp, 'w', 0o600);
+  try {
+    await handle.chmod(0o600);
+    for await (const chunk of chunks) {
+      hash.update(chunk);
+      await handle.write(chunk);
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  const sha = hash.digest('hex');
+  await beforeRename(sha);
+  await rename(tmp, path);
+  fsyncDir(path);
+  return sha;
+}
+
+/**
+ * Finished orders' rendered parts, kept in a scratch file beside the output (mode
+ * 0600: they hold codes) instead of memory, and read back in plan order when the
+ * output is written. Memory then holds only offsets, whatever the file's size.
+ */
+export class PartStore {
+  private readonly index = new Map<string, { offset: number; length: number }>();
+  private size = 0;
+  private queue: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly handle: FileHandle,
+    readonly path: string,
+  ) {}
+
+  static async open(path: string): Promise<PartStore> {
+    const handle = await open(path, 'w+', 0o600);
+    await handle.chmod(0o600);
+    return new PartStore(handle, path);
+  }
+
+  has(ref: string): boolean {
+    return this.index.has(ref);
+  }
+
+  put(ref: string, text: string): Promise<void> {
+    const bytes = Buffer.from(text);
+    const offset = this.size;
+    this.size += bytes.length;
+    this.index.set(ref, { offset, length: bytes.length });
+    this.queue = this.queue.then(async () => {
+      await this.handle.write(bytes, 0, bytes.length, offset);
+    });
+    return this.queue;
+  }
+
+  async *read(refs: Iterable<string>): AsyncGenerator<string> {
+    await this.queue;
+    for (const ref of refs) {
+      const at = this.index.get(ref);
+      if (!at || at.length === 0) continue;
+      const buffer = Buffer.alloc(at.length);
+      await this.handle.read(buffer, 0, at.length, at.offset);
+      yield buffer.toString('utf8');
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.queue;
+    await this.handle.close();
+    await rm(this.path, { force: true });
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Planning: rows become orders that respect the live per-order limits, in input
+ * order (so each order covers a contiguous run of rows and the plan is the same for
+ * the same file and limits). A row's quantity is split across lines and orders when
+ * needed. USD values are estimates at face value and live rates: the real price
+ * carries the account's margin and the order freezes its own rates (spec rule 5).
+ */
+
+import { toUsd } from '../money.js';
+import type { Account } from '../schemas/account.js';
+import type { Product } from '../schemas/catalog.js';
+import type { Rates } from '../schemas/rates.js';
+import { childRef, orderRef } from './refs.js';
+import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from './types.js';
+
+/**
+ * Planned orders stay this much under `maxOrderAmountUSD`: rates move between the
+ * plan and the order (spec rule 12), and a 422 costs a round trip and a re-split.
+ */
+export const ORDER_AMOUNT_HEADROOM = 0.99;
+
+/**
+ * Estimated USD of one unit. The spec gives no price formula: the denomination is in
+ * the product's currency and prices in its costCurrency. We take the larger of the
+ * two readings of the face value, so limits and the balance check err on the safe side.
+ */
+export function unitUsd(
+  amount: number,
+  product: Pick<Product, 'productCurrency' | 'costCurrency'>,
+  rates: Rates,
+) {
+  const asCost = toUsd(amount, product.costCurrency, rates);
+  if (!product.productCurrency || product.productCurrency === product.costCurrency) return asCost;
+  return Math.max(asCost, toUsd(amount, product.productCurrency, rates));
+}
+
+export function limitsFrom(account: Pick<Account, 'limits'>): PlanLimits {
+  const positive = (v: number | undefined) => (typeof v === 'number' && v > 0 ? v : Number.POSITIVE_INFINITY);
+  return {
+    maxItemsPerOrder: positive(account.limits.maxItemsPerOrder),
+    maxQuantityPerItem: positive(account.limits.maxQuantityPerItem),
+    maxOrderAmountUSD: positive(account.limits.maxOrderAmountUSD),
+  };
+}
+
+const MICRO = 1e6;
+const micros = (usd: number) => Math.ceil(usd * MICRO - 1e-6);
+
+type LineSource = Omit<PlannedLine, 'quantity' | 'firstUnit'> & { quantity: number; firstUnit: number };
+
+/** Pack lines (possibly splitting them) into groups that respect the limits. */
+export function packLines(sources: LineSource[], limits: PlanLimits): PlannedLine[][] {
+  const groups: PlannedLine[][] = [];
+  const maxMicros = Number.isFinite(limits.maxOrderAmountUSD)
+    ? Math.floor(limits.maxOrderAmountUSD * ORDER_AMOUNT_HEADROOM * MICRO)
+    : Number.POSITIVE_INFINITY;
+  let current: PlannedLine[] = [];
+  let currentMicros = 0;
+  const flush = () => {
+    if (current.length) groups.push(current);
+    current = [];
+    currentMicros = 0;
+  };
+  for (const source of sources) {
+    const unitMicros = Math.max(1, micros(source.unitUsd));
+    let remaining = source.quantity;
+    let firstUnit = source.firstUnit;
+    while (remaining > 0) {
+      if (current.length >= limits.maxItemsPerOrder) flush();
+      const room = Math.floor((maxMicros - currentMicros) / unitMicros);
+      if (room < 1) {
+        if (current.length === 0) {
+          // One unit over the headroom but within the limit itself: send it alone.
+          // (Validation rejects units over the limit before planning.)
+          current.push({ ...source, quantity: 1, firstUnit });
+          currentMicros += unitMicros;
+          remaining -= 1;
+          firstUnit += 1;
+          flush();
+          continue;
+        }
+        flush();
+        continue;
+      }
+      const quantity = Math.min(remaining, limits.maxQuantityPerItem, room);
+      current.push({ ...source, quantity, firstUnit });
+      currentMicros += quantity * unitMicros;
+      remaining -= quantity;
+      firstUnit += quantity;
+    }
+  }
+  flush();
+  return groups;
+}
+
+export function planOrders(
+  rows: InputRow[],
+  products: Map<string, Product>,
+  rates: Rates,
+  limits: PlanLimits,
+  batch: string,
+): PlannedOrder[] {
+  const sources: LineSource[] = rows.map((r) => {
+    const product = products.get(r.productId);
+    if (!product) throw new Error(`row ${r.row}: product ${r.productId} vanished after validation`);
+    return {
+      row: r.row,
+      productId: r.productId,
+      skuId: r.skuId,
+      amount: r.amount,
+      quantity: r.quantity,
+      firstUnit: 1,
+      unitUsd: unitUsd(r.amount, product, rates),
+      ...(r.requiredFields ? { requiredFields: r.requiredFields } : {}),
+    };
+  });
+  return packLines(sources, limits).map((lines, i) => ({ ref: orderRef(batch, i, lines), lines }));
+}
+
+/**
+ * Re-split an order the service rejected for a per-order limit. Packs it again under
+ * the live limits; when that changes nothing (the service counts differently from
+ * our estimate), halves it. Returns undefined when it cannot be split further.
+ */
+export function splitOrder(order: PlannedOrder, limits: PlanLimits): PlannedOrder[] | undefined {
+  let groups = packLines(order.lines, limits);
+  if (groups.length < 2) groups = halve(order.lines);
+  if (groups.length < 2) return undefined;
+  return groups.map((lines, k) => ({ ref: childRef(order.ref, k, lines), lines }));
+}
+
+function halve(lines: PlannedLine[]): PlannedLine[][] {
+  if (lines.length > 1) {
+    const mid = Math.ceil(lines.length / 2);
+    return [lines.slice(0, mid), lines.slice(mid)];
+  }
+  const only = lines[0];
+  if (!only || only.quantity < 2) return [lines];
+  const first = Math.ceil(only.quantity / 2);
+  return [
+    [{ ...only, quantity: first }],
+    [{ ...only, quantity: only.quantity - first, firstUnit: only.firstUnit + first }],
+  ];
+}
+
+export interface PlanEstimate {
+  orders: number;
+  lines: number;
+  units: number;
+  usd: number;
+  /** Face value per currency of the denominations. */
+  perCurrency: Map<string, number>;
+}
+
+export function estimatePlan(
+  orders: Iterable<PlannedOrder>,
+  currencyOf: (productId: string) => string,
+): PlanEstimate {
+  const estimate: PlanEstimate = { orders: 0, lines: 0, units: 0, usd: 0, perCurrency: new Map() };
+  let usdMicros = 0;
+  for (const order of orders) {
+    estimate.orders += 1;
+    for (const line of order.lines) {
+      estimate.lines += 1;
+      estimate.units += line.quantity;
+      usdMicros += micros(line.unitUsd) * line.quantity;
+      const currency = currencyOf(line.productId);
+      estimate.perCurrency.set(
+        currency,
+        Math.round(((estimate.perCurrency.get(currency) ?? 0) + line.amount * line.quantity) * 100) / 100,
+      );
+    }
+  }
+  estimate.usd = usdMicros / MICRO;
+  return estimate;
+}
+
+export function orderUsd(order: PlannedOrder): number {
+  return order.lines.reduce((sum, l) => sum + micros(l.unitUsd) * l.quantity, 0) / MICRO;
+}

@@ -1,0 +1,152 @@
+/**
+ * What to do with each outcome of `POST /b2b/orders`, and how many requests to keep
+ * in flight. Both pure, so every branch has a table test.
+ */
+import { ApiError, InterruptedError, NetworkError, UnexpectedResponseError } from '../errors.js';
+
+export const PER_ORDER_LIMITS = new Set(['maxItemsPerOrder', 'maxQuantityPerItem', 'maxOrderAmountUSD']);
+export const SPEND_CAPS = new Set(['dailySpendCapUSD', 'monthlySpendCapUSD']);
+
+export type SubmitFailure =
+  /** The order may or may not exist: record it as unknown; the same ref is replayed later. */
+  | { kind: 'unknown'; reason: string }
+  /** Still rate limited after the client's retries: nothing was done; queue it again, slower. */
+  | { kind: 'throttled'; retryAfterMs?: number }
+  /** Rejected for a per-order limit: nothing was created; re-split it. */
+  | { kind: 'split'; limit: string; message: string }
+  /** Daily or monthly cap: stop cleanly, resumable (exit 4). */
+  | { kind: 'cap'; limit: string; message: string; window?: string }
+  /** The balance payment failed for lack of funds: stop, say how much is missing. */
+  | { kind: 'balance'; message: string }
+  /** Another reason to stop the run but keep it resumable. */
+  | { kind: 'stop'; message: string }
+  /** The service refused this order for good (nothing charged). */
+  | { kind: 'rejected'; code: string; message: string }
+  /** Credentials or access: nothing else will work either. */
+  | { kind: 'fatal'; error: unknown }
+  | { kind: 'interrupted' };
+
+function detailsOf(error: ApiError): Record<string, unknown> {
+  return error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : {};
+}
+
+export function isInsufficientBalance(error: unknown): boolean {
+  if (!(error instanceof ApiError)) return false;
+  if (error.code === 'INSUFFICIENT_BALANCE') return true;
+  if (error.status !== 400) return false;
+  const reason = detailsOf(error).reason;
+  const text = `${typeof reason === 'string' ? reason : ''} ${error.message}`;
+  return /insufficient[\s_-]*(balance|funds)/i.test(text);
+}
+
+export function classifySubmitError(error: unknown): SubmitFailure {
+  if (error instanceof InterruptedError) return { kind: 'interrupted' };
+  if (error instanceof NetworkError) return { kind: 'unknown', reason: error.message };
+  if (error instanceof UnexpectedResponseError) {
+    // Even a 2xx we cannot read may mean the order exists: never call it rejected.
+    return { kind: 'unknown', reason: error.message };
+  }
+  if (!(error instanceof ApiError)) return { kind: 'fatal', error };
+  // A 429 is the service saying it did not act (spec section 8, rule 2).
+  if (error.status === 429) return { kind: 'throttled', retryAfterMs: error.retryAfterMs };
+  if (error.status >= 500) return { kind: 'unknown', reason: `HTTP ${error.status}: ${error.message}` };
+  if (error.status === 401 || error.status === 403) return { kind: 'fatal', error };
+  if (isInsufficientBalance(error)) return { kind: 'balance', message: error.message };
+  if (error.status === 422 && error.code === 'B2B_LIMIT_EXCEEDED') {
+    const details = detailsOf(error);
+    const limit = typeof details.limit === 'string' ? details.limit : '';
+    if (PER_ORDER_LIMITS.has(limit)) return { kind: 'split', limit, message: error.message };
+    const window = typeof details.window === 'string' ? details.window : undefined;
+    if (SPEND_CAPS.has(limit) || window === 'day' || window === 'month')
+      return { kind: 'cap', limit: limit || `${window} cap`, message: error.message, window };
+    return { kind: 'stop', message: `limit ${limit || '(unnamed)'}: ${error.message}` };
+  }
+  if (error.status === 422) return { kind: 'stop', message: `${error.code}: ${error.message}` };
+  return { kind: 'rejected', code: error.code, message: error.message };
+}
+
+/**
+ * Flow control for a run: how many requests may be in flight, and how fast new ones
+ * may start. Both learn from 429s, because the service's rate is not published
+ * (spec section 8: "Numeric request rates per rateLimitTier: not shown").
+ *
+ * - Pace: unlimited until the first 429; then the rate the service actually let
+ *   through in the last second, raised by 1% every few successes until the next 429.
+ *   Pacing below the limit wastes far less than hitting it: every 429 costs a round
+ *   trip and a Retry-After wait.
+ * - Concurrency: additive increase, multiplicative decrease, never below 2 while the
+ *   pace governs (one request at a time is bound by latency, not by the rate).
+ */
+export class AdaptiveLimit {
+  private current: number;
+  private successes = 0;
+  private paced = 0;
+  private lastCut = Number.NEGATIVE_INFINITY;
+  private rate: number | undefined;
+  private nextStart = 0;
+  private readonly recent: number[] = [];
+  private firstSuccess = Number.POSITIVE_INFINITY;
+
+  constructor(
+    readonly max: number,
+    private readonly now: () => number,
+    private readonly cooldownMs = 1_000,
+  ) {
+    this.current = max;
+  }
+
+  get value(): number {
+    return this.current;
+  }
+
+  /** Requests per second the run currently paces itself to (undefined: not paced). */
+  get pace(): number | undefined {
+    return this.rate;
+  }
+
+  /** Milliseconds to wait before starting the next request; reserves its slot. */
+  delayBeforeNext(): number {
+    if (this.rate === undefined) return 0;
+    const t = this.now();
+    const at = Math.max(t, this.nextStart);
+    this.nextStart = at + 1000 / this.rate;
+    return at - t;
+  }
+
+  onRateLimited(): void {
+    const t = this.now();
+    if (t - this.lastCut < this.cooldownMs) return;
+    this.lastCut = t;
+    this.trim(t);
+    // Successes per second over the last second, or over the run so far if shorter.
+    const span = Math.min(1000, Math.max(100, t - this.firstSuccess));
+    const observed = Math.max(1, (this.recent.length * 1000) / span);
+    // One bad second (workers asleep on a Retry-After) must not collapse the pace.
+    this.rate =
+      this.rate === undefined ? observed : Math.max(1, this.rate * 0.8, Math.min(this.rate, observed));
+    this.current = Math.max(Math.min(2, this.max), Math.floor(this.current / 2));
+    this.successes = 0;
+  }
+
+  onSuccess(): void {
+    const t = this.now();
+    if (this.firstSuccess === Number.POSITIVE_INFINITY) this.firstSuccess = t;
+    this.recent.push(t);
+    if (this.recent.length > 4096) this.trim(t);
+    if (this.rate !== undefined && ++this.paced % 2 === 0) this.rate *= 1.01;
+    this.successes += 1;
+    if (this.current < this.max && this.successes >= this.current) {
+      this.current += 1;
+      this.successes = 0;
+    }
+  }
+
+  private trim(t: number): void {
+    while (this.recent.length && (this.recent[0] ?? 0) <= t - 1000) this.recent.shift();
+  }
+}
+
+/** Poll backoff: `first`, then x1.5 each time, capped. */
+export function pollDelay(attempt: number, opts: { firstMs: number; maxMs: number }): number {
+  return Math.min(opts.maxMs, Math.round(opts.firstMs * 1.5 ** attempt));
+}

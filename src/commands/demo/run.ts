@@ -1,0 +1,111 @@
+/**
+ * The demo: a sandbox in this process, an account funded through the sandbox's
+ * operator API, and a real bulk run of the bundled order file against it over HTTP.
+ * Nothing leaves the machine and no real money moves.
+ */
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { HttpClient } from '../../api/http.js';
+import { journalPathFor } from '../../bulk/engine.js';
+import { loadJournal } from '../../bulk/journal.js';
+import { fileExists } from '../../bulk/output.js';
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { formatMoney } from '../../io/format.js';
+import { err } from '../../io/streams.js';
+import { USER_AGENT } from '../../version.js';
+import { runOrderBulk } from '../order/bulk.js';
+import { DEFAULT_CONCURRENCY } from '../order/index.js';
+
+export const DEMO_BALANCE_USD = 25_000;
+export const DEMO_TIER = 'growth';
+const DEMO_CSV = fileURLToPath(new URL('../../../fixtures/demo-orders.csv', import.meta.url));
+
+/** The demo may replace its own earlier output, never a file of a real batch. */
+async function earlierDemoOnly(out: string): Promise<boolean> {
+  const journal = await loadJournal(journalPathFor(out));
+  if (journal?.batch) return journal.batch.batch.startsWith('demo-');
+  return !(await fileExists(out));
+}
+
+export async function runDemo(ctx: Context, opts: { out: string; input?: string }): Promise<void> {
+  if (!(await earlierDemoOnly(opts.out))) {
+    throw new UsageError(`${opts.out} exists and is not a demo output: pass --out <another file>`);
+  }
+  const { startSandbox } = await import('../../sandbox/index.js');
+  const sandbox = await startSandbox({ port: 0, seed: 1 });
+  try {
+    const res = await request(`${sandbox.url}/_sandbox/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tier: DEMO_TIER, balanceUsd: DEMO_BALANCE_USD }),
+    });
+    const account = (await res.body.json()) as { userId: string; apiKey: string };
+    if (res.statusCode !== 201) throw new Error(`sandbox refused the demo account (HTTP ${res.statusCode})`);
+    err(ctx.io, `sandbox running at ${sandbox.url} (in this process; it stops when the demo ends)`);
+    err(
+      ctx.io,
+      `demo account ${account.userId}: tier ${DEMO_TIER}, balance ${formatMoney(DEMO_BALANCE_USD, 'USD')}`,
+    );
+    const input = opts.input ?? DEMO_CSV;
+    err(ctx.io, `buying every line of ${input}\n`);
+    // A fresh sandbox knows none of an earlier demo's orders: each demo is its own batch.
+    const batch = `demo-${ctx.clock.now().toString(36)}`;
+    // The earlier demo's journal describes orders of a sandbox that no longer exists.
+    await rm(journalPathFor(opts.out), { force: true });
+    const code = await runOrderBulk(
+      ctx,
+      {
+        input,
+        out: opts.out,
+        batch,
+        concurrency: DEFAULT_CONCURRENCY,
+        yes: true,
+        format: 'csv',
+        waitTimeout: 120_000,
+        force: true,
+      },
+      {
+        apiKey: account.apiKey,
+        http: async (overrides) =>
+          new HttpClient({
+            baseUrl: sandbox.url,
+            apiKey: account.apiKey,
+            timeoutMs: ctx.flags.timeout ?? 30_000,
+            userAgent: USER_AGENT,
+            random: ctx.random,
+            now: ctx.clock.now,
+            sleep: ctx.clock.sleep,
+            signal: ctx.signal,
+            debug: (line) => ctx.debug(line),
+            ...overrides,
+          }),
+      },
+    );
+    if (code === ExitCode.ok || code === ExitCode.failedItems) {
+      err(
+        ctx.io,
+        [
+          '',
+          code === ExitCode.failedItems
+            ? 'Some units failed on purpose: the GameStop card fails every third unit, so its orders end "partial".'
+            : '',
+          'What to try next:',
+          `  head -5 ${opts.out}                      # the codes (mode 0600)`,
+          '  giftcodes sandbox --port 4010           # a sandbox that stays up (another terminal)',
+          '  export GIFTCODES_BASE_URL=http://127.0.0.1:4010 GIFTCODES_API_KEY=<key it prints>',
+          '  giftcodes catalog                       # products, SKUs, denominations',
+          `  giftcodes order bulk ${input} --out codes.csv --dry-run`,
+          '  giftcodes order bulk <file> --out codes.csv --yes   # kill it at any point and run it again',
+          '  giftcodes order list --status partial',
+          '  giftcodes refund create <checkoutId> --surface b2b',
+        ]
+          .filter((l) => l !== '')
+          .join('\n'),
+      );
+    }
+  } finally {
+    await sandbox.close();
+  }
+}

@@ -1,0 +1,115 @@
+/** How a bulk run looks in the terminal: the plan, the live progress line, the summary. */
+import type { BulkStats, PlanReport } from '../../bulk/engine.js';
+import type { BulkSummary } from '../../bulk/summary.js';
+import { formatDuration, formatMoney } from '../../io/format.js';
+import { renderTable } from '../../io/output.js';
+import type { IO } from '../../io/streams.js';
+
+const usd = (n: number | undefined) => (n === undefined ? 'no cap' : formatMoney(n, 'USD'));
+const lim = (n: number) => (Number.isFinite(n) ? String(n) : 'none');
+
+export function renderPlan(io: IO, report: PlanReport): string {
+  const p = report.pending;
+  const lines = [
+    `batch ${report.batch}${report.resumed ? ' (resuming)' : ''}`,
+    renderTable(
+      io,
+      ['', 'orders', 'lines', 'units', 'estimated USD'],
+      [
+        [
+          'whole file',
+          report.total.orders,
+          report.total.lines,
+          report.total.units,
+          formatMoney(report.total.usd),
+        ],
+        ['still to buy', p.orders, p.lines, p.units, formatMoney(p.usd)],
+      ],
+    ),
+    `face value still to buy: ${[...p.perCurrency.entries()].map(([c, v]) => formatMoney(v, c)).join(', ') || 'nothing'}`,
+    `limits: ${lim(report.limits.maxItemsPerOrder)} lines/order, ${lim(report.limits.maxQuantityPerItem)} units/line, ${lim(report.limits.maxOrderAmountUSD)} USD/order`,
+    `balance ${formatMoney(report.balanceUsd, 'USD')}; left today ${usd(report.dailyRemainingUsd)}; left this month ${usd(report.monthlyRemainingUsd)}`,
+    ...report.warnings.map((w) => `warning: ${w}`),
+    report.warnings.length === 0 && p.orders > 0 ? 'balance and caps cover the estimate' : '',
+  ];
+  return lines.filter(Boolean).join('\n');
+}
+
+export function planJson(report: PlanReport) {
+  const est = (e: PlanReport['total']) => ({
+    orders: e.orders,
+    lines: e.lines,
+    units: e.units,
+    estimatedUsd: e.usd,
+    faceValue: Object.fromEntries(e.perCurrency),
+  });
+  const finite = (n: number) => (Number.isFinite(n) ? n : null);
+  return {
+    batch: report.batch,
+    resumed: report.resumed,
+    total: est(report.total),
+    pending: est(report.pending),
+    limits: {
+      maxItemsPerOrder: finite(report.limits.maxItemsPerOrder),
+      maxQuantityPerItem: finite(report.limits.maxQuantityPerItem),
+      maxOrderAmountUSD: finite(report.limits.maxOrderAmountUSD),
+    },
+    balanceUsd: report.balanceUsd,
+    dailyRemainingUsd: report.dailyRemainingUsd ?? null,
+    monthlyRemainingUsd: report.monthlyRemainingUsd ?? null,
+    warnings: report.warnings,
+  };
+}
+
+export function progressText(stats: BulkStats, now: number): string {
+  const elapsed = now - stats.startedAt;
+  const remaining = stats.orders - stats.finished;
+  const eta =
+    stats.finished > 0 && remaining > 0
+      ? ` · ETA ${formatDuration((elapsed / stats.finished) * remaining)}`
+      : '';
+  return (
+    `${stats.rows} rows planned · orders ${stats.submitted} submitted, ${stats.finished}/${stats.orders} done · ` +
+    `${stats.codes} codes · ${stats.failedUnits} failed · ${stats.retries} retries${eta}`
+  );
+}
+
+export function renderSummary(io: IO, s: BulkSummary): string {
+  const parts: string[] = [];
+  parts.push(
+    renderTable(
+      io,
+      ['product', 'ordered', 'delivered', 'failed', 'spent'],
+      s.products.map((p) => [
+        `${p.name} (${p.productId})`,
+        p.ordered,
+        p.delivered,
+        p.failed,
+        p.spent ? formatMoney(p.spent.amount, p.spent.currency) : '-',
+      ]),
+    ),
+  );
+  parts.push(
+    `units: ${s.units.delivered} delivered, ${s.units.failed} failed, of ${s.units.ordered}; charged ${
+      s.charged.map((c) => formatMoney(c.amount, c.currency)).join(' + ') || 'nothing yet'
+    }`,
+  );
+  if (s.failures.length) {
+    parts.push('failed units:');
+    parts.push(
+      renderTable(
+        io,
+        ['row', 'unit', 'product', 'order', 'message'],
+        s.failures.map((f) => [f.row, f.index, f.productId, f.checkoutId, f.errorMessage]),
+      ),
+    );
+    if (s.units.failed > s.failures.length)
+      parts.push(`... and ${s.units.failed - s.failures.length} more in ${s.out}`);
+  }
+  if (s.refunds.length) {
+    parts.push('refund the failed units with:');
+    for (const r of s.refunds) parts.push(`  ${r.command}    # ${r.status}`);
+  }
+  parts.push(`codes written to ${s.out} (mode 0600)`);
+  return parts.join('\n');
+}

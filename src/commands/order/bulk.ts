@@ -1,0 +1,200 @@
+/** `giftcodes order bulk`: wiring of the bulk engine to the context, prompts and terminal. */
+import { createHash } from 'node:crypto';
+import type { HttpClient } from '../../api/http.js';
+import { DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy } from '../../api/retry.js';
+import { type BalanceShortfall, type BulkStats, InvalidInputError, runBulk } from '../../bulk/engine.js';
+import type { OutputFormat } from '../../bulk/output.js';
+import { AdaptiveLimit } from '../../bulk/submit.js';
+import { summarize } from '../../bulk/summary.js';
+import type { Context, HttpOverrides } from '../../context.js';
+import { ExitCode, InterruptedError, MissingInputError } from '../../errors.js';
+import { formatMoney } from '../../io/format.js';
+import { printJson } from '../../io/output.js';
+import { type Progress, startProgress } from '../../io/progress.js';
+import { canPrompt } from '../../io/prompts.js';
+import { err, out } from '../../io/streams.js';
+import { planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
+
+export interface OrderBulkOptions {
+  input: string;
+  out: string;
+  batch?: string;
+  concurrency: number;
+  seal?: boolean;
+  dryRun?: boolean;
+  yes?: boolean;
+  format: OutputFormat;
+  waitTimeout: number;
+  force?: boolean;
+  retryAttempts?: number;
+  retryDelay?: number;
+  pollInterval?: number;
+  /** The issue-5 top-up flow plugs in here (see docs/bulk.md). */
+  onInsufficientBalance?: (shortfall: BalanceShortfall) => Promise<boolean>;
+}
+
+const EXIT: Record<string, ExitCode> = {
+  done: ExitCode.ok,
+  'dry-run': ExitCode.ok,
+  cancelled: ExitCode.ok,
+  'failed-items': ExitCode.failedItems,
+  stopped: ExitCode.stoppedResumable,
+  interrupted: ExitCode.interrupted,
+};
+
+/** A short, one-way tag of where the journal's orders live (never the key itself). */
+function fingerprint(baseUrl: string, apiKey: string | undefined): string | undefined {
+  if (!apiKey) return undefined;
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 12);
+}
+
+export interface OrderBulkWiring {
+  /** The key the wired client uses, when it does not come from the context (the demo). */
+  apiKey?: string;
+  /** Builds the client; the demo points it at its in-process sandbox. Default: the context's. */
+  http?: (overrides: HttpOverrides & { retryPolicy: RetryPolicy }) => Promise<HttpClient>;
+}
+
+export async function runOrderBulk(
+  ctx: Context,
+  opts: OrderBulkOptions,
+  wiring: OrderBulkWiring = {},
+): Promise<ExitCode> {
+  const stats: Partial<BulkStats> = { retries: 0 };
+  const limit = new AdaptiveLimit(opts.concurrency, ctx.clock.now);
+  const retryPolicy: RetryPolicy = {
+    ...DEFAULT_RETRY_POLICY,
+    ...(opts.retryAttempts ? { maxAttempts: opts.retryAttempts } : {}),
+    ...(opts.retryDelay
+      ? {
+          baseDelayMs: opts.retryDelay,
+          maxDelayMs: opts.retryDelay * 8,
+          rateLimitBaseDelayMs: opts.retryDelay,
+          rateLimitMaxDelayMs: opts.retryDelay * 16,
+        }
+      : { rateLimitBaseDelayMs: 250, rateLimitMaxDelayMs: 10_000 }),
+    // A 429 with a Retry-After goes back to the engine, which re-queues the request and
+    // lowers its pace: a worker asleep on a Retry-After would hold a concurrency slot.
+    maxRetryAfterMs: 0,
+  };
+  // `retryPolicy` reaches the HttpClient through the context's override spread.
+  const overrides: HttpOverrides & { retryPolicy: RetryPolicy } = {
+    connections: opts.concurrency,
+    budget: new RetryBudget(5_000),
+    retryPolicy,
+    onRetry: (info) => {
+      stats.retries = (stats.retries ?? 0) + 1;
+      if (info.status === 429) limit.onRateLimited();
+    },
+  };
+  const http = await (wiring.http ? wiring.http(overrides) : ctx.http(overrides));
+  const io = ctx.io;
+  const json = Boolean(ctx.flags.json);
+  // One spinner for the preflight, stopped for the confirmation; another for the run.
+  const preflight = opts.dryRun
+    ? undefined
+    : await startProgress(io, 'checking the file against the live catalog');
+  // Every spinner ever started, so the end stops them all (an ora left running keeps the process alive).
+  const started: Array<Promise<Progress>> = [];
+  let spinner: Promise<Progress> | undefined;
+  const progress = {
+    stop: () => {
+      preflight?.stop();
+      const current = spinner;
+      spinner = undefined;
+      void current?.then((p) => p.stop());
+    },
+    update: (text: string) => {
+      preflight?.stop();
+      if (spinner) void spinner.then((p) => p.update(text));
+      else {
+        spinner = startProgress(io, text);
+        started.push(spinner);
+      }
+    },
+    async end() {
+      preflight?.stop();
+      for (const p of await Promise.all(started)) p.stop();
+    },
+  };
+  let lastDraw = 0;
+
+  let result: Awaited<ReturnType<typeof runBulk>>;
+  try {
+    result = await runBulk(
+      {
+        input: opts.input,
+        out: opts.out,
+        batch: opts.batch,
+        concurrency: opts.concurrency,
+        seal: Boolean(opts.seal),
+        dryRun: Boolean(opts.dryRun),
+        format: opts.format,
+        waitTimeoutMs: opts.waitTimeout,
+        force: Boolean(opts.force),
+        pollFirstMs: opts.pollInterval,
+        accountFingerprint: fingerprint(http.baseUrl, wiring.apiKey ?? (await ctx.settings()).apiKey),
+      },
+      {
+        http,
+        now: ctx.clock.now,
+        sleep: ctx.clock.sleep,
+        signal: ctx.signal,
+        limit,
+        stats,
+        notice: (line) => {
+          progress.stop();
+          err(io, line);
+        },
+        progress: (s) => {
+          const t = ctx.clock.now();
+          if (t - lastDraw < 100) return;
+          lastDraw = t;
+          progress.update(progressText(s, t));
+        },
+        confirm: async (report) => {
+          progress.stop();
+          if (!json || !opts.yes) err(io, renderPlan(io, report));
+          if (opts.yes) return true;
+          if (!canPrompt(io)) throw new MissingInputError('--yes', 'confirmation to spend from the balance');
+          const prompter = await ctx.prompter();
+          return prompter.confirm({
+            message: `Buy ${report.pending.units} units in ${report.pending.orders} orders for about ${formatMoney(report.pending.usd, 'USD')}?`,
+          });
+        },
+        onInsufficientBalance: opts.onInsufficientBalance,
+      },
+    );
+  } catch (error) {
+    await progress.end();
+    if (error instanceof InvalidInputError) {
+      for (const p of error.problems) err(io, p.row !== undefined ? `row ${p.row}: ${p.message}` : p.message);
+    }
+    throw error;
+  }
+  await progress.end();
+
+  if (result.outcome === 'dry-run') {
+    if (json) printJson(io, planJson(result.report));
+    else out(io, renderPlan(io, result.report));
+    return ExitCode.ok;
+  }
+  if (result.outcome === 'cancelled') {
+    err(io, 'cancelled: nothing was bought');
+    return ExitCode.ok;
+  }
+  const exitCode = EXIT[result.outcome] ?? ExitCode.service;
+  const summary = summarize(result, opts.out, exitCode);
+  if (json) printJson(io, summary);
+  else out(io, renderSummary(io, summary));
+  if (result.stopReason) {
+    err(io, `stopped: ${result.stopReason}`);
+    err(io, 'run the same command again to resume: nothing is bought twice');
+  }
+  if (result.outcome === 'interrupted')
+    throw new InterruptedError(
+      'interrupted: the journal is consistent; run the same command again to resume',
+    );
+  ctx.exitCode = exitCode;
+  return exitCode;
+}

@@ -1,0 +1,95 @@
+import { createOrder, getOrder } from '../../api/orders.js';
+import { pollDelay } from '../../bulk/submit.js';
+import type { Context } from '../../context.js';
+import { MissingInputError, UsageError } from '../../errors.js';
+import { formatMoney } from '../../io/format.js';
+import { printJson } from '../../io/output.js';
+import { canPrompt } from '../../io/prompts.js';
+import { err } from '../../io/streams.js';
+import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
+import { maskOrderJson, printOrder } from './render.js';
+
+export interface OrderCreateOptions {
+  product: string;
+  sku: string;
+  amount: number;
+  quantity: number;
+  ref?: string;
+  field?: string[];
+  seal?: boolean;
+  callbackUrl?: string;
+  wait?: boolean;
+  reveal?: boolean;
+  yes?: boolean;
+}
+
+function randomRef(random: () => number): string {
+  let hex = '';
+  for (let i = 0; i < 24; i++) hex += Math.floor(random() * 16).toString(16);
+  return `gc-one-${hex}`;
+}
+
+export function parseFields(values: string[] | undefined): Record<string, string> | undefined {
+  if (!values?.length) return undefined;
+  const fields: Record<string, string> = {};
+  for (const v of values) {
+    const eq = v.indexOf('=');
+    if (eq < 1) throw new UsageError(`--field expects name=value, got "${v}"`);
+    fields[v.slice(0, eq)] = v.slice(eq + 1);
+  }
+  return fields;
+}
+
+export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Promise<void> {
+  const ref = opts.ref ?? randomRef(ctx.random);
+  if (ref.length > 128) throw new UsageError('--ref is longer than 128 characters');
+  const requiredFields = parseFields(opts.field);
+  if (!opts.yes) {
+    if (!canPrompt(ctx.io)) throw new MissingInputError('--yes', 'confirmation to spend from the balance');
+    const prompter = await ctx.prompter();
+    const ok = await prompter.confirm({
+      message: `Buy ${opts.quantity} x ${opts.product} (${opts.sku}) at ${opts.amount}, paid from the balance?`,
+    });
+    if (!ok) {
+      err(ctx.io, 'cancelled: nothing was bought');
+      return;
+    }
+  }
+  const http = await ctx.http();
+  const res = await createOrder(http, {
+    externalRef: ref,
+    items: [
+      {
+        productId: opts.product,
+        skuId: opts.sku,
+        amount: opts.amount,
+        quantity: opts.quantity,
+        ...(requiredFields ? { requiredFields } : {}),
+      },
+    ],
+    ...(opts.callbackUrl ? { callbackUrl: opts.callbackUrl } : {}),
+    sealCards: Boolean(opts.seal),
+  });
+  if (res.replayed) err(ctx.io, `externalRef ${ref} already existed: this is that order (no new charge)`);
+  else
+    err(
+      ctx.io,
+      `created ${res.data.checkoutId} (ref ${ref}), charged ${formatMoney(res.data.totalAmount, res.data.paymentCurrency)}`,
+    );
+  let order: Order = res.data;
+  let raw = res.raw;
+  if (opts.wait) {
+    for (let attempt = 0; !TERMINAL_ORDER_STATUSES.has(String(order.status)); attempt++) {
+      await ctx.clock.sleep(pollDelay(attempt, { firstMs: 300, maxMs: 5_000 }), ctx.signal);
+      const next = await getOrder(http, order.checkoutId);
+      order = next.data;
+      raw = next.raw;
+    }
+  }
+  if (ctx.flags.json) printJson(ctx.io, maskOrderJson(raw, Boolean(opts.reveal)));
+  else printOrder(ctx.io, order, Boolean(opts.reveal));
+  if (opts.wait && (order.status === 'partial' || order.status === 'failed')) {
+    err(ctx.io, `refund the failed units with: giftcodes refund create ${order.checkoutId} --surface b2b`);
+    ctx.exitCode = 3;
+  }
+}

@@ -1,0 +1,87 @@
+/** `giftcodes order bulk|create|get|list`. */
+import { Option } from 'commander';
+import { ORDER_STATUSES, SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
+import { decimal, duration, nonNegativeInt, positiveInt } from '../parse.js';
+import type { Register } from '../types.js';
+
+export const DEFAULT_CONCURRENCY = 8;
+
+export const registerOrder: Register = (program, contextFor) => {
+  const order = program.command('order').description('buy codes: in bulk from a CSV, or one order at a time');
+
+  order
+    .command('bulk <input>')
+    .description('buy every line of a CSV exactly once and write the codes to a file (resumable)')
+    .requiredOption('--out <path>', 'where to write the codes (mode 0600); the journal goes beside it')
+    .option(
+      '--batch <id>',
+      'batch id (default: a hash of the file and options); a new id buys the same file again',
+    )
+    .option('--concurrency <n>', 'orders in flight at most', positiveInt, DEFAULT_CONCURRENCY)
+    .option('--seal', 'deliver sealed cards (giftCardId instead of the code)')
+    .option('--dry-run', 'print the plan, costs and limit checks; spend nothing')
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .addOption(new Option('--format <format>', 'output file format').choices(['csv', 'json']).default('csv'))
+    .addOption(
+      new Option(
+        '--wait-timeout <duration>',
+        'how long to wait for fulfilment after the last order is submitted',
+      )
+        .argParser(duration)
+        .default(600_000, '10m'),
+    )
+    .option('--force', 'replace an output file (or journal) that does not belong to this batch')
+    .addOption(new Option('--retry-attempts <n>', 'attempts per request').argParser(positiveInt).hideHelp())
+    .addOption(new Option('--retry-delay <ms>', 'base retry delay').argParser(positiveInt).hideHelp())
+    .addOption(new Option('--poll-interval <ms>', 'first poll delay').argParser(positiveInt).hideHelp())
+    .action(async (input: string, opts, command) => {
+      const { runOrderBulk } = await import('./bulk.js');
+      await runOrderBulk(contextFor(command), { input, ...opts });
+    });
+
+  order
+    .command('create')
+    .description('create and pay one B2B order from the balance')
+    .requiredOption('--product <id>', 'productId')
+    .requiredOption('--sku <id>', 'skuId')
+    .requiredOption('--amount <n>', 'denomination (within the SKU min..max, on its step)', decimal)
+    .option('--quantity <n>', 'units', positiveInt, 1)
+    .option(
+      '--ref <externalRef>',
+      'idempotency key (default: a random one); the same ref never charges twice',
+    )
+    .option('--field <name=value...>', 'a required field value (repeatable)')
+    .option('--seal', 'deliver a sealed card')
+    .option('--callback-url <url>', 'legacy unsigned B2B callback (receives codes)')
+    .option('--wait', 'poll until the order is completed, partial or failed')
+    .option('--reveal', 'show codes in full')
+    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .action(async (opts, command) => {
+      const { runOrderCreate } = await import('./create.js');
+      await runOrderCreate(contextFor(command), opts);
+    });
+
+  order
+    .command('get <checkoutId>')
+    .description('one order with its items and codes (masked unless --reveal)')
+    .option('--reveal', 'show codes in full')
+    .action(async (checkoutId: string, opts, command) => {
+      const { runOrderGet } = await import('./get.js');
+      await runOrderGet(contextFor(command), { checkoutId, reveal: Boolean(opts.reveal) });
+    });
+
+  order
+    .command('list')
+    .description('B2B orders, newest first')
+    .option('--ref <externalRef>', 'only the order with this externalRef')
+    .addOption(new Option('--status <status>', 'only orders in this status').choices([...ORDER_STATUSES]))
+    .option('--limit <n>', 'page size (1-100)', positiveInt)
+    .option('--offset <n>', 'skip this many', nonNegativeInt)
+    .addOption(new Option('--sort-by <field>', 'sort field').choices([...SORT_BY]))
+    .addOption(new Option('--sort-order <order>', 'sort order').choices([...SORT_ORDER]))
+    .option('--all', 'follow pages until the end')
+    .action(async (opts, command) => {
+      const { runOrderList } = await import('./list.js');
+      await runOrderList(contextFor(command), opts);
+    });
+};

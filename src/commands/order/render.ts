@@ -1,0 +1,45 @@
+/** An order for people (codes masked unless revealed) and for --json. */
+
+import { formatMoney, formatTime, maskSecret } from '../../io/format.js';
+import { printFields, printTable } from '../../io/output.js';
+import type { IO } from '../../io/streams.js';
+import type { Order } from '../../schemas/orders.js';
+
+const SECRET_KEYS = ['cardCode', 'cardPin'] as const;
+
+/** The raw order with codes and PINs masked, unless revealed: what --json prints. */
+export function maskOrderJson(raw: unknown, reveal: boolean): unknown {
+  if (reveal) return raw;
+  return JSON.parse(JSON.stringify(raw), (key, value) =>
+    (SECRET_KEYS as readonly string[]).includes(key) && typeof value === 'string' ? maskSecret(value) : value,
+  );
+}
+
+export function printOrder(io: IO, order: Order, reveal: boolean): void {
+  printFields(io, [
+    ['checkoutId', order.checkoutId],
+    ['status', String(order.status)],
+    ['externalRef', order.externalRef ?? '-'],
+    ['total', formatMoney(order.totalAmount, order.paymentCurrency)],
+    ['discount', order.appliedDiscountPercent != null ? `${order.appliedDiscountPercent}%` : '-'],
+    ['created', formatTime(order.createdAt)],
+    ['completed', formatTime(order.completedAt)],
+  ]);
+  const rows = order.items.flatMap((item) => {
+    const units = [...item.fulfillments].sort((a, b) => a.index - b.index);
+    if (units.length === 0)
+      return [[item.productId, item.unitAmount, '-', item.status ?? '-', '-', '-', '-']];
+    return units.map((f) => [
+      item.productId,
+      item.unitAmount,
+      f.index,
+      f.status,
+      f.giftCardId ? `sealed ${f.giftCardId}` : reveal ? (f.cardCode ?? '-') : maskSecret(f.cardCode),
+      reveal ? (f.cardPin ?? '-') : f.cardPin ? maskSecret(f.cardPin) : '-',
+      f.errorMessage ?? f.cardUrl ?? '-',
+    ]);
+  });
+  printTable(io, ['product', 'amount', 'unit', 'status', 'code', 'pin', 'url / message'], rows);
+  if (!reveal && rows.length)
+    io.stderr.write(`codes masked: giftcodes order get ${order.checkoutId} --reveal\n`);
+}

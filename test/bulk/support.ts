@@ -1,0 +1,150 @@
+/**
+ * Shared pieces of the bulk integration tests: accounts on a real sandbox, input
+ * files, and the proof that a run paid exactly once per planned order and wrote
+ * every issued code exactly once (from the sandbox's ledger and operator order list).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, expect } from 'vitest';
+import { effectiveOrders, parseJournal } from '../../src/bulk/journal.js';
+import { OUTPUT_COLUMNS } from '../../src/bulk/types.js';
+import type { SandboxHandle } from '../helpers/sandbox.js';
+
+export const FAST = ['--retry-delay', '20', '--poll-interval', '30', '--retry-attempts', '4'];
+
+const made: string[] = [];
+// Each test file that uses these helpers removes its directories (they hold codes).
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bulk-'));
+  made.push(dir);
+  return dir;
+}
+
+export function writeCsv(dir: string, lines: string[], name = 'in.csv'): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+/** `n` rows over a plain product, a product with a required field and one that fails every 3rd unit. */
+export function mixedRows(n: number, opts: { partial?: boolean } = {}): string[] {
+  const lines = ['ref,productId,skuId,amount,quantity,field.playerId'];
+  for (let i = 1; i <= n; i++) {
+    const k = i % 4;
+    if (k === 0) lines.push(`"R${i}, Team",prd_steam_eu,sku_steam_eu_range,${5 * (1 + (i % 5))},1,`);
+    else if (k === 1)
+      lines.push(`R${i},prd_freefire_diamonds,sku_freefire_range,${1 + (i % 9)},1,${100000 + i}`);
+    else if (k === 2 && opts.partial) lines.push(`R${i},prd_gamestop_us,sku_gamestop_range,20,3,`);
+    else lines.push(`R${i},prd_amazon_us,sku_amazon_us_range,${5 + i},${1 + (i % 2)},`);
+  }
+  return lines;
+}
+
+export async function account(
+  sb: SandboxHandle,
+  opts: {
+    balanceUsd?: number;
+    tier?: string;
+    limits?: Record<string, number | null>;
+    rateLimit?: unknown;
+  } = {},
+) {
+  const acc = await sb.operator.createAccount({
+    tier: opts.tier ?? 'growth',
+    balanceUsd: opts.balanceUsd ?? 100_000,
+  });
+  if (opts.limits || opts.rateLimit !== undefined) {
+    const res = await sb.operator.patchAccount(acc.userId, {
+      ...(opts.limits ? { limits: opts.limits } : {}),
+      ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
+    });
+    expect(res.status).toBeLessThan(300);
+  }
+  return { ...acc, env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: acc.apiKey } };
+}
+
+export type Row = Record<(typeof OUTPUT_COLUMNS)[number], string>;
+
+export function readCsvOutput(path: string): Row[] {
+  const text = readFileSync(path, 'utf8');
+  const rows = parse(text, { columns: true, bom: true }) as Row[];
+  expect(text.split('\r\n')[0]).toBe(OUTPUT_COLUMNS.join(','));
+  return rows;
+}
+
+/**
+ * The money proof. With `complete`, also that every planned order exists and every
+ * planned unit has exactly one record.
+ */
+export async function proveExactlyOnce(
+  sb: SandboxHandle,
+  userId: string,
+  out: string,
+  opts: { complete: boolean; inputUnits?: Map<number, number> },
+) {
+  const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
+  const planned = effectiveOrders(journal);
+  const plannedRefs = new Set(planned.map((o) => o.ref));
+  const allRefs = new Set(journal.orders.keys());
+  const { orders } = await sb.operator.orders(userId);
+  const ledger = await sb.operator.ledger(userId);
+
+  // Exactly one order per ref, only refs of the effective plan (never a split parent).
+  const refs = orders.map((o) => o.externalRef as string);
+  expect(new Set(refs).size).toBe(refs.length);
+  for (const ref of refs) {
+    expect(allRefs.has(ref), `unplanned order ${ref}`).toBe(true);
+    expect(plannedRefs.has(ref), `order for split parent ${ref}`).toBe(true);
+  }
+  // Exactly one charge per order, and no charge without an order.
+  const charges = ledger.entries.filter((e) => e.type === 'order_charge');
+  const perOrder = new Map<string, number>();
+  for (const c of charges) perOrder.set(c.checkoutId ?? '', (perOrder.get(c.checkoutId ?? '') ?? 0) + 1);
+  expect([...perOrder.values()].every((n) => n === 1)).toBe(true);
+  expect(new Set(perOrder.keys())).toEqual(new Set(orders.map((o) => o.checkoutId as string)));
+
+  // Every issued code in the output exactly once, and nothing else.
+  const rows = readCsvOutput(out);
+  const issued = orders.flatMap((o) =>
+    (o.codes as Array<{ cardCode: string | null; status: string }>)
+      .filter((c) => c.cardCode)
+      .map((c) => c.cardCode as string),
+  );
+  const written = rows.filter((r) => r.status === 'completed').map((r) => r.cardCode.replace(/^'/, ''));
+  expect(new Set(written).size).toBe(written.length);
+  if (opts.complete) {
+    expect(new Set(orders.map((o) => o.externalRef))).toEqual(plannedRefs);
+    expect(written.sort()).toEqual([...issued].sort());
+    // Every planned unit has exactly one record, ordered by row then unit.
+    const keys = rows.map((r) => `${r.row}:${r.index}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    const units = planned.reduce((n, o) => n + o.lines.reduce((m, l) => m + l.quantity, 0), 0);
+    expect(rows.length).toBe(units);
+    const sorted = [...rows].sort(
+      (a, b) => Number(a.row) - Number(b.row) || Number(a.index) - Number(b.index),
+    );
+    expect(rows).toEqual(sorted);
+    if (opts.inputUnits) {
+      for (const [row, q] of opts.inputUnits) {
+        expect(rows.filter((r) => Number(r.row) === row).map((r) => Number(r.index))).toEqual(
+          Array.from({ length: q }, (_, i) => i + 1),
+        );
+      }
+    }
+  } else {
+    for (const code of written) expect(issued).toContain(code);
+  }
+  return { orders, charges, rows };
+}
+
+/** Units per input row of a file made by mixedRows. */
+export function unitsOf(lines: string[]): Map<number, number> {
+  const records = parse(lines.join('\n'), { columns: true }) as Array<{ quantity: string }>;
+  return new Map(records.map((r, i) => [i + 1, Number(r.quantity || 1)]));
+}
