@@ -5,7 +5,7 @@
  * be replaced in tests.
  */
 import type { HttpClient, RetryInfo } from './api/http.js';
-import type { RetryBudget } from './api/retry.js';
+import type { RetryBudget, RetryPolicy } from './api/retry.js';
 import {
   assertSafeTransport,
   type GlobalFlags,
@@ -34,7 +34,10 @@ export interface GlobalOptions extends GlobalFlags {
 }
 
 export interface HttpOverrides {
+  stopWhenBudgetSpent?: boolean;
   connections?: number;
+  /** A run-specific schedule (bulk runs tune attempts and delays to their own pacing). */
+  retryPolicy?: RetryPolicy;
   onRetry?: (info: RetryInfo) => void;
   budget?: RetryBudget;
 }

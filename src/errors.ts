@@ -147,6 +147,22 @@ export class StoppedError extends CliError {
   }
 }
 
+/**
+ * Every retry the run may make is spent: the service looks unavailable. The run stops
+ * (exit 4) so that it can be repeated later instead of hammering the service.
+ */
+export class RetryBudgetSpentError extends StoppedError {
+  constructor(
+    readonly last: CliError,
+    budget: number,
+  ) {
+    super(
+      `${last.message}; the run's ${budget} retries are spent, so it stopped: run it again later`,
+      'RETRY_BUDGET_SPENT',
+    );
+  }
+}
+
 /** Ctrl-C: the caller has already left state consistent. */
 export class InterruptedError extends CliError {
   constructor(message = 'interrupted') {

@@ -74,13 +74,22 @@ function isCommanderError(error: unknown): error is { exitCode: number; code: st
   return typeof code === 'string' && code.startsWith('commander.') && typeof exitCode === 'number';
 }
 
+/** A second SIGINT sooner than this after the first is the echo described below. */
+const SIGINT_ECHO_MS = 250;
+
 /** Called by bin/giftcodes.js. Ctrl-C aborts the command, which leaves state consistent; twice exits at once. */
 export async function runFromProcess(): Promise<void> {
   const controller = new AbortController();
   let interrupts = 0;
+  let firstInterruptAt = 0;
   process.on('SIGINT', () => {
+    // `conf` loads `when-exit`, whose own SIGINT handler re-sends the signal to this
+    // process a moment later; that echo is not the user pressing Ctrl-C again.
+    const now = performance.now();
+    if (interrupts > 0 && now - firstInterruptAt < SIGINT_ECHO_MS) return;
     interrupts += 1;
     if (interrupts > 1) process.exit(ExitCode.interrupted);
+    firstInterruptAt = now;
     controller.abort();
   });
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {

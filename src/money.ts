@@ -39,11 +39,37 @@ export function toUsd(amount: number, currency: string, rates: Rates): number {
 }
 
 /**
- * Sum without drifting: amounts are summed in integer micro-units (1e-6), which is
- * exact for every fiat and for display of crypto, then returned as a number.
+ * A running sum with Neumaier's compensation: the rounding error of each addition is
+ * carried in `compensation` and added back at the end, so the result is the exact sum of
+ * the inputs rounded once. Nothing is rounded to a grid: 8-decimal crypto amounts (and
+ * smaller) keep every digit. For sums built up over time (a run's charges).
+ */
+export class MoneySum {
+  private sum = 0;
+  private compensation = 0;
+
+  add(value: number): this {
+    const t = this.sum + value;
+    // Whichever operand is larger in magnitude lost the low-order bits of the other.
+    if (Math.abs(this.sum) >= Math.abs(value)) this.compensation += this.sum - t + value;
+    else this.compensation += value - t + this.sum;
+    this.sum = t;
+    return this;
+  }
+
+  get value(): number {
+    return this.sum + this.compensation;
+  }
+}
+
+/**
+ * Sum without drifting (compensated summation, see MoneySum). No rounding: `0.1 + 0.2`
+ * gives the double nearest to their exact sum (0.30000000000000004, shown as 0.30);
+ * 1,000 cents give exactly 10; satoshis are never truncated. Display rounding is the
+ * formatter's job.
  */
 export function sumAmounts(values: Iterable<number>): number {
-  let micros = 0;
-  for (const value of values) micros += Math.round(value * 1e6);
-  return micros / 1e6;
+  const total = new MoneySum();
+  for (const value of values) total.add(value);
+  return total.value;
 }

@@ -11,6 +11,7 @@ import {
   InterruptedError,
   NetworkError,
   RateLimitError,
+  RetryBudgetSpentError,
   UnexpectedResponseError,
 } from '../errors.js';
 import { maskSecret } from '../io/format.js';
@@ -51,6 +52,12 @@ export interface HttpClientOptions {
   /** Ctrl-C: aborts the request in flight and any backoff wait. */
   signal?: AbortSignal;
   dispatcher?: Dispatcher;
+  /**
+   * When the run-wide budget is spent, throw RetryBudgetSpentError (exit 4) instead of
+   * the last failure. The bulk engine turns it off: it records such orders as unknown
+   * and resolves them on the next run.
+   */
+  stopWhenBudgetSpent?: boolean;
   /** Connections kept to the service; bulk runs raise it to their concurrency. */
   connections?: number;
 }
@@ -141,6 +148,9 @@ export class HttpClient {
       if (!decision.retry) {
         if (decision.reason === 'budget-exhausted') {
           this.log(`retry budget of ${this.budget.limit} spent: not retrying ${opts.method} ${opts.path}`);
+          // The service looks down: stop the run (exit 4, resumable) rather than fail it.
+          if (this.options.stopWhenBudgetSpent !== false)
+            throw new RetryBudgetSpentError(failure, this.budget.limit);
         }
         throw failure;
       }

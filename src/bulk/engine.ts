@@ -19,7 +19,7 @@ import { getCatalog, getRates } from '../api/catalog.js';
 import type { HttpClient } from '../api/http.js';
 import { createOrder, getOrder, listOrders } from '../api/orders.js';
 import { ApiError, InterruptedError, RateLimitError, StoppedError, UsageError } from '../errors.js';
-import { sumAmounts } from '../money.js';
+import { MoneySum } from '../money.js';
 import type { Account } from '../schemas/account.js';
 import type { Product } from '../schemas/catalog.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
@@ -864,21 +864,30 @@ class Runner {
     await writer.append({ t: 'output', sha256: outputSha256 });
     if (this.stopReason) await writer.append({ t: 'stop', reason: this.stopReason, at: this.deps.now() });
     const refundable: BulkResult['refundable'] = [];
-    const spent = new Map<string, { currency: string; amount: number }>();
-    const charged = new Map<string, number>();
+    // One running compensated sum per currency and per product: no drift across orders.
+    const spentSums = new Map<string, { currency: string; sum: MoneySum }>();
+    const chargedSums = new Map<string, MoneySum>();
     for (const order of this.terminal.values()) {
       const status = String(order.status);
       if (status === 'partial' || status === 'failed')
         refundable.push({ checkoutId: order.checkoutId, status });
       const currency = order.paymentCurrency ?? 'USD';
-      charged.set(currency, sumAmounts([charged.get(currency) ?? 0, order.totalAmount]));
+      const charge = chargedSums.get(currency) ?? new MoneySum();
+      chargedSums.set(currency, charge.add(order.totalAmount));
       for (const item of order.items) {
         if (item.unitPrice === undefined) continue;
-        const entry = spent.get(item.productId) ?? { currency: item.costCurrency ?? '', amount: 0 };
-        entry.amount = sumAmounts([entry.amount, item.unitPrice * item.quantity]);
-        spent.set(item.productId, entry);
+        const entry = spentSums.get(item.productId) ?? {
+          currency: item.costCurrency ?? '',
+          sum: new MoneySum(),
+        };
+        entry.sum.add(item.unitPrice * item.quantity);
+        spentSums.set(item.productId, entry);
       }
     }
+    const spent = new Map(
+      [...spentSums].map(([id, e]) => [id, { currency: e.currency, amount: e.sum.value }]),
+    );
+    const charged = new Map([...chargedSums].map(([currency, sum]) => [currency, sum.value]));
     const ordered = new Map<string, number>();
     for (const order of effectiveOrders(this.state))
       for (const line of order.lines)

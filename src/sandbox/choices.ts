@@ -19,10 +19,12 @@ export const CHECKOUT_EXPIRY_MS = 60 * MINUTE;
 export const WEBHOOK_BACKOFF_MS: readonly number[] = [1 * MINUTE, 2 * MINUTE, 4 * MINUTE, 8 * MINUTE];
 
 /**
- * Spec §6 lists delivery log `status` as `sent` or `failed` only. While retries remain
- * the sandbox shows `pending` (the spec's two values are the terminal ones).
+ * Spec §2 gives the delivery log `status` as `sent` or `failed` and nothing for a delivery
+ * whose first attempt is still under way: the sandbox lists an entry once its first
+ * attempt has an outcome. While retries remain after a failure the entry is `failed`
+ * with `attempts` < 5 and `error` set (it turns `sent` if a retry gets through).
  */
-export const DELIVERY_PENDING_STATUS = 'pending';
+export const DELIVERY_LOGGED_AFTER = 'first attempt outcome';
 
 /** Spec §8: "Numeric limit values per tier: not shown." `starter` is the spec's new-account tier. */
 export type TierLimits = { [K in LimitKey]: K extends 'rateLimitTier' ? string : number };

@@ -39,6 +39,9 @@ export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema
 export { parseSandboxFlags, SANDBOX_FLAGS, SandboxFlagError, type SandboxFlags } from './flags.js';
 export { type OutboundRequest, signatureHeader, type WebhookSender } from './webhook-delivery.js';
 
+/** The port `giftcodes sandbox` listens on without --port. */
+export const DEFAULT_SANDBOX_PORT = 4010;
+
 export interface SandboxOptions {
   /** Interface to bind; loopback by default. */
   host?: string;
@@ -137,7 +140,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 4010, host, () => {
+    server.listen(options.port ?? DEFAULT_SANDBOX_PORT, host, () => {
       server.off('error', reject);
       resolve();
     });

@@ -10,7 +10,7 @@ import { ApiError, conflict, validationError } from './errors.js';
 import { startFulfillment } from './fulfillment.js';
 import { RatesService } from './rates.js';
 import type { AccountState, OrderState, PaymentState } from './state.js';
-import { round2 } from './state.js';
+import { round2, sentValue } from './state.js';
 import { emitEvent, orderEventData } from './webhook-delivery.js';
 
 export function findMethod(core: Core, id: string): PaymentMethod | undefined {
@@ -96,6 +96,7 @@ export function createInvoice(core: Core, req: InvoiceRequest): PaymentState {
     confirmedAt: null,
     expiresAt: req.expiresAt,
     updatedAt: now,
+    quotedFrom: null,
   };
   quote(core, p, req);
   return p;
@@ -112,10 +113,14 @@ function coveredAmount(order: OrderState): number {
   let covered = 0;
   for (const p of order.payments) {
     if (p.status === 'confirmed') covered += p.appliedAmount;
-    else if (p.status !== 'failed' && p.sentAmount > 0)
-      covered += (p.sentAmount / p.expectedAmount) * p.appliedAmount;
+    else if (p.status !== 'failed' && p.sentAmount > 0) covered += sentValue(p);
   }
   return covered;
+}
+
+/** Spec §4 "The amount is always the full remaining balance": total minus what payments already cover. */
+export function remainingAmount(core: Core, order: OrderState): number {
+  return Math.max(0, core.rates.round(order.totalAmount - coveredAmount(order), order.paymentCurrency));
 }
 
 function insufficient(account: AccountState, requiredUsd: number): ApiError {
@@ -126,9 +131,24 @@ function insufficient(account: AccountState, requiredUsd: number): ApiError {
   });
 }
 
-/** The balance method: must confirm instantly or fail with 400 `details.reason` (spec §4). */
+/**
+ * The balance method: must confirm instantly or fail with 400 `details.reason` (spec §4).
+ * It pays the remaining amount (spec §4: "always the full remaining balance"): crypto
+ * already sent on a partly paid invoice counts, and that invoice settles for what it got.
+ */
 export function payWithBalance(core: Core, account: AccountState, order: OrderState): PaymentState {
-  const usd = round2(order.totalUsd);
+  const remaining = remainingAmount(core, order);
+  if (remaining <= 0) {
+    throw validationError('Checkout is already covered by a payment being confirmed', {
+      reason: REASONS.notPayable,
+      status: order.status,
+    });
+  }
+  // USD at the checkout's frozen rates, in proportion: the whole total costs exactly totalUsd.
+  const usd =
+    remaining >= order.totalAmount
+      ? round2(order.totalUsd)
+      : round2((order.totalUsd * remaining) / order.totalAmount);
   if (account.balance + 1e-9 < usd) throw insufficient(account, usd);
   const method = findMethod(core, BALANCE_METHOD_ID);
   if (!method) throw new ApiError(500, 'INTERNAL_ERROR', 'balance method missing from fixtures');
@@ -139,7 +159,7 @@ export function payWithBalance(core: Core, account: AccountState, order: OrderSt
   const p = createInvoice(core, {
     method,
     currency: 'USD',
-    appliedAmount: order.totalAmount,
+    appliedAmount: remaining,
     appliedCurrency: order.paymentCurrency,
     rates: order.rates,
     expiresAt: now,
@@ -149,8 +169,18 @@ export function payWithBalance(core: Core, account: AccountState, order: OrderSt
   p.sentAmount = usd;
   p.status = 'confirmed';
   p.confirmedAt = now;
-  for (const other of order.payments)
-    if (other.status === 'pending' && other.sentAmount === 0) other.status = 'failed';
+  for (const other of order.payments) {
+    if (other.status !== 'pending') continue;
+    if (other.sentAmount === 0) {
+      other.status = 'failed';
+    } else {
+      // A partly paid invoice settles for what was sent (and is auto-refundable for that much).
+      other.appliedAmount = sentValue(other);
+      other.status = 'confirmed';
+      other.confirmedAt = now;
+      other.updatedAt = now;
+    }
+  }
   order.payments.push(p);
   confirmed(core, order, p);
   return p;
@@ -212,7 +242,7 @@ export async function requestCheckoutPayment(
   }
   checkPayable(order);
   const now = core.clock.now();
-  const remaining = core.rates.round(order.totalAmount - coveredAmount(order), order.paymentCurrency);
+  const remaining = remainingAmount(core, order);
   const existing = order.payments.find(
     (p) => p.status === 'pending' && p.method.id === method.id && p.currency === currency,
   );
@@ -227,7 +257,7 @@ export async function requestCheckoutPayment(
   };
   if (existing) {
     // Spec §4: re-calling refreshes an expired invoice ("the same invoice with fresh data").
-    if (existing.expiresAt <= now && existing.sentAmount === 0) quote(core, existing, req);
+    if (existing.expiresAt <= now) requote(core, existing, req);
     return { payment: existing, created: false };
   }
   for (const p of order.payments) if (p.status === 'pending' && p.sentAmount === 0) p.status = 'failed';
@@ -235,6 +265,25 @@ export async function requestCheckoutPayment(
   order.payments.push(payment);
   order.updatedAt = now;
   return { payment, created: true };
+}
+
+/**
+ * Refreshes an expired invoice in place (same paymentId and address). A partly paid one
+ * keeps what was sent, valued at its old quote, and `req.appliedAmount` (the remainder
+ * of the checkout) is priced at today's rate on top: `expectedAmount` becomes what was
+ * sent plus the fresh quote, so `partialPayment` keeps showing the progress.
+ */
+function requote(core: Core, p: PaymentState, req: InvoiceRequest): void {
+  if (p.sentAmount === 0) {
+    quote(core, p, req);
+    return;
+  }
+  const covered = sentValue(p);
+  const sent = p.sentAmount;
+  quote(core, p, req);
+  p.expectedAmount = core.rates.round(sent + p.expectedAmount, p.currency);
+  p.appliedAmount = covered + req.appliedAmount;
+  p.quotedFrom = { sent, covered };
 }
 
 /** Picks the currency an invoice is paid in, checking it against the method. */
@@ -281,7 +330,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
     p = createInvoice(core, {
       method: card,
       currency: order.paymentCurrency,
-      appliedAmount: core.rates.round(order.totalAmount - coveredAmount(order), order.paymentCurrency),
+      appliedAmount: remainingAmount(core, order),
       appliedCurrency: order.paymentCurrency,
       rates: order.rates,
       expiresAt: now + core.tuning.invoiceTtlMs,

@@ -56,6 +56,11 @@ export class Scheduler {
     const rest = target - this.clock.now();
     if (rest > 0) this.clock.advance(rest);
     this.runDue();
+    // A real timer armed before (or during) the jump counts down real time from an older
+    // virtual now: it would fire late and, since later tasks do not re-arm, hold them all
+    // back. Re-arm from the new now.
+    this.disarm();
+    this.arm();
     return this.clock.now();
   }
 
@@ -83,9 +88,14 @@ export class Scheduler {
 
   close(): void {
     this.closed = true;
+    this.disarm();
+    this.heap = [];
+  }
+
+  private disarm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.heap = [];
+    this.armedFor = Number.POSITIVE_INFINITY;
   }
 
   private arm(): void {

@@ -13,17 +13,13 @@ import { INJECTED_ERROR_CODE, INJECTED_ERROR_STATUS, MAX_BODY_BYTES, TIER_LIMITS
 import type { Core } from './context.js';
 import { ApiError, forbidden, validationError } from './errors.js';
 import type { FaultDecision } from './faults.js';
+import { isLoopbackAddress } from './loopback.js';
 import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
 import { type AccountState, type ApiKeyRecord, hashKey } from './state.js';
 
 const EMPTY_QUERY = new URLSearchParams();
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -186,7 +182,7 @@ export function createSandboxServer(core: Core, router: Router): SandboxServer {
       const hasBody = method !== 'GET' && method !== 'DELETE';
 
       if (def.kind === 'operator') {
-        if (!isLoopback(req.socket.remoteAddress)) {
+        if (!isLoopbackAddress(req.socket.remoteAddress)) {
           req.resume();
           finish(errorResult(forbidden('The operator API is loopback-only'), requestId));
           return;

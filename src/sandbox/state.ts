@@ -134,6 +134,23 @@ export interface PaymentState {
   confirmedAt: number | null;
   expiresAt: number;
   updatedAt: number;
+  /**
+   * Set when an expired, partly paid invoice is re-quoted: what had been sent by then and
+   * the value (in appliedCurrency) it settled. The fresh quote prices only the rest, so
+   * the old sends keep the rate they were made at.
+   */
+  quotedFrom: { sent: number; covered: number } | null;
+}
+
+/**
+ * The value (in the payment's appliedCurrency) settled by what the payer has sent so far:
+ * proportional to the amount sent, priced at the quote each part was sent under.
+ */
+export function sentValue(p: PaymentState): number {
+  const base = p.quotedFrom ?? { sent: 0, covered: 0 };
+  const quoted = p.expectedAmount - base.sent;
+  if (p.sentAmount >= p.expectedAmount || quoted <= 0) return p.appliedAmount;
+  return base.covered + ((p.sentAmount - base.sent) / quoted) * (p.appliedAmount - base.covered);
 }
 
 export interface OrderState {
@@ -235,7 +252,9 @@ export interface DeliveryState {
   checkoutId: string | null;
   payloadHash: string;
   error: string | null;
-  status: 'sent' | 'failed' | 'pending';
+  /** null until the first attempt has an outcome; such entries are not in the log yet. */
+  status: 'sent' | 'failed' | null;
+  /** Finished attempts. */
   attempts: number;
   createdAt: number;
   updatedAt: number;

@@ -17,7 +17,7 @@ import type {
   UnitState,
   WebhookEndpoint,
 } from './state.js';
-import { round2 } from './state.js';
+import { round2, sentValue } from './state.js';
 
 function fulfillmentView(f: UnitState, retailer: boolean) {
   const sealed = f.giftCardId !== null;
@@ -92,7 +92,10 @@ function checkoutItemView(order: OrderState, item: ItemState) {
 export function invoiceView(core: Core, p: PaymentState) {
   const isCrypto = p.method.type === 'crypto';
   const decimals = core.rates.decimals(p.currency);
-  const amount = p.expectedAmount.toFixed(decimals);
+  // "amount (exact crypto amount to send)": while the invoice is open, what is still due on
+  // it, which after a partial payment (and its re-quote) is less than providerAmount.
+  const due = p.status === 'pending' ? Math.max(0, p.expectedAmount - p.sentAmount) : p.expectedAmount;
+  const amount = due.toFixed(decimals);
   const scheme = (p.method.network || p.method.identifier || 'pay').toLowerCase();
   return {
     paymentMethodId: p.method.id,
@@ -133,7 +136,7 @@ export function aggregatePayment(core: Core, order: OrderState) {
     if (p.status === 'confirmed') confirmed += p.appliedAmount;
     else if (p.sentAmount > 0 && p.sentAmount < p.expectedAmount) {
       anyPartial = true;
-      confirmed += (p.sentAmount / p.expectedAmount) * p.appliedAmount;
+      confirmed += sentValue(p);
     }
     if (p.status !== 'failed') allFailed = false;
   }

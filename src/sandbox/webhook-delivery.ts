@@ -10,7 +10,6 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DEADLINE_MS } from '../schemas/common.js';
 import { DELIVERY_HEADER, EVENT_HEADER, type EventType, SIGNATURE_HEADER } from '../schemas/webhooks.js';
-import { DELIVERY_PENDING_STATUS } from './choices.js';
 import type { Core } from './context.js';
 import type { AccountState, DeliveryState, OrderState, WebhookEndpoint } from './state.js';
 
@@ -162,7 +161,7 @@ function createDelivery(
     checkoutId,
     payloadHash: sha256(body),
     error: null,
-    status: DELIVERY_PENDING_STATUS as 'pending',
+    status: null,
     attempts: 0,
     createdAt: now,
     updatedAt: now,
@@ -191,8 +190,6 @@ function attempt(core: Core, delivery: DeliveryState): void {
     delivery.updatedAt = t;
     return;
   }
-  delivery.attempts++;
-  delivery.updatedAt = t;
   core
     .sender({
       url: delivery.url,
@@ -206,20 +203,20 @@ function attempt(core: Core, delivery: DeliveryState): void {
     );
 }
 
+/**
+ * Records an attempt's outcome. The log only ever says `sent` or `failed` (spec §2): after
+ * a failed attempt with retries left the entry is `failed` with `attempts < 5` and `error`
+ * set, and turns `sent` if a retry gets through. `attempts` counts finished attempts, so
+ * status, error and attempts always describe the same attempt.
+ */
 function settle(core: Core, delivery: DeliveryState, error: string | null): void {
   const now = core.clock.now();
+  delivery.attempts++;
   delivery.updatedAt = now;
   delivery.error = error;
+  delivery.status = error === null ? 'sent' : 'failed';
   core.log(`webhook ${delivery.id} ${delivery.eventType} attempt ${delivery.attempts}: ${error ?? 'sent'}`);
-  if (error === null) {
-    delivery.status = 'sent';
-    return;
-  }
-  if (delivery.attempts >= WEBHOOK_ATTEMPTS) {
-    delivery.status = 'failed';
-    return;
-  }
-  delivery.status = DELIVERY_PENDING_STATUS as 'pending';
+  if (error === null || delivery.attempts >= WEBHOOK_ATTEMPTS) return;
   const backoff =
     core.tuning.webhookBackoffMs[delivery.attempts - 1] ?? core.tuning.webhookBackoffMs.at(-1) ?? 60_000;
   core.scheduler.at(now + backoff, () => attempt(core, delivery));

@@ -177,8 +177,11 @@ describe('catalog', () => {
     for (const product of fixtureCatalog().products) {
       expect(r.stdout).toContain(product.productId as string);
     }
-    expect(r.stdout).toMatch(/name.*productId.*currency.*denominations.*countries/);
+    expect(r.stdout).toMatch(/name.*productId.*currencies.*denominations.*countries/);
     expect(r.stdout).toContain('5-500 step 1');
+    // Both currencies where the card's differs from the price currency (telcel: MXN card, USD prices).
+    expect(r.stdout).toMatch(/prd_telcel_mx\s*│\s*MXN \(priced in USD\)/);
+    expect(r.stdout).toMatch(/prd_steam_eu\s*│\s*EUR\s*│/);
     expectClean(r);
   });
 

@@ -67,6 +67,26 @@ describe('foundation commands against the sandbox', () => {
     expect(r.stderr).toMatch(/^error FORBIDDEN: /);
   });
 
+  it('account of an account suspended by the operator: exit 1, one line saying it is suspended', async () => {
+    // Spec §3/§5: a suspended account gets 403 on every call, so `account` never sees the
+    // status field; what the user gets is the service's 403 message, printed as one line.
+    const { userId, apiKey } = await sb.operator.createAccount({});
+    expect((await cli(['account'], apiKey)).code).toBe(0);
+    const patch = await sb.operator.patchAccount(userId, {
+      status: 'suspended',
+      statusNote: 'compliance hold',
+    });
+    expect(patch.status).toBe(200);
+    for (const args of [['account'], ['account', '--surface', 'retailer'], ['account', '--json']]) {
+      const r = await cli(args, apiKey);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(
+        /^error FORBIDDEN: [^\n]*suspended[^\n]*compliance hold[^\n]* \(request req_[^)]+\)\n$/i,
+      );
+    }
+  });
+
   it('a wrong key gets a one-line 401 error', async () => {
     const r = await cli(['balance'], 'gk_not_a_key_0000');
     expect(r.code).toBe(1);

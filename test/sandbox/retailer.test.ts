@@ -215,6 +215,75 @@ describe('§3 payments: invoices, crypto under-payment, re-quote, race, expiry',
     expect(mismatch.status).toBe(400);
   });
 
+  it('§4 "full remaining balance": the balance method charges only what a partial crypto payment left', async () => {
+    const c = (await checkout({ payment: { paymentMethodId: 'btc' } })).body;
+    const expected = Number(c.payment.amount);
+    const sent = Number((expected * 0.4).toFixed(8));
+    await sb.operator.payCheckout(c.checkoutId, sent);
+    const before = (await sb.operator.ledger(sb.userId)).balance;
+    const res = await sb.api('POST', `/retailer/v1/checkouts/${c.checkoutId}/payment`, {
+      body: { paymentMethodId: 'balance', payCurrency: 'USD' },
+    });
+    expect(res.status).toBe(201);
+    const coveredShare = sent / expected;
+    const remaining = c.totalAmount * (1 - coveredShare);
+    const ledger = await sb.operator.ledger(sb.userId);
+    const charges = ledger.entries.filter(
+      (e) => e.checkoutId === c.checkoutId && e.type === 'checkout_charge',
+    );
+    expect(charges).toHaveLength(1);
+    // paymentCurrency is USD here, so the remaining amount is the USD charged.
+    expect(c.paymentCurrency).toBe('USD');
+    expect(-(charges[0]?.amountUsd ?? 0)).toBeCloseTo(remaining, 2);
+    expect(before - ledger.balance).toBeCloseTo(remaining, 2);
+    expect(res.body.payment.appliedAmount).toBeCloseTo(remaining, 2);
+    const paid = await get(c.checkoutId);
+    expect(paid.payment.state).toBe('confirmed');
+    expect(paid.payment.confirmedAmount).toBeCloseTo(c.totalAmount, 2);
+    expect(['processing', 'completed']).toContain(paid.status);
+  });
+
+  it('§3 re-quote: an expired, partly paid crypto invoice is refreshed for the remaining amount', async () => {
+    const c = (await checkout({})).body;
+    const path = `/retailer/v1/checkouts/${c.checkoutId}/payment`;
+    const body = { paymentMethodId: 'btc', payCurrency: 'BTC' };
+    const first = (await sb.api('POST', path, { body })).body.payment;
+    const expected = Number(first.amount);
+    const sent = Number((expected / 2).toFixed(8));
+    await sb.operator.payCheckout(c.checkoutId, sent);
+    const now = await sb.operator.advanceClock(0);
+    await sb.operator.advanceClock(first.expiresAt - now + 1_000);
+    expect((await get(c.checkoutId)).status).toBe('pending');
+
+    const res = await sb.api('POST', path, { body });
+    expect(res.status).toBe(200);
+    const fresh = res.body.payment;
+    expect(fresh.paymentId).toBe(first.paymentId);
+    expect(fresh.paymentAddress).toBe(first.paymentAddress);
+    expect(fresh.expiresAt).toBeGreaterThan(first.expiresAt);
+    // The rest of the checkout at today's BTC rate, rounded up to the satoshi.
+    const rates = (await sb.api('GET', '/retailer/v1/rates')).body.rates;
+    const remainingUsd = (c.totalAmount * (1 - sent / expected)) / rates[c.paymentCurrency];
+    const due = Number(fresh.amount);
+    expect(due).toBeGreaterThan(0);
+    expect(Math.abs(due - remainingUsd * rates.BTC)).toBeLessThanOrEqual(2e-8);
+    const view = await get(c.checkoutId);
+    expect(view.payment.state).toBe('partial');
+    expect(view.payment.payments[0].partialPayment).toEqual({
+      sentAmount: sent,
+      expectedAmount: Number((sent + due).toFixed(8)),
+      currency: 'BTC',
+    });
+    expect(view.payment.confirmedAmount).toBeCloseTo(c.totalAmount * (sent / expected), 2);
+
+    // Sending what the fresh invoice asks for completes the payment.
+    await sb.operator.payCheckout(c.checkoutId, due);
+    await sb.operator.advanceClock(2_000);
+    const paid = await get(c.checkoutId);
+    expect(paid.payment.state).toBe('confirmed');
+    expect(['processing', 'completed']).toContain(paid.status);
+  });
+
   it('409 CONFLICT on a concurrent payment race', async () => {
     const c = (await checkout({})).body;
     const body = { paymentMethodId: 'usdt_trc20', payCurrency: 'USDT' };

@@ -206,7 +206,12 @@ describe('§6 retries: 5 attempts with backoff on the virtual clock, then failed
       (n) => n === 1,
     );
     for (let attempt = 2; attempt <= 5; attempt++) {
-      await until(deliveries, (d) => d[0]?.attempts === attempt - 1 && d[0]?.error === 'HTTP 500');
+      const log = await until(
+        deliveries,
+        (d) => d[0]?.attempts === attempt - 1 && d[0]?.error === 'HTTP 500',
+      );
+      // Spec §2: the log's status is `sent` or `failed`; with retries left it is `failed`, attempts < 5.
+      expect(log[0]).toMatchObject({ status: 'failed', attempts: attempt - 1, error: 'HTTP 500' });
       // Just short of the backoff nothing happens; at the backoff the next attempt goes out.
       const backoff = 60_000 * 2 ** (attempt - 2);
       await sb.operator.advanceClock(backoff - 1_000);
@@ -217,7 +222,7 @@ describe('§6 retries: 5 attempts with backoff on the virtual clock, then failed
         (n) => n === attempt,
       );
     }
-    const final = await until(deliveries, (d) => d[0]?.status === 'failed');
+    const final = await until(deliveries, (d) => d[0]?.attempts === 5);
     expect(final[0]).toMatchObject({ status: 'failed', attempts: 5, eventType: 'payment.confirmed' });
     const ids = new Set(hits.filter((h) => h.path === '/down').map((h) => h.headers['x-service-delivery']));
     expect(ids.size).toBe(1);
@@ -225,6 +230,40 @@ describe('§6 retries: 5 attempts with backoff on the virtual clock, then failed
     expect(bodies.size).toBe(1);
     await sb.operator.advanceClock(24 * 60 * 60_000);
     expect(hits.filter((h) => h.path === '/down')).toHaveLength(5);
+  });
+});
+
+describe('§2 delivery log status: only `sent` or `failed`', () => {
+  it('a failed attempt with retries left is `failed` with attempts < 5; a later success turns it `sent`', async () => {
+    statusFor['/flaky'] = 503;
+    const a = await freshAccount();
+    // The test polls the log quickly; keep the account's request rate limit out of the way.
+    await sb.operator.patchAccount(a.userId, { rateLimit: 'off' });
+    await a.api('PUT', '/retailer/v1/webhook', { url: `${base}/flaky`, events: ['payment.confirmed'] });
+    const c = (
+      await a.api('POST', '/retailer/v1/checkouts', {
+        customerEmail: 'flaky@example.com',
+        items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 }],
+        payment: { paymentMethodId: 'balance' },
+      })
+    ).body;
+    const log = async () =>
+      (await a.api('GET', `/retailer/v1/webhook/deliveries?checkoutId=${c.checkoutId}`)).body.deliveries;
+    const seen = new Set<string>();
+    const first = await until(log, (d) => {
+      for (const e of d) seen.add(e.status);
+      return d[0]?.attempts === 1;
+    });
+    expect(first[0]).toMatchObject({ status: 'failed', attempts: 1, error: 'HTTP 503' });
+    statusFor['/flaky'] = 200;
+    await sb.operator.advanceClock(60_000);
+    const after = await until(log, (d) => {
+      for (const e of d) seen.add(e.status);
+      return d[0]?.attempts === 2;
+    });
+    expect(after[0]).toMatchObject({ status: 'sent', attempts: 2, error: null, id: first[0].id });
+    expect(DeliveryLog.safeParse({ deliveries: after }).success).toBe(true);
+    expect([...seen].sort()).toEqual(['failed', 'sent']);
   });
 });
 

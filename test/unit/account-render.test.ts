@@ -1,6 +1,13 @@
 /** The account overview: status warnings, limits, usage bars and rebates. */
 import { describe, expect, it } from 'vitest';
-import { limitRows, rebateLines, statusWarning, usageLine } from '../../src/commands/account/render.js';
+import {
+  limitRows,
+  REBATE_PROGRESS_FIELDS,
+  rebateLines,
+  rebateProgress,
+  statusWarning,
+  usageLine,
+} from '../../src/commands/account/render.js';
 import { styler } from '../../src/io/style.js';
 import { Account, rebateOffers } from '../../src/schemas/account.js';
 
@@ -93,7 +100,20 @@ describe('rebates', () => {
     expect(lines).toEqual([
       'earn 20.00 USD for 1,000.00 USD: 250.00 USD [#####...............] 25%',
       'earn 20.00 USD for 1,000.00 USD: 500.00 USD [##########..........] 50%',
-      'earn 20.00 USD for 1,000.00 USD',
+      'earn 20.00 USD for 1,000.00 USD: progress not reported',
     ]);
+  });
+
+  it.each(REBATE_PROGRESS_FIELDS)('reads progress from %s (the documented list)', (field) => {
+    expect(rebateProgress({ ...offer, [field]: 100 })).toBe(100);
+    expect(rebateLines(account({ rebates: [{ ...offer, [field]: 100 }] }))[0]).toContain('100.00 USD [##');
+  });
+
+  it('any other field, or a non-number, is "progress not reported"', () => {
+    for (const extra of [{ progress: 100 }, { progressUsd: '100' }, { progressUsd: null }, {}]) {
+      expect(rebateLines(account({ rebates: [{ ...offer, ...extra }] }))).toEqual([
+        'earn 20.00 USD for 1,000.00 USD: progress not reported',
+      ]);
+    }
   });
 });

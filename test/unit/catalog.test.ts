@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   describeCountries,
+  describeCurrencies,
   describeDenominations,
   describeSku,
   filterProducts,
@@ -77,6 +78,15 @@ describe('SKU and country summaries', () => {
     expect(describeDenominations(p)).toBe('1, 2, 3, 4 +2 more');
     expect(describeCountries(p)).toBe('A B C D E F +2');
     expect(describeCountries(product({ productId: 'y', name: 'y' }))).toBe('any');
+  });
+
+  it.each<[Record<string, unknown>, string]>([
+    [{ costCurrency: 'USD', productCurrency: 'USD' }, 'USD'],
+    [{ costCurrency: 'EUR' }, 'EUR'],
+    [{ costCurrency: 'USD', productCurrency: 'MXN' }, 'MXN (priced in USD)'],
+    [{ costCurrency: 'eur', productCurrency: 'EUR' }, 'eur'],
+  ])('currencies of %j -> %s', (fields, expected) => {
+    expect(describeCurrencies(product({ productId: 'c', name: 'c', ...fields }))).toBe(expected);
   });
 
   it('finds a product by id first, then by slug', () => {

@@ -12,6 +12,7 @@ import {
   InterruptedError,
   NetworkError,
   RateLimitError,
+  RetryBudgetSpentError,
   UnexpectedResponseError,
 } from '../../src/errors.js';
 import { type Handler, json, startServer, type TestServer } from '../helpers/server.js';
@@ -324,7 +325,10 @@ describe('which calls are retried', () => {
   it('stops retrying when the run-wide budget is spent, across requests and clients', async () => {
     const budget = new RetryBudget(3);
     const h = await setup({ 'GET /b2b/rates': flaky(502, 100) }, { budget });
-    expect(await failure(h.client.get('/b2b/rates'))).toMatchObject({ status: 502 });
+    // A spent budget stops the run resumably (exit 4), keeping the last failure.
+    const spent = await failure(h.client.get('/b2b/rates'));
+    expect(spent).toBeInstanceOf(RetryBudgetSpentError);
+    expect(spent).toMatchObject({ exitCode: 4, code: 'RETRY_BUDGET_SPENT', last: { status: 502 } });
     // First request: 1 attempt + 3 retries (the whole budget).
     expect(h.server.requests).toHaveLength(4);
     expect(budget.exhausted).toBe(true);
@@ -336,6 +340,8 @@ describe('which calls are retried', () => {
       userAgent: 'x',
       budget,
       sleep: async () => {},
+      // The bulk engine's setting: the raw failure, which it records as an unknown outcome.
+      stopWhenBudgetSpent: false,
     });
     clients.push(other);
     expect(await failure(other.get('/b2b/rates'))).toMatchObject({ status: 502 });

@@ -1,6 +1,14 @@
 /** Conversion by the spec formula: amountInTo = amountInFrom / rates[from] * rates[to]. */
 import { describe, expect, it } from 'vitest';
-import { convertAmount, rateFor, sumAmounts, toUsd, UnknownCurrencyError } from '../../src/money.js';
+import { formatMoney } from '../../src/io/format.js';
+import {
+  convertAmount,
+  MoneySum,
+  rateFor,
+  sumAmounts,
+  toUsd,
+  UnknownCurrencyError,
+} from '../../src/money.js';
 import type { Rates } from '../../src/schemas/rates.js';
 
 const RATES: Rates = { base: 'USD', rates: { USD: 1, EUR: 0.92, GBP: 0.79, BTC: 0.0000158, JPY: 151.2 } };
@@ -49,11 +57,47 @@ describe('convertAmount', () => {
   });
 });
 
-describe('sumAmounts', () => {
-  it('does not drift like floating-point addition', () => {
-    expect(0.1 + 0.2).not.toBe(0.3);
-    expect(sumAmounts([0.1, 0.2])).toBe(0.3);
-    expect(sumAmounts(Array.from({ length: 1000 }, () => 0.01))).toBe(10);
+describe('sumAmounts (compensated, never rounded)', () => {
+  const naive = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+  it('keeps 8-decimal crypto amounts whole (a 1e-6 grid would lose them)', () => {
+    expect(sumAmounts([0.00000001, 0.00000002])).toBeCloseTo(0.00000003, 15);
+    expect(sumAmounts([0.00000001, 0.00000002]).toFixed(8)).toBe('0.00000003');
+    const btc = [0.12345678, 0.00000009, 0.87654321, 0.00000001];
+    expect(sumAmounts(btc).toFixed(8)).toBe('1.00000009');
+    // A satoshi next to a large amount survives.
+    expect(sumAmounts([21_000_000, 0.00000001]) - 21_000_000).toBeGreaterThan(0);
+  });
+
+  it('many satoshis add up to exactly what they are', () => {
+    const sats = Array.from({ length: 100_000 }, () => 0.00000001);
+    expect(sumAmounts(sats)).toBe(0.001);
+    expect(naive(sats)).not.toBe(0.001);
+  });
+
+  it('many fiat cents sum exactly, where plain addition drifts', () => {
+    const cents = Array.from({ length: 1_000 }, () => 0.01);
+    expect(naive(cents)).not.toBe(10);
+    expect(sumAmounts(cents)).toBe(10);
+    const dimes = Array.from({ length: 10_000 }, () => 0.1);
+    expect(naive(dimes)).not.toBe(1_000);
+    expect(sumAmounts(dimes)).toBe(1_000);
+  });
+
+  it('0.1 + 0.2 style sums show the expected display value', () => {
+    expect(formatMoney(sumAmounts([0.1, 0.2]), 'USD')).toBe('0.30 USD');
+    const prices = [19.99, 0.01, 4.95, 0.05, 74.99, 0.01];
+    expect(formatMoney(sumAmounts(prices), 'USD')).toBe('100.00 USD');
+    expect(sumAmounts(prices)).toBeCloseTo(100, 12);
+    // Cancellation: a large charge and its refund leave the small remainder intact.
+    expect(sumAmounts([1e9, 0.07, -1e9])).toBeCloseTo(0.07, 15);
+    expect(naive([1e9, 0.07, -1e9])).not.toBeCloseTo(0.07, 15);
+  });
+
+  it('MoneySum accumulates over time like sumAmounts', () => {
+    const total = new MoneySum();
+    for (let i = 0; i < 1_000; i++) total.add(0.01);
+    expect(total.value).toBe(10);
     expect(sumAmounts([])).toBe(0);
   });
 });

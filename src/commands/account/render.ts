@@ -12,6 +12,9 @@ export function statusWarning(account: Account, s: Styler): string | undefined {
         `warning: the service has requested information${account.statusNote ? `: ${account.statusNote}` : ''}. The API keeps working.`,
       );
     case 'suspended':
+      // A spec-faithful service answers a suspended account's every call with 403 (§3, §5),
+      // so `account` normally ends in that error line; this covers a service that still
+      // returns the record.
       return s.red(
         `warning: the account is suspended: every API call is refused.${account.statusNote ? ` ${account.statusNote}` : ''}`,
       );
@@ -42,17 +45,36 @@ export function usageLine(
   return `${label}: ${spent} of ${formatMoney(window.capUsd, 'USD')} ${bar(window.spentUsd / window.capUsd)}`;
 }
 
+/**
+ * Spec §8: "Shape of `rebates` entries beyond `targetAmountUsd` and `rewardAmountUsd`:
+ * not shown", so the field carrying progress toward the target is a gap. These are the
+ * names read, in this order (USD, named like the two known fields and like
+ * `usage.*.spentUsd`); an entry with none of them shows "progress not reported".
+ * The one list: docs/foundation.md quotes it.
+ */
+export const REBATE_PROGRESS_FIELDS = [
+  'progressUsd',
+  'progressAmountUsd',
+  'spentUsd',
+  'spentAmountUsd',
+  'currentAmountUsd',
+] as const;
+
+export function rebateProgress(offer: Record<string, unknown>): number | undefined {
+  for (const field of REBATE_PROGRESS_FIELDS) {
+    const value = offer[field];
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+  }
+  return undefined;
+}
+
 export function rebateLines(account: Account): string[] {
   const offers = rebateOffers(account.rebates);
   return offers.map((offer) => {
-    const progress =
-      typeof offer.progressUsd === 'number'
-        ? offer.progressUsd
-        : typeof offer.spentUsd === 'number'
-          ? offer.spentUsd
-          : undefined;
+    const progress = rebateProgress(offer);
     const reward = `earn ${formatMoney(offer.rewardAmountUsd, 'USD')} for ${formatMoney(offer.targetAmountUsd, 'USD')}`;
-    if (progress === undefined) return reward;
-    return `${reward}: ${formatMoney(progress, 'USD')} ${bar(progress / offer.targetAmountUsd)}`;
+    if (progress === undefined) return `${reward}: progress not reported`;
+    const share = offer.targetAmountUsd > 0 ? progress / offer.targetAmountUsd : 1;
+    return `${reward}: ${formatMoney(progress, 'USD')} ${bar(share)}`;
   });
 }

@@ -45,6 +45,18 @@ export function describeCountries(product: Product, maxShown = 6): string {
   return `${product.countries.slice(0, maxShown).join(' ')} +${product.countries.length - maxShown}`;
 }
 
+/**
+ * The "currencies" column: the product's own currency (what the card is denominated in)
+ * and, when different, the currency its prices are in (`costCurrency`, spec §1 rule 5):
+ * `USD`, or `MXN (priced in USD)`. Without `productCurrency` only the price currency shows.
+ */
+export function describeCurrencies(product: Product): string {
+  const cost = product.costCurrency;
+  const own = product.productCurrency;
+  if (!own || own.toUpperCase() === cost.toUpperCase()) return cost;
+  return `${own} (priced in ${cost})`;
+}
+
 export function findProduct(products: Product[], idOrSlug: string): Product | undefined {
   return products.find((p) => p.productId === idOrSlug) ?? products.find((p) => p.slug === idOrSlug);
 }

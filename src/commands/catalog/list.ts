@@ -3,7 +3,13 @@ import type { Context } from '../../context.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
-import { type CatalogFilter, describeCountries, describeDenominations, filterProducts } from './filter.js';
+import {
+  type CatalogFilter,
+  describeCountries,
+  describeCurrencies,
+  describeDenominations,
+  filterProducts,
+} from './filter.js';
 
 export interface CatalogListOptions extends CatalogFilter {
   surface: Surface;
@@ -30,11 +36,11 @@ export async function runCatalogList(ctx: Context, opts: CatalogListOptions): Pr
   }
   printTable(
     ctx.io,
-    ['name', 'productId', 'currency', 'denominations', 'countries'],
+    ['name', 'productId', 'currencies', 'denominations', 'countries'],
     products.map((p) => [
       p.name,
       p.productId,
-      p.costCurrency,
+      describeCurrencies(p),
       describeDenominations(p),
       describeCountries(p),
     ]),

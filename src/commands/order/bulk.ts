@@ -52,7 +52,7 @@ export interface OrderBulkWiring {
   /** The key the wired client uses, when it does not come from the context (the demo). */
   apiKey?: string;
   /** Builds the client; the demo points it at its in-process sandbox. Default: the context's. */
-  http?: (overrides: HttpOverrides & { retryPolicy: RetryPolicy }) => Promise<HttpClient>;
+  http?: (overrides: HttpOverrides) => Promise<HttpClient>;
 }
 
 export async function runOrderBulk(
@@ -77,8 +77,9 @@ export async function runOrderBulk(
     // lowers its pace: a worker asleep on a Retry-After would hold a concurrency slot.
     maxRetryAfterMs: 0,
   };
-  // `retryPolicy` reaches the HttpClient through the context's override spread.
-  const overrides: HttpOverrides & { retryPolicy: RetryPolicy } = {
+  const overrides: HttpOverrides = {
+    // Orders whose retries ran out are recorded as unknown and resolved by the next run.
+    stopWhenBudgetSpent: false,
     connections: opts.concurrency,
     budget: new RetryBudget(5_000),
     retryPolicy,
@@ -162,7 +163,14 @@ export async function runOrderBulk(
             message: `Buy ${report.pending.units} units in ${report.pending.orders} orders for about ${formatMoney(report.pending.usd, 'USD')}?`,
           });
         },
-        onInsufficientBalance: opts.onInsufficientBalance,
+        onInsufficientBalance:
+          opts.onInsufficientBalance ??
+          (canPrompt(io) && !json
+            ? async (shortfall) => {
+                progress.stop();
+                return offerTopUp(ctx, shortfall);
+              }
+            : undefined),
       },
     );
   } catch (error) {
@@ -197,4 +205,21 @@ export async function runOrderBulk(
     );
   ctx.exitCode = exitCode;
   return exitCode;
+}
+
+/**
+ * On a terminal, an insufficient-balance stop offers the guided deposit (issue 5) and
+ * resumes the same run once it confirms. Scripts get exit 4 and the shortfall instead.
+ */
+async function offerTopUp(ctx: Context, shortfall: BalanceShortfall): Promise<boolean> {
+  const prompter = await ctx.prompter();
+  const missing = Math.ceil(shortfall.missingUsd * 100) / 100;
+  const topUp = await prompter.confirm({
+    message: `The balance is about ${formatMoney(missing, 'USD')} short for the remaining ${shortfall.remainingOrders} orders. Top up now?`,
+    default: true,
+  });
+  if (!topUp) return false;
+  const { runGuidedDeposit } = await import('../deposit/guided.js');
+  const result = await runGuidedDeposit(ctx, { suggestedAmountUsd: Math.ceil(missing) });
+  return result.confirmed;
 }

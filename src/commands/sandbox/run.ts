@@ -3,7 +3,13 @@ import { UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { parseSandboxFlags, SandboxFlagError, type SandboxFlags, startSandbox } from '../../sandbox/index.js';
+import {
+  DEFAULT_SANDBOX_PORT,
+  parseSandboxFlags,
+  SandboxFlagError,
+  type SandboxFlags,
+  startSandbox,
+} from '../../sandbox/index.js';
 
 /** Serves until Ctrl-C; the first lines say how to point the CLI (or anything else) at it. */
 export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<void> {
@@ -14,10 +20,15 @@ export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<voi
     if (error instanceof SandboxFlagError) throw new UsageError(error.message);
     throw error;
   }
-  const sandbox = await startSandbox({
-    ...options,
-    log: ctx.flags.debug ? (line) => ctx.debug(line) : undefined,
-  });
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox({
+      ...options,
+      log: ctx.flags.debug ? (line) => ctx.debug(line) : undefined,
+    });
+  } catch (error) {
+    throw listenProblem(error, options.host ?? '127.0.0.1', options.port ?? DEFAULT_SANDBOX_PORT) ?? error;
+  }
   const s = style(ctx.io);
   if (ctx.flags.json) {
     printJson(ctx.io, {
@@ -43,4 +54,23 @@ export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<voi
   });
   await sandbox.close();
   err(ctx.io, 'sandbox stopped');
+}
+
+/** The listen errors a user causes with --host/--port, as usage errors (exit 2) that say what to do. */
+export function listenProblem(error: unknown, host: string, port: number): UsageError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${host}:${port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new UsageError(
+        `--port ${port}: ${where} is already in use; choose another port, or --port 0 for a free one`,
+      );
+    case 'EACCES':
+      return new UsageError(`--port ${port}: not permitted to listen on ${where}; use a port above 1023`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new UsageError(`--host ${host}: not an address of this machine`);
+    default:
+      return undefined;
+  }
 }

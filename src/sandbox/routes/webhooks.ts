@@ -81,7 +81,9 @@ export const webhookRoutes: RouteDef[] = [
     // Newest first: walk the creation-ordered log backwards.
     for (let i = all.length - 1; i >= 0; i--) {
       const d = all[i];
-      if (d && (checkoutId === null || d.checkoutId === checkoutId)) out.push(deliveryView(d));
+      // An entry appears once its first attempt has an outcome (choices.ts DELIVERY_LOGGED_AFTER).
+      if (d && d.status !== null && (checkoutId === null || d.checkoutId === checkoutId))
+        out.push(deliveryView(d));
     }
     return ok({ deliveries: out });
   }),
