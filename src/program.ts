@@ -5,14 +5,37 @@
  */
 import { Command, Option } from 'commander';
 import { registerAccount } from './commands/account/index.js';
+import { registerBusiness } from './commands/business/index.js';
 import { registerCatalog } from './commands/catalog/index.js';
+import { registerCheckout } from './commands/checkout/index.js';
 import { registerConfig } from './commands/config/index.js';
+import { registerDemo } from './commands/demo/index.js';
+import { registerDeposit } from './commands/deposit/index.js';
+import { registerOrder } from './commands/order/index.js';
 import { positiveInt } from './commands/parse.js';
+import { registerPaymentMethods } from './commands/payment-methods/index.js';
 import { registerRates } from './commands/rates/index.js';
+import { registerRefund } from './commands/refund/index.js';
+import { registerSandbox } from './commands/sandbox/index.js';
 import type { ContextFor, Register } from './commands/types.js';
+import { registerWebhook } from './commands/webhook/index.js';
 import type { IO } from './io/streams.js';
 
-const COMMANDS: Register[] = [registerCatalog, registerRates, registerAccount, registerConfig];
+const COMMANDS: Register[] = [
+  registerCatalog,
+  registerRates,
+  registerAccount,
+  registerConfig,
+  registerWebhook,
+  registerDeposit,
+  registerCheckout,
+  registerPaymentMethods,
+  registerRefund,
+  registerBusiness,
+  registerOrder,
+  registerDemo,
+  registerSandbox,
+];
 
 export function buildProgram(io: IO, version: string, contextFor: ContextFor): Command {
   const program = new Command('giftcodes')

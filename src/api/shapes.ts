@@ -5,7 +5,8 @@
 
 export type Unwrapped<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain JSON object (not null, not an array): the one guard the API modules and commands share. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -6,13 +6,10 @@
 import { isApiError, UnexpectedResponseError } from '../errors.js';
 import { DeliveryLog, type DeliveryLogEntry, WebhookConfig, WebhookTestResult } from '../schemas/webhooks.js';
 import type { ApiResponse, HttpClient } from './http.js';
+import { isRecord } from './shapes.js';
 
 const BASE = '/retailer/v1/webhook';
 const WRAPPERS = ['webhook', 'data', 'endpoint', 'config'] as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The object carrying `key`, at the top level or under one wrapper. */
 function findRecord(body: unknown, key: string): Record<string, unknown> | undefined {
@@ -57,10 +54,15 @@ export async function getWebhook(
   }
 }
 
-/** PUT: creates or replaces the endpoint. `events: null` subscribes to every event. */
+/**
+ * PUT: creates or replaces the endpoint. `events: null` subscribes to every event.
+ * Never repeated on a 5xx or timeout (only 429, which the client retries for any
+ * request): the spec names only GETs and POSTs with an externalRef as safe to
+ * repeat, and a repeat after a committed first create is an update, whose response
+ * never carries the secret, so the secret would be lost without a word.
+ */
 export async function putWebhook(http: HttpClient, body: { url: string; events: readonly string[] | null }) {
-  // Replacing the configuration with the same body is harmless: safe to repeat.
-  const res = await http.request({ method: 'PUT', path: BASE, body, traits: { idempotent: true } });
+  const res = await http.request({ method: 'PUT', path: BASE, body });
   return { ...res, config: parseConfig(res, 'PUT webhook') };
 }
 
@@ -94,6 +96,7 @@ export async function listDeliveries(
   return { ...res, deliveries };
 }
 
+/** Not repeated on a 5xx or timeout either (see putWebhook); the command treats a 404 as "already gone". */
 export function deleteWebhook(http: HttpClient) {
-  return http.request({ method: 'DELETE', path: BASE, traits: { idempotent: true } });
+  return http.request({ method: 'DELETE', path: BASE });
 }

@@ -1,14 +1,11 @@
 /** Retailer webhooks: configuration, events, delivery log (spec section 6). */
 import { z } from 'zod';
 import { Timestamp } from './common.js';
-
 import { EVENT_TYPES, type EventType } from './enums.js';
 
+// Defined once, in the zod-free signature module that the library entry loads.
+export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 export { EVENT_TYPES, type EventType };
-
-export const SIGNATURE_HEADER = 'x-service-signature';
-export const EVENT_HEADER = 'x-service-event';
-export const DELIVERY_HEADER = 'x-service-delivery';
 
 /** Fields beyond `url`, `events` and `secret` are not shown. */
 export const WebhookConfig = z.looseObject({

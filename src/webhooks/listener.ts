@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
+import { isRecord } from '../api/shapes.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, verifySignature } from './signature.js';
 
 export interface ListenerEvent {
@@ -204,9 +205,7 @@ function headerValue(value: string | string[] | undefined): string | null {
 function parseLoosely(raw: Buffer): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(raw.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return isRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }
@@ -223,15 +222,11 @@ function stringField(body: Record<string, unknown> | undefined, key: string): st
  */
 export function checkoutIdOf(body: Record<string, unknown> | undefined): string | null {
   const data = body?.data;
-  if (typeof data !== 'object' || data === null) return null;
-  const record = data as Record<string, unknown>;
-  if (typeof record.checkoutId === 'string') return record.checkoutId;
+  if (!isRecord(data)) return null;
+  if (typeof data.checkoutId === 'string') return data.checkoutId;
   for (const key of ['checkout', 'order', 'object']) {
-    const inner = record[key];
-    if (typeof inner === 'object' && inner !== null) {
-      const id = (inner as Record<string, unknown>).checkoutId;
-      if (typeof id === 'string') return id;
-    }
+    const inner = data[key];
+    if (isRecord(inner) && typeof inner.checkoutId === 'string') return inner.checkoutId;
   }
   return null;
 }

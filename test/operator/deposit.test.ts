@@ -174,23 +174,116 @@ describe('deposit create / get', () => {
   });
 });
 
+describe('invoice output without a terminal', () => {
+  const ESC = '\u001b';
+  const create = ['deposit', 'create', '--amount', '20', '--currency', 'BTC', '--method', 'btc'];
+
+  it('piped stdout gets the invoice as plain text, no QR and no escape byte, with or without NO_COLOR', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    for (const noColor of ['1', undefined]) {
+      const res = await runBinary(create, { env: { ...env, NO_COLOR: noColor } });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toMatch(/Send exactly: [0-9.]+ BTC/);
+      expect(res.stdout).not.toContain(ESC);
+      expect(res.stderr).not.toContain(ESC);
+      expect(res.stdout).not.toContain('Scan to pay');
+    }
+  });
+
+  it('--qr draws the QR into the pipe as plain half blocks', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const res = await runBinary([...create, '--qr'], { env: { ...env, NO_COLOR: undefined } });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toContain('Scan to pay');
+    expect(res.stdout).toMatch(/[▀▄█]{7}/);
+    expect(res.stdout).not.toContain(ESC);
+  });
+});
+
+describe('--wait --json that runs out of time', () => {
+  const waitFlags = ['--wait', '--poll-interval', '100ms', '--wait-timeout', '300ms', '--json'];
+
+  it('deposit create: the deposit as last read on stdout, then exit 4', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const res = await runBinary(
+      ['deposit', 'create', '--amount', '20', '--currency', 'BTC', '--method', 'btc', ...waitFlags],
+      { env },
+    );
+    expect(res.code).toBe(4);
+    const body = JSON.parse(res.stdout);
+    expect(body.deposit.status).toBe('pending');
+    expect(body.deposit.depositId).toMatch(/^dep_/);
+    expect(res.stderr).toContain(`giftcodes deposit get ${body.deposit.depositId} --wait`);
+  });
+
+  it('deposit get: the same', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const created = await runBinary(
+      ['deposit', 'create', '--amount', '20', '--currency', 'ETH', '--method', 'eth', '--json'],
+      { env },
+    );
+    const id = JSON.parse(created.stdout).depositId as string;
+    const res = await runBinary(['deposit', 'get', id, ...waitFlags], { env });
+    expect(res.code).toBe(4);
+    expect(JSON.parse(res.stdout).deposit).toMatchObject({ depositId: id, status: 'pending' });
+  });
+});
+
 describe('deposit list', () => {
   it('filters by status, pages with --limit/--offset and follows every page with --all', async () => {
     const { env } = op.account({ balanceUsd: 0 });
+    const ids: string[] = [];
     for (let i = 1; i <= 5; i++) {
       const r = await runBinary(
         ['deposit', 'create', '--amount', String(10 * i), '--currency', 'BTC', '--method', 'btc', '--json'],
         { env },
       );
-      if (i === 2) await op.operator(`/deposits/${JSON.parse(r.stdout).depositId}/confirm`, { delayMs: 0 });
+      expect(r.code, r.stderr).toBe(0);
+      ids.push(JSON.parse(r.stdout).depositId);
     }
+    expect(new Set(ids).size).toBe(5);
+    // Confirmed at once (delayMs 0), and read back before listing: no timing involved.
+    await op.operator(`/deposits/${ids[1]}/confirm`, { delayMs: 0 });
+    const second = await runBinary(['deposit', 'get', ids[1] ?? '', '--json'], { env });
+    expect(JSON.parse(second.stdout).deposit.status).toBe('confirmed');
+
     const confirmed = await runBinary(['deposit', 'list', '--status', 'confirmed', '--json'], { env });
-    expect(JSON.parse(confirmed.stdout).data.map((d: { amount: number }) => d.amount)).toEqual([20]);
-    const page = await runBinary(['deposit', 'list', '--limit', '2', '--offset', '1'], { env });
-    expect(page.code).toBe(0);
-    expect(page.stderr).toContain('2 of 5; more with --offset or --all');
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(JSON.parse(confirmed.stdout).data.map((d: { depositId: string }) => d.depositId)).toEqual([
+      ids[1],
+    ]);
+
+    const page = await runBinary(
+      [
+        'deposit',
+        'list',
+        '--limit',
+        '2',
+        '--offset',
+        '1',
+        '--sort-by',
+        'createdAt',
+        '--sort-order',
+        'asc',
+        '--json',
+      ],
+      { env },
+    );
+    expect(page.code, page.stderr).toBe(0);
+    expect(JSON.parse(page.stdout).data.map((d: { depositId: string }) => d.depositId)).toEqual([
+      ids[1],
+      ids[2],
+    ]);
+    const table = await runBinary(['deposit', 'list', '--limit', '2', '--offset', '1'], { env });
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stderr).toContain('2 of 5; more with --offset or --all');
+
     const all = await runBinary(['deposit', 'list', '--all', '--limit', '2', '--json'], { env });
-    expect(JSON.parse(all.stdout).data).toHaveLength(5);
+    expect(
+      JSON.parse(all.stdout)
+        .data.map((d: { depositId: string }) => d.depositId)
+        .sort(),
+    ).toEqual([...ids].sort());
     const bad = await runBinary(['deposit', 'list', '--status', 'paid'], { env });
     expect(bad.code).toBe(2);
   });

@@ -1,5 +1,7 @@
 /** A sandbox on a loopback port for the operator tests, with the operator API over real HTTP. */
+import { spawn } from 'node:child_process';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { BIN, type CliResult, cleanEnv } from '../helpers/cli.js';
 
 export interface OperatorEnv {
   sandbox: Sandbox;
@@ -31,3 +33,62 @@ export async function operatorEnv(): Promise<OperatorEnv> {
 }
 
 export const MINUTE = 60_000;
+
+export interface RunningCli {
+  /** Resolves once stderr shows `text` (e.g. the first status line of a wait). */
+  stderrShows(text: string, timeoutMs?: number): Promise<void>;
+  done: Promise<CliResult>;
+}
+
+/**
+ * The binary in the background, for waits the test drives: start `--wait`, see its
+ * first status line, then move the sandbox's virtual clock. No guessing with sleeps.
+ */
+export function startBinary(args: string[], env: Record<string, string | undefined>): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: cleanEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => {
+    stderr += c;
+    for (const l of listeners) l();
+  });
+  const done = new Promise<CliResult>((resolve) => {
+    child.on('close', (code) => {
+      for (const l of listeners) l();
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+  });
+  return {
+    done,
+    stderrShows(text, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (stderr.includes(text)) {
+            clearTimeout(timer);
+            listeners.delete(check);
+            resolve();
+          } else if (child.exitCode !== null) {
+            clearTimeout(timer);
+            listeners.delete(check);
+            reject(new Error(`exited ${child.exitCode} before stderr showed "${text}":\n${stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          child.kill('SIGKILL');
+          reject(new Error(`stderr never showed "${text}":\n${stderr}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}

@@ -6,8 +6,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runBinary } from '../helpers/cli.js';
+import { KEYS, startTerminal, type Terminal } from '../helpers/terminal.js';
 import { MINUTE, type OperatorEnv, operatorEnv } from './env.js';
-import { KEYS, startTerminal, type Terminal } from './terminal.js';
 
 let op: OperatorEnv;
 const terminals: Terminal[] = [];
@@ -133,15 +133,38 @@ describe('guided deposit in a terminal', () => {
     expect(resumed.stderr).toContain('New balance: 30.00 USD');
   });
 
+  it('"no" at the invoice question creates nothing: exit 2, "nothing was done"', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const term = startTerminal(['deposit'], env);
+    terminals.push(term);
+    await term.waitFor('Amount to add (USD)');
+    term.type(`25${KEYS.enter}`);
+    await term.waitFor('Pay with');
+    term.type(KEYS.enter);
+    await term.waitFor('Create a deposit invoice');
+    term.type(`n${KEYS.enter}`);
+    await term.waitFor('nothing was done');
+    expect(await term.exited).toBe(2);
+    // Only the method listing (no invoice) exists; no deposit with an invoice was created.
+    const list = JSON.parse((await runBinary(['deposit', 'list', '--json'], { env })).stdout);
+    expect(list.data).toHaveLength(1);
+    const only = JSON.parse(
+      (await runBinary(['deposit', 'get', list.data[0].depositId, '--json'], { env })).stdout,
+    );
+    expect(only.payment).toBeNull();
+  });
+
   it('a method below its minimum is shown with the reason and cannot be picked', async () => {
     const { env } = op.account({ balanceUsd: 0 });
     const term = startTerminal(['deposit'], env);
     terminals.push(term);
     await term.waitFor('Amount to add (USD)');
     term.type(`3${KEYS.enter}`);
-    await term.waitFor('XRP');
-    expect(term.screen()).toMatch(/Bitcoin.*minimum 5\.00 USD/);
-    // One step down from Card skips the disabled Bitcoin and Ether.
+    // Methods that can take the amount come first; the ones below their minimum last, disabled.
+    const menu = await term.waitFor(/Ether.*minimum 5\.00 USD/);
+    expect(menu).toMatch(/Bitcoin.*minimum 5\.00 USD/);
+    expect(menu.indexOf('XRP')).toBeLessThan(menu.indexOf('Bitcoin'));
+    // One step down from Card goes to Tether: the disabled Bitcoin and Ether sit at the end.
     term.type(KEYS.down);
     term.type(KEYS.enter);
     await term.waitFor('paid with Tether (TRC-20)?');
@@ -168,7 +191,7 @@ describe('confirmation on a terminal', () => {
     await declined.waitFor('(y/N)');
     expect(declined.screen()).toContain('The balance method charges your balance');
     declined.type(`n${KEYS.enter}`);
-    await declined.waitFor('cancelled at the confirmation: nothing was sent');
+    await declined.waitFor('cancelled at the confirmation: nothing was done');
     expect(await declined.exited).toBe(2);
     expect(JSON.parse((await runBinary(['balance', '--json'], { env })).stdout).balance).toBe(100);
 

@@ -5,17 +5,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generatedRef } from '../../src/commands/checkout/create.js';
 import { collectItems, parseItemFlag, parseItemsText } from '../../src/commands/checkout/items.js';
-import { fulfillmentRows, maskCodes, paymentLines } from '../../src/commands/checkout/render.js';
+import { fulfillmentRows, paymentLines } from '../../src/commands/checkout/render.js';
 import { checkAmount } from '../../src/commands/deposit/guided.js';
-import { fetchPages } from '../../src/commands/deposit/pages.js';
-import {
-  failureAdvice,
-  ineligibleReason,
-  invoiceLines,
-  payCurrencyFor,
-  waitingText,
-} from '../../src/commands/deposit/render.js';
+import { failureAdvice, waitingText } from '../../src/commands/deposit/render.js';
 import { refundBody } from '../../src/commands/refund/create.js';
+import { maskCodes } from '../../src/commands/shared/codes.js';
+import { invoiceLines, qrMode } from '../../src/commands/shared/invoice.js';
+import { ineligibleReason, payCurrencyFor, sortMethods } from '../../src/commands/shared/methods.js';
+import { fetchPages } from '../../src/commands/shared/pages.js';
+import { renderQr } from '../../src/commands/shared/qr.js';
 import { styler } from '../../src/io/style.js';
 import { Checkout } from '../../src/schemas/orders.js';
 
@@ -42,6 +40,29 @@ describe('payment methods', () => {
     [{ id: 'x', eligible: false }, 100, 'not eligible for this deposit'],
   ])('%o for %d USD', (method, amount, reason) => {
     expect(ineligibleReason(method, amount)).toBe(reason);
+  });
+
+  it('sorts eligible methods first, then by ranking, unranked last, ties as listed', () => {
+    const methods = [
+      { id: 'a', eligible: false, ranking: 1 },
+      { id: 'b', eligible: true, ranking: 3 },
+      { id: 'c', ranking: 2 },
+      { id: 'd', eligible: true },
+      { id: 'e', eligible: false, ranking: 0 },
+      { id: 'f', eligible: true, ranking: 3 },
+    ];
+    expect(sortMethods(methods).map((m) => m.id)).toEqual(['c', 'b', 'f', 'd', 'e', 'a']);
+    // The input is left as it was.
+    expect(methods.map((m) => m.id)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
+  });
+
+  it('with an amount, a method below its minimum sorts with the ineligible ones', () => {
+    const methods = [
+      { id: 'btc', eligible: true, ranking: 1, minAmountUSD: 5 },
+      { id: 'card', eligible: true, ranking: 2, minAmountUSD: 1 },
+    ];
+    expect(sortMethods(methods, 3).map((m) => m.id)).toEqual(['card', 'btc']);
+    expect(sortMethods(methods, 10).map((m) => m.id)).toEqual(['btc', 'card']);
   });
 
   it('pays crypto in its symbol and others in USD', () => {
@@ -80,6 +101,24 @@ describe('invoice lines', () => {
     expect(waitingText('confirming', 0, 0)).toContain('confirmations');
     expect(failureAdvice('expired', 'dep_1')).toContain('giftcodes deposit');
     expect(failureAdvice('failed', 'dep_1')).toContain('dep_1');
+  });
+});
+
+describe('invoice QR', () => {
+  it('is drawn on a terminal (escape codes only with colour), on request elsewhere, else not at all', () => {
+    expect(qrMode({ stdoutIsTTY: true, color: true }, false)).toBe('ansi');
+    expect(qrMode({ stdoutIsTTY: true, color: false }, false)).toBe('plain');
+    expect(qrMode({ stdoutIsTTY: false, color: false }, false)).toBe('none');
+    expect(qrMode({ stdoutIsTTY: false, color: false }, true)).toBe('plain');
+    // FORCE_COLOR with stdout piped: still plain, a QR in a file or pipe is read as text.
+    expect(qrMode({ stdoutIsTTY: false, color: true }, true)).toBe('plain');
+  });
+
+  it('renders plain half blocks without escape codes, and the terminal form with them', async () => {
+    const plainQr = await renderQr('bitcoin:bc1qexample?amount=0.001', { ansi: false });
+    expect(plainQr).not.toContain('\u001b');
+    expect(plainQr).toMatch(/[▀▄█]{7}/);
+    expect(await renderQr('bitcoin:bc1qexample?amount=0.001', { ansi: true })).toContain('\u001b[');
   });
 });
 
@@ -128,6 +167,25 @@ describe('checkout items', () => {
 });
 
 describe('checkout codes', () => {
+  it('masks codes wherever they sit in a raw object (replayed checkout, wrapper, payment)', () => {
+    const raw = {
+      checkout: {
+        items: [
+          { fulfillments: [{ cardCode: 'WXYZ-1111-2222', cardPin: '4321', cardUrl: 'https://r/abcd' }] },
+        ],
+      },
+      payment: { state: 'confirmed' },
+    };
+    const masked = maskCodes(raw, false) as typeof raw;
+    expect(masked.checkout.items[0]?.fulfillments[0]).toEqual({
+      cardCode: '****2222',
+      cardPin: '****',
+      cardUrl: '****abcd',
+    });
+    expect(raw.checkout.items[0]?.fulfillments[0]?.cardCode).toBe('WXYZ-1111-2222');
+    expect(maskCodes(raw, true)).toBe(raw);
+  });
+
   const checkout = Checkout.parse({
     checkoutId: 'chk_1',
     status: 'completed',

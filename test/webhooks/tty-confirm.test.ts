@@ -50,15 +50,31 @@ describe.skipIf(!hasScript)('webhook confirmations on a terminal', () => {
     const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
     await runInProcess(['webhook', 'set', '--url', 'http://127.0.0.1:9/'], { env });
 
+    // A "no" is exit 2 with "nothing was done", as for every confirmation.
     const no = await onTerminal('webhook delete', env, 'Delete the webhook endpoint', 'n\r');
-    expect(no.code).toBe(0);
-    expect(no.output).toContain('cancelled');
+    expect(no.code).toBe(2);
+    expect(no.output).toContain('nothing was done');
     expect((await runInProcess(['webhook', 'get'], { env })).code).toBe(0);
 
     const yes = await onTerminal('webhook delete', env, 'Delete the webhook endpoint', 'y\r');
     expect(yes.code).toBe(0);
     expect(yes.output).toContain('webhook endpoint deleted');
     expect((await runInProcess(['webhook', 'get'], { env })).code).toBe(1);
+  });
+
+  it('set: replacing an endpoint asks; "n" exits 2 with "nothing was done" and keeps it', async () => {
+    sandbox = await startSandbox({ port: 0, allowHttpWebhooks: true });
+    const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
+    await runInProcess(['webhook', 'set', '--url', 'http://127.0.0.1:9/'], { env });
+    const no = await onTerminal(
+      'webhook set --url http://127.0.0.1:10/',
+      env,
+      'Replace the webhook endpoint',
+      'n\r',
+    );
+    expect(no.code).toBe(2);
+    expect(no.output).toContain('nothing was done');
+    expect(sandbox.core.store.accounts.get(sandbox.userId)?.webhook?.url).toBe('http://127.0.0.1:9/');
   });
 
   it('rotate: asks, then prints the secret and the 24-hour reminder; "n" rotates nothing (exit 2)', async () => {
@@ -69,6 +85,7 @@ describe.skipIf(!hasScript)('webhook confirmations on a terminal', () => {
 
     const no = await onTerminal('webhook rotate', env, 'Rotate the webhook signing secret?', 'n\r');
     expect(no.code).toBe(2);
+    expect(no.output).toContain('nothing was done');
     expect(sandbox.core.store.accounts.get(sandbox.userId)?.webhook?.secret).toBe(before);
 
     const yes = await onTerminal('webhook rotate', env, 'Rotate the webhook signing secret?', 'y\r');

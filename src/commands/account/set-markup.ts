@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { assertCanConsent, confirmWrite } from '../deposit/consent.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 
 export interface SetMarkupOptions {
   percent: number;

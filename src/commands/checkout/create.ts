@@ -2,7 +2,7 @@ import { getAccount } from '../../api/account.js';
 import { createCheckout } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { printFields, printJson } from '../../io/output.js';
+import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import {
@@ -10,11 +10,11 @@ import {
   CreateCheckoutRequest as CreateCheckoutSchema,
   type Invoice,
 } from '../../schemas/index.js';
-import { assertCanConsent, confirmWrite } from '../deposit/consent.js';
-import { renderQr } from '../deposit/qr.js';
-import { invoiceLines } from '../deposit/render.js';
+import { maskCodes } from '../shared/codes.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printInvoice } from '../shared/invoice.js';
 import { collectItems } from './items.js';
-import { checkoutFields } from './render.js';
+import { printCheckout } from './view.js';
 
 export interface CheckoutCreateOptions {
   email: string;
@@ -28,6 +28,10 @@ export interface CheckoutCreateOptions {
   callbackUrl?: string;
   payMethod?: string;
   yes?: boolean;
+  /** Show codes: a replayed externalRef returns the existing (maybe fulfilled) checkout. */
+  reveal?: boolean;
+  /** Draw the invoice QR even when stdout is not a terminal. */
+  qr?: boolean;
 }
 
 /** A fresh externalRef so a timed-out create can be repeated safely (spec rule 10). */
@@ -77,16 +81,16 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
       `externalRef ${body.externalRef} was already used: this is the existing checkout (no second charge).`,
     );
   if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
+    printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
     return;
   }
-  printFields(ctx.io, checkoutFields(res.data));
+  printCheckout(ctx, res.data, Boolean(opts.reveal));
+  // At creation `payment` is the embedded invoice; a replay may carry GET's aggregate state instead.
   const payment = res.data.payment as Invoice | null | undefined;
   if (payment && typeof (payment as { state?: unknown }).state !== 'string') {
     out(ctx.io);
     out(ctx.io, style(ctx.io).bold('Invoice'));
-    for (const line of invoiceLines(payment, ctx.clock.now(), style(ctx.io))) out(ctx.io, line);
-    if (payment.qr?.withAmount && ctx.io.stdoutIsTTY) out(ctx.io, await renderQr(payment.qr.withAmount));
+    await printInvoice(ctx, payment, { qr: opts.qr });
   }
   if (!opts.ref) err(ctx.io, `externalRef ${body.externalRef} (generated; pass --ref to choose it)`);
 }

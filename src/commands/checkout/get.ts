@@ -1,21 +1,16 @@
 import { getCheckout } from '../../api/checkouts.js';
+import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
-import { ExitCode, InterruptedError, StoppedError } from '../../errors.js';
+import { ExitCode, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../io/format.js';
-import { printFields, printJson, printTable } from '../../io/output.js';
+import { printJson } from '../../io/output.js';
 import { startProgress } from '../../io/progress.js';
-import { err, out } from '../../io/streams.js';
+import { err } from '../../io/streams.js';
 import { TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
-import { DEFAULT_POLL_MS } from '../deposit/watch.js';
-import {
-  checkoutFields,
-  FULFILLMENT_HEAD,
-  fulfillmentRows,
-  ITEM_HEAD,
-  itemRows,
-  maskCodes,
-  paymentLines,
-} from './render.js';
+import { maskCodes } from '../shared/codes.js';
+import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { printLastOnTimeout, WaitTimeoutError } from '../shared/wait.js';
+import { printCheckout } from './view.js';
 
 export interface CheckoutGetOptions {
   checkoutId: string;
@@ -27,24 +22,18 @@ export interface CheckoutGetOptions {
 
 export async function runCheckoutGet(ctx: Context, opts: CheckoutGetOptions): Promise<void> {
   const http = await ctx.http();
+  const reveal = Boolean(opts.reveal);
   let res = await getCheckout(http, opts.checkoutId);
   if (opts.wait && !TERMINAL_ORDER_STATUSES.has(res.data.status)) {
-    res = await waitForCheckout(ctx, opts, res);
+    res = await printLastOnTimeout(ctx, waitForCheckout(ctx, opts, res), (raw) => maskCodes(raw, reveal));
   }
+  // Waiting ends in completed (0), or partial, failed or expired (3: something was not delivered).
   if (opts.wait && res.data.status !== 'completed') ctx.exitCode = ExitCode.failedItems;
   if (ctx.flags.json) {
-    printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
+    printJson(ctx.io, maskCodes(res.raw, reveal));
     return;
   }
-  const c = res.data;
-  printFields(ctx.io, checkoutFields(c));
-  for (const line of paymentLines(c.payment)) out(ctx.io, line);
-  if (c.items.length > 0) printTable(ctx.io, ITEM_HEAD, itemRows(c));
-  const rows = fulfillmentRows(c, Boolean(opts.reveal));
-  if (rows.length > 0) {
-    printTable(ctx.io, FULFILLMENT_HEAD, rows);
-    if (!opts.reveal) err(ctx.io, 'codes are masked; pass --reveal to show them');
-  }
+  printCheckout(ctx, res.data, reveal);
 }
 
 async function waitForCheckout(
@@ -66,9 +55,9 @@ async function waitForCheckout(
         last = state;
       }
       if (opts.waitTimeout !== undefined && ctx.clock.now() - started >= opts.waitTimeout) {
-        throw new StoppedError(
+        throw new WaitTimeoutError(
           `checkout ${opts.checkoutId} is still ${res.data.status} after ${formatDuration(opts.waitTimeout)}; resume with: giftcodes checkout get ${opts.checkoutId} --wait`,
-          'WAIT_TIMEOUT',
+          res.raw,
         );
       }
       await ctx.clock.sleep(opts.pollInterval ?? DEFAULT_POLL_MS, ctx.signal);
@@ -89,7 +78,5 @@ async function waitForCheckout(
 }
 
 function paymentState(payment: unknown): string {
-  if (payment && typeof payment === 'object' && typeof (payment as { state?: unknown }).state === 'string')
-    return ` (payment ${(payment as { state: string }).state})`;
-  return '';
+  return isRecord(payment) && typeof payment.state === 'string' ? ` (payment ${payment.state})` : '';
 }

@@ -1,7 +1,7 @@
 /** `giftcodes checkout`: the retailer surface's checkouts. */
-import { Option } from 'commander';
 import { ORDER_STATUSES } from '../../schemas/enums.js';
-import { collect, decimal, duration, nonNegativeInt, oneOf, positiveInt } from '../parse.js';
+import { collect, decimal } from '../parse.js';
+import { addListOptions, pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
 import type { Register } from '../types.js';
 
 export const registerCheckout: Register = (program, contextFor) => {
@@ -19,10 +19,15 @@ export const registerCheckout: Register = (program, contextFor) => {
     .option('--country <CC>', "the end-customer's country (ISO 3166-1 alpha-2)")
     .option('--currency <code>', 'paymentCurrency of the total')
     .option('--markup <percent>', 'markup on top of the price (checked against maxMarkupPercent)', decimal)
-    .option('--seal', 'deliver sealed codes (revealed by the recipient on a hosted page)')
+    .option(
+      '--seal',
+      'deliver sealed codes: fulfillments carry a giftCardId the recipient reveals on a hosted page',
+    )
     .option('--ref <externalRef>', 'your reference, 1-128 chars; makes retries safe (generated when omitted)')
     .option('--callback-url <url>', 'per-checkout webhook override (https, public host)')
     .option('--pay-method <id>', 'create the invoice in the same call; the balance method pays at once')
+    .option('--reveal', 'show codes, PINs and code URLs (a replayed --ref may return a fulfilled checkout)')
+    .addOption(qrOption())
     .option('-y, --yes', 'do not ask for confirmation (needed without a terminal when paying)')
     .action(async (opts, command) => {
       const { runCheckoutCreate } = await import('./create.js');
@@ -34,40 +39,29 @@ export const registerCheckout: Register = (program, contextFor) => {
     .description('payment state, items, fulfillments; codes masked unless --reveal')
     .option('--reveal', 'show codes, PINs and code URLs (in tables and --json)')
     .option('--wait', 'wait until completed, partial, failed or expired (exit 3 unless completed)')
-    .option('--poll-interval <duration>', 'time between two reads while waiting (default 3s)', duration)
-    .option('--wait-timeout <duration>', 'stop waiting after this long (exit 4)', duration)
+    .addOption(pollOption())
+    .addOption(waitTimeoutOption('checkout'))
     .action(async (checkoutId: string, opts, command) => {
       const { runCheckoutGet } = await import('./get.js');
       await runCheckoutGet(contextFor(command), { checkoutId, ...opts });
     });
 
-  checkout
-    .command('list')
-    .description('retailer checkouts, newest first')
-    .addOption(
-      new Option('--status <status>', 'only checkouts in this status').argParser(oneOf(ORDER_STATUSES)),
-    )
-    .option('--limit <n>', 'records per page, 1-100 (default 20)', positiveInt)
-    .option('--offset <n>', 'records to skip', nonNegativeInt)
-    .addOption(
-      new Option('--sort-by <field>', 'createdAt, totalAmount or status').choices([
-        'createdAt',
-        'totalAmount',
-        'status',
-      ]),
-    )
-    .addOption(new Option('--sort-order <order>', 'asc or desc').choices(['asc', 'desc']))
-    .option('--all', 'follow every page')
-    .action(async (opts, command) => {
-      const { runCheckoutList } = await import('./list.js');
-      await runCheckoutList(contextFor(command), opts);
-    });
+  addListOptions(
+    checkout.command('list').description('retailer checkouts, newest first'),
+    'checkouts',
+    ORDER_STATUSES,
+  ).action(async (opts, command) => {
+    const { runCheckoutList } = await import('./list.js');
+    await runCheckoutList(contextFor(command), opts);
+  });
 
   checkout
     .command('pay <checkoutId>')
     .description('create (or re-quote an expired) payment invoice for a pending checkout')
     .requiredOption('--method <id>', 'payment method id (see `giftcodes payment-methods`)')
     .option('--currency <code>', "payCurrency (default: the method's symbol, else the checkout currency)")
+    .option('--reveal', 'show codes, PINs and code URLs should the response carry any')
+    .addOption(qrOption())
     .option('-y, --yes', 'do not ask for confirmation (needed without a terminal)')
     .action(async (checkoutId: string, opts, command) => {
       const { runCheckoutPay } = await import('./pay.js');

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { formatAmountFor, formatTime } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
-import { fetchPages, type ListFlags } from '../deposit/pages.js';
+import { fetchPages, type ListFlags } from '../shared/pages.js';
 
 export interface CheckoutListOptions extends ListFlags {
   status?: string;

@@ -5,15 +5,20 @@ import { UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { assertCanConsent, confirmWrite } from '../deposit/consent.js';
-import { renderQr } from '../deposit/qr.js';
-import { invoiceLines, payCurrencyFor } from '../deposit/render.js';
+import { maskCodes } from '../shared/codes.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printInvoice } from '../shared/invoice.js';
+import { payCurrencyFor } from '../shared/methods.js';
 
 export interface CheckoutPayOptions {
   checkoutId: string;
   method: string;
   currency?: string;
   yes?: boolean;
+  /** Show codes should the payment response carry any (it is masked like every checkout view). */
+  reveal?: boolean;
+  /** Draw the invoice QR even when stdout is not a terminal. */
+  qr?: boolean;
 }
 
 export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Promise<void> {
@@ -34,7 +39,7 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
   );
   const res = await payCheckout(http, opts.checkoutId, { paymentMethodId: opts.method, payCurrency });
   if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
+    printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
     return;
   }
   const s = style(ctx.io);
@@ -44,9 +49,7 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
       `Payment for checkout ${opts.checkoutId}${res.data.payment.status ? `: ${res.data.payment.status}` : ''}`,
     ),
   );
-  for (const line of invoiceLines(res.data.payment, ctx.clock.now(), s)) out(ctx.io, line);
-  if (res.data.payment.qr?.withAmount && ctx.io.stdoutIsTTY)
-    out(ctx.io, await renderQr(res.data.payment.qr.withAmount));
+  await printInvoice(ctx, res.data.payment, { qr: opts.qr });
   err(ctx.io, `Follow it with: giftcodes checkout get ${opts.checkoutId} --wait`);
 }
 

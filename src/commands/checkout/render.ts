@@ -3,11 +3,11 @@
  * items and fulfillments. Codes, PINs and code URLs are masked unless --reveal, in
  * tables and in --json alike. Pure, so tested without a terminal.
  */
-import { bar, formatAmountFor, formatMoney, formatTime, maskSecret } from '../../io/format.js';
+import { isRecord } from '../../api/shapes.js';
+import { bar, formatAmountFor, formatMoney, formatTime } from '../../io/format.js';
 import type { Cell } from '../../io/output.js';
 import type { Checkout } from '../../schemas/orders.js';
-
-const SECRET_FIELDS = ['cardCode', 'cardPin', 'cardUrl'] as const;
+import { showSecret } from '../shared/codes.js';
 
 export function checkoutFields(c: Checkout): Array<[string, Cell]> {
   const fields: Array<[string, Cell]> = [
@@ -25,10 +25,6 @@ export function checkoutFields(c: Checkout): Array<[string, Cell]> {
   if (c.expiredAt) fields.push(['expired', formatTime(c.expiredAt)]);
   if (c.links?.hostedPaymentUrl) fields.push(['payment page', c.links.hostedPaymentUrl]);
   return fields;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The aggregate payment state of GET (state, confirmed of total, each payment with under-payment progress). */
@@ -72,7 +68,7 @@ export function itemRows(c: Checkout): Cell[][] {
 
 export const FULFILLMENT_HEAD = ['item', '#', 'status', 'code', 'pin', 'url / sealed id', 'message'];
 export function fulfillmentRows(c: Checkout, reveal: boolean): Cell[][] {
-  const show = (v: string | null | undefined) => (v ? (reveal ? v : maskSecret(v)) : undefined);
+  const show = (v: string | null | undefined) => (v ? showSecret(v, reveal) : undefined);
   return c.items.flatMap((item) =>
     item.fulfillments.map((f) => [
       item.id,
@@ -84,19 +80,4 @@ export function fulfillmentRows(c: Checkout, reveal: boolean): Cell[][] {
       f.errorMessage,
     ]),
   );
-}
-
-/** A deep copy of the raw API object with every code field masked (unless revealing). */
-export function maskCodes(raw: unknown, reveal: boolean): unknown {
-  if (reveal) return raw;
-  if (Array.isArray(raw)) return raw.map((v) => maskCodes(v, false));
-  if (!isRecord(raw)) return raw;
-  const copy: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    copy[key] =
-      (SECRET_FIELDS as readonly string[]).includes(key) && typeof value === 'string'
-        ? maskSecret(value)
-        : maskCodes(value, false);
-  }
-  return copy;
 }

@@ -5,9 +5,12 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
+import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
+import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { printLastOnTimeout } from '../shared/wait.js';
 import { checkAmount, showInvoice } from './guided.js';
-import { depositFields, failureAdvice, METHOD_HEAD, methodRows, sortMethods } from './render.js';
-import { DEFAULT_POLL_MS, watchDeposit } from './watch.js';
+import { depositFields, failureAdvice } from './render.js';
+import { watchDeposit } from './watch.js';
 
 export interface DepositCreateOptions {
   amount: number;
@@ -16,6 +19,8 @@ export interface DepositCreateOptions {
   wait?: boolean;
   pollInterval?: number;
   waitTimeout?: number;
+  /** Draw the QR code even when stdout is not a terminal. */
+  qr?: boolean;
 }
 
 export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions): Promise<void> {
@@ -38,11 +43,11 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
       return;
     }
     if (opts.method || created.data.payment) {
-      await showInvoice(ctx, requireDepositId(created), created.data.payment ?? undefined);
+      await showInvoice(ctx, requireDepositId(created), created.data.payment ?? undefined, { qr: opts.qr });
       err(ctx.io, `Watch it with: giftcodes deposit get ${depositId} --wait`);
       return;
     }
-    const methods = sortMethods(created.data.availablePaymentMethods ?? []);
+    const methods = sortMethods(created.data.availablePaymentMethods ?? [], opts.amount);
     if (depositId) out(ctx.io, `Deposit ${depositId} (no invoice yet)`);
     printTable(ctx.io, METHOD_HEAD, methodRows(methods));
     err(ctx.io, 'Choose a method and run again with --method <id> to get the invoice.');
@@ -50,12 +55,15 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
   }
 
   const id = requireDepositId(created);
-  if (!ctx.flags.json) await showInvoice(ctx, id, created.data.payment ?? undefined);
-  const final = await watchDeposit(ctx, http, id, {
-    pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
-    timeoutMs: opts.waitTimeout,
-    expiresAt: created.data.payment?.expiresAt,
-  });
+  if (!ctx.flags.json) await showInvoice(ctx, id, created.data.payment ?? undefined, { qr: opts.qr });
+  const final = await printLastOnTimeout(
+    ctx,
+    watchDeposit(ctx, http, id, {
+      pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
+      timeoutMs: opts.waitTimeout,
+      expiresAt: created.data.payment?.expiresAt,
+    }),
+  );
   await reportFinal(ctx, final.data.deposit, final.raw);
 }
 

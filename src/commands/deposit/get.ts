@@ -2,11 +2,13 @@ import { getDeposit } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
 import { printFields, printJson } from '../../io/output.js';
 import { out } from '../../io/streams.js';
-import { style } from '../../io/style.js';
 import { TERMINAL_DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { printInvoice } from '../shared/invoice.js';
+import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { printLastOnTimeout } from '../shared/wait.js';
 import { reportFinal } from './create.js';
-import { depositFields, invoiceLines } from './render.js';
-import { DEFAULT_POLL_MS, watchDeposit } from './watch.js';
+import { depositFields } from './render.js';
+import { watchDeposit } from './watch.js';
 
 export interface DepositGetOptions {
   depositId: string;
@@ -20,11 +22,14 @@ export async function runDepositGet(ctx: Context, opts: DepositGetOptions): Prom
   let res = await getDeposit(http, opts.depositId);
   if (opts.wait) {
     if (!TERMINAL_DEPOSIT_STATUSES.has(res.data.deposit.status)) {
-      res = await watchDeposit(ctx, http, opts.depositId, {
-        pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
-        timeoutMs: opts.waitTimeout,
-        expiresAt: res.data.payment?.expiresAt,
-      });
+      res = await printLastOnTimeout(
+        ctx,
+        watchDeposit(ctx, http, opts.depositId, {
+          pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
+          timeoutMs: opts.waitTimeout,
+          expiresAt: res.data.payment?.expiresAt,
+        }),
+      );
     }
     await reportFinal(ctx, res.data.deposit, res.raw);
     return;
@@ -37,6 +42,7 @@ export async function runDepositGet(ctx: Context, opts: DepositGetOptions): Prom
   const payment = res.data.payment;
   if (payment && res.data.deposit.status !== 'confirmed') {
     out(ctx.io);
-    for (const line of invoiceLines(payment, ctx.clock.now(), style(ctx.io))) out(ctx.io, line);
+    // The invoice again (to pay later or on another device); the QR only on a terminal.
+    await printInvoice(ctx, payment);
   }
 }

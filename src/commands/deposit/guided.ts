@@ -16,16 +16,12 @@ import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { Invoice, PaymentMethod } from '../../schemas/payments.js';
-import { renderQr } from './qr.js';
-import {
-  failureAdvice,
-  ineligibleReason,
-  invoiceLines,
-  methodLabel,
-  payCurrencyFor,
-  sortMethods,
-} from './render.js';
-import { DEFAULT_POLL_MS, watchDeposit } from './watch.js';
+import { DeclinedError } from '../shared/consent.js';
+import { printInvoice } from '../shared/invoice.js';
+import { ineligibleReason, methodLabel, payCurrencyFor, sortMethods } from '../shared/methods.js';
+import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { failureAdvice } from './render.js';
+import { watchDeposit } from './watch.js';
 
 export interface GuidedDepositOptions {
   /** Pre-filled amount, e.g. the shortfall of a bulk run. */
@@ -35,6 +31,8 @@ export interface GuidedDepositOptions {
 
 export interface GuidedDepositResult {
   confirmed: boolean;
+  /** The person answered "no" before any invoice was created. */
+  declined?: boolean;
   depositId?: string;
   status?: string;
   balanceUsd?: number;
@@ -89,7 +87,7 @@ export async function runGuidedDeposit(
   });
   if (!go) {
     err(ctx.io, 'No invoice created.');
-    return { confirmed: false };
+    return { confirmed: false, declined: true };
   }
 
   const created = await createDeposit(http, {
@@ -130,7 +128,7 @@ async function chooseMethod(ctx: Context, http: HttpClient, amount: number): Pro
   const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
   if (listing.depositId)
     ctx.debug(`method listing created deposit ${listing.depositId} (no invoice; it expires unpaid)`);
-  const methods = sortMethods(listing.data.availablePaymentMethods ?? []);
+  const methods = sortMethods(listing.data.availablePaymentMethods ?? [], amount);
   if (methods.length === 0) {
     throw new UnexpectedResponseError(
       listing.status,
@@ -160,25 +158,20 @@ export async function showInvoice(
   ctx: Context,
   depositId: string,
   invoice: Invoice | undefined,
+  opts: { qr?: boolean } = {},
 ): Promise<void> {
-  const s = style(ctx.io);
   out(ctx.io);
-  out(ctx.io, s.bold(`Deposit ${depositId}`));
+  out(ctx.io, style(ctx.io).bold(`Deposit ${depositId}`));
   if (!invoice) {
     out(ctx.io, 'The service returned no invoice for this deposit.');
     return;
   }
-  for (const line of invoiceLines(invoice, ctx.clock.now(), s)) out(ctx.io, line);
-  const qrText = invoice.qr?.withAmount;
-  if (qrText) {
-    out(ctx.io);
-    out(ctx.io, 'Scan to pay (amount included):');
-    out(ctx.io, await renderQr(qrText));
-  }
+  await printInvoice(ctx, invoice, opts);
 }
 
 /** `giftcodes deposit` with no subcommand. */
 export async function runDepositGuidedCommand(ctx: Context, opts: { pollInterval?: number }): Promise<void> {
   const result = await runGuidedDeposit(ctx, { pollMs: opts.pollInterval });
+  if (result.declined) throw new DeclinedError();
   if (result.depositId && !result.confirmed) ctx.exitCode = ExitCode.failedItems;
 }

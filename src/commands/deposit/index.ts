@@ -1,18 +1,9 @@
 /** `giftcodes deposit`: the guided top-up on a terminal, and `create`/`get`/`list` for scripts. */
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { DEPOSIT_STATUSES } from '../../schemas/enums.js';
-import { decimal, duration, nonNegativeInt, oneOf, positiveInt } from '../parse.js';
+import { decimal } from '../parse.js';
+import { addListOptions, pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
 import type { Register } from '../types.js';
-
-const pollOption = () =>
-  new Option('--poll-interval <duration>', 'time between two reads while waiting (default 3s)').argParser(
-    duration,
-  );
-const waitTimeoutOption = () =>
-  new Option(
-    '--wait-timeout <duration>',
-    'stop waiting after this long (exit 4; the deposit is kept)',
-  ).argParser(duration);
 
 /** `deposit --poll-interval 1s create ...` and `deposit create --poll-interval 1s` both work. */
 function withPoll<T extends object>(command: Command, opts: T): T & { pollInterval?: number } {
@@ -39,7 +30,8 @@ export const registerDeposit: Register = (program, contextFor) => {
     .option('--method <id>', 'payment method id; without it the eligible methods are listed')
     .option('--wait', 'wait until the deposit is confirmed, failed or expired')
     .addOption(pollOption())
-    .addOption(waitTimeoutOption())
+    .addOption(waitTimeoutOption('deposit'))
+    .addOption(qrOption())
     .action(async (opts, command) => {
       const { runDepositCreate } = await import('./create.js');
       await runDepositCreate(contextFor(command), withPoll(command, opts));
@@ -50,31 +42,18 @@ export const registerDeposit: Register = (program, contextFor) => {
     .description('one deposit and its invoice; --wait follows it to the end')
     .option('--wait', 'wait until the deposit is confirmed, failed or expired')
     .addOption(pollOption())
-    .addOption(waitTimeoutOption())
+    .addOption(waitTimeoutOption('deposit'))
     .action(async (depositId: string, opts, command) => {
       const { runDepositGet } = await import('./get.js');
       await runDepositGet(contextFor(command), { depositId, ...withPoll(command, opts) });
     });
 
-  deposit
-    .command('list')
-    .description('deposit history, newest first')
-    .addOption(
-      new Option('--status <status>', 'only deposits in this status').argParser(oneOf(DEPOSIT_STATUSES)),
-    )
-    .option('--limit <n>', 'records per page, 1-100 (default 20)', positiveInt)
-    .option('--offset <n>', 'records to skip', nonNegativeInt)
-    .addOption(
-      new Option('--sort-by <field>', 'createdAt, totalAmount or status').choices([
-        'createdAt',
-        'totalAmount',
-        'status',
-      ]),
-    )
-    .addOption(new Option('--sort-order <order>', 'asc or desc').choices(['asc', 'desc']))
-    .option('--all', 'follow every page')
-    .action(async (opts, command) => {
-      const { runDepositList } = await import('./list.js');
-      await runDepositList(contextFor(command), opts);
-    });
+  addListOptions(
+    deposit.command('list').description('deposit history, newest first'),
+    'deposits',
+    DEPOSIT_STATUSES,
+  ).action(async (opts, command) => {
+    const { runDepositList } = await import('./list.js');
+    await runDepositList(contextFor(command), opts);
+  });
 };

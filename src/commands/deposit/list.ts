@@ -2,7 +2,7 @@ import { listDeposits } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
-import { fetchPages, type ListFlags } from './pages.js';
+import { fetchPages, type ListFlags } from '../shared/pages.js';
 import { DEPOSIT_HEAD, depositRow } from './render.js';
 
 export interface DepositListOptions extends ListFlags {

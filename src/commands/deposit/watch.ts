@@ -7,23 +7,23 @@
 import { getDeposit } from '../../api/deposits.js';
 import type { ApiResponse, HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
-import { InterruptedError, StoppedError } from '../../errors.js';
+import { InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../io/format.js';
 import { startProgress } from '../../io/progress.js';
 import { err } from '../../io/streams.js';
 import { type GetDepositResponse, TERMINAL_DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { WaitTimeoutError } from '../shared/wait.js';
 import { resumeHint, waitingText } from './render.js';
 
 export interface WatchOptions {
   /** Time between two reads of the deposit. */
   pollMs: number;
-  /** Give up (exit 4, resumable) after this long. */
+  /** Give up after this long: `WaitTimeoutError` (exit 4, resumable) carrying the last read. */
   timeoutMs?: number;
   /** From the invoice, when the deposit record does not carry it. */
   expiresAt?: number;
 }
 
-export const DEFAULT_POLL_MS = 3_000;
 /** The countdown on the spinner moves at least this often. */
 const TICK_MS = 1_000;
 
@@ -53,9 +53,9 @@ export async function watchDeposit(
       const nextPoll = ctx.clock.now() + opts.pollMs;
       for (let now = ctx.clock.now(); now < nextPoll; now = ctx.clock.now()) {
         if (opts.timeoutMs !== undefined && now - started >= opts.timeoutMs) {
-          throw new StoppedError(
+          throw new WaitTimeoutError(
             `deposit ${depositId} is still ${deposit.status} after ${formatDuration(opts.timeoutMs)}; it is left as it is. Resume watching with: ${resumeHint(depositId)}`,
-            'WAIT_TIMEOUT',
+            res.raw,
           );
         }
         progress.update(`${waitingText(deposit.status, expiresAt, now)} (deposit ${depositId})`);

@@ -13,6 +13,7 @@ import { printJson } from '../../io/output.js';
 import { type Progress, startProgress } from '../../io/progress.js';
 import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
+import { DECLINED_MESSAGE } from '../shared/consent.js';
 import { planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
 
 export interface OrderBulkOptions {
@@ -36,7 +37,8 @@ export interface OrderBulkOptions {
 const EXIT: Record<string, ExitCode> = {
   done: ExitCode.ok,
   'dry-run': ExitCode.ok,
-  cancelled: ExitCode.ok,
+  // Declined at the prompt: nothing was done, the same exit as every other declined write.
+  cancelled: ExitCode.usage,
   'failed-items': ExitCode.failedItems,
   stopped: ExitCode.stoppedResumable,
   interrupted: ExitCode.interrupted,
@@ -188,7 +190,7 @@ export async function runOrderBulk(
     return ExitCode.ok;
   }
   if (result.outcome === 'cancelled') {
-    err(io, 'cancelled: nothing was bought');
+    err(io, DECLINED_MESSAGE);
     return ExitCode.ok;
   }
   const exitCode = EXIT[result.outcome] ?? ExitCode.service;

@@ -1,13 +1,14 @@
 import { createOrder, getOrder } from '../../api/orders.js';
 import { pollDelay } from '../../bulk/submit.js';
 import type { Context } from '../../context.js';
-import { MissingInputError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
-import { canPrompt } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
-import { maskOrderJson, printOrder } from './render.js';
+import { maskCodes } from '../shared/codes.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printOrder } from './render.js';
 
 export interface OrderCreateOptions {
   product: string;
@@ -44,17 +45,12 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   const ref = opts.ref ?? randomRef(ctx.random);
   if (ref.length > 128) throw new UsageError('--ref is longer than 128 characters');
   const requiredFields = parseFields(opts.field);
-  if (!opts.yes) {
-    if (!canPrompt(ctx.io)) throw new MissingInputError('--yes', 'confirmation to spend from the balance');
-    const prompter = await ctx.prompter();
-    const ok = await prompter.confirm({
-      message: `Buy ${opts.quantity} x ${opts.product} (${opts.sku}) at ${opts.amount}, paid from the balance?`,
-    });
-    if (!ok) {
-      err(ctx.io, 'cancelled: nothing was bought');
-      return;
-    }
-  }
+  assertCanConsent(ctx, opts.yes, 'spend from the balance');
+  await confirmWrite(
+    ctx,
+    opts.yes,
+    `Buy ${opts.quantity} x ${opts.product} (${opts.sku}) at ${opts.amount}, paid from the balance?`,
+  );
   const http = await ctx.http();
   const res = await createOrder(http, {
     externalRef: ref,
@@ -86,7 +82,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
       raw = next.raw;
     }
   }
-  if (ctx.flags.json) printJson(ctx.io, maskOrderJson(raw, Boolean(opts.reveal)));
+  if (ctx.flags.json) printJson(ctx.io, maskCodes(raw, Boolean(opts.reveal)));
   else printOrder(ctx.io, order, Boolean(opts.reveal));
   if (opts.wait && (order.status === 'partial' || order.status === 'failed')) {
     err(ctx.io, `refund the failed units with: giftcodes refund create ${order.checkoutId} --surface b2b`);

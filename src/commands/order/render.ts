@@ -5,16 +5,6 @@ import { printFields, printTable } from '../../io/output.js';
 import type { IO } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 
-const SECRET_KEYS = ['cardCode', 'cardPin'] as const;
-
-/** The raw order with codes and PINs masked, unless revealed: what --json prints. */
-export function maskOrderJson(raw: unknown, reveal: boolean): unknown {
-  if (reveal) return raw;
-  return JSON.parse(JSON.stringify(raw), (key, value) =>
-    (SECRET_KEYS as readonly string[]).includes(key) && typeof value === 'string' ? maskSecret(value) : value,
-  );
-}
-
 export function printOrder(io: IO, order: Order, reveal: boolean): void {
   printFields(io, [
     ['checkoutId', order.checkoutId],

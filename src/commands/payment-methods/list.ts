@@ -2,7 +2,7 @@ import { listPaymentMethods } from '../../api/payment-methods.js';
 import type { Context } from '../../context.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
-import { METHOD_HEAD, methodRows, sortMethods } from '../deposit/render.js';
+import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
 
 export async function runPaymentMethods(ctx: Context): Promise<void> {
   const http = await ctx.http();

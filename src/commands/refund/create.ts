@@ -1,10 +1,11 @@
 import { createRefund } from '../../api/refunds.js';
+import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
-import { assertCanConsent, confirmWrite } from '../deposit/consent.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import {
   AUTO_REFUND_HEAD,
   autoRefundRows,
@@ -32,9 +33,8 @@ export function refundBody(checkoutId: string, data: string | undefined): Record
   } catch (error) {
     throw new UsageError(`--data: not valid JSON (${(error as Error).message})`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new UsageError('--data: expected a JSON object, e.g. {"checkoutId":"..."}');
-  return parsed as Record<string, unknown>;
+  if (!isRecord(parsed)) throw new UsageError('--data: expected a JSON object, e.g. {"checkoutId":"..."}');
+  return parsed;
 }
 
 export async function runRefundCreate(ctx: Context, opts: RefundCreateOptions): Promise<void> {

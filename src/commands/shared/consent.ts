@@ -1,12 +1,25 @@
 /**
  * Consent for writes that spend money or change the account (team rule): `--yes`
  * skips the question, a TTY asks it, and without either the command refuses with
- * exit 2 before anything is sent. Shared by the operator commands (deposit, checkout,
- * refund, business, account set-markup).
+ * exit 2 before anything is sent. Used by every command that writes: deposit,
+ * checkout, refund, business, account set-markup and the webhook verbs.
+ *
+ * A "no" at the question is the same everywhere: `DeclinedError`, exit 2, and
+ * "nothing was done" on stderr, so a script (or a person scrolling back) never
+ * mistakes a declined write for a finished one.
  */
 import type { Context } from '../../context.js';
-import { MissingInputError, UsageError } from '../../errors.js';
+import { CliError, ExitCode, MissingInputError } from '../../errors.js';
 import { canPrompt } from '../../io/prompts.js';
+
+export const DECLINED_MESSAGE = 'cancelled at the confirmation: nothing was done';
+
+/** The user answered "no": exit 2 (as for any input that stops a command before it acts). */
+export class DeclinedError extends CliError {
+  constructor(message = DECLINED_MESSAGE) {
+    super(message, { exitCode: ExitCode.usage, code: 'CANCELLED' });
+  }
+}
 
 /** Call before any request: refuses at once when no one can be asked and --yes is absent. */
 export function assertCanConsent(ctx: Context, yes: boolean | undefined, what: string): void {
@@ -18,5 +31,5 @@ export async function confirmWrite(ctx: Context, yes: boolean | undefined, messa
   if (yes) return;
   const prompter = await ctx.prompter();
   const ok = await prompter.confirm({ message, flag: '--yes', default: false });
-  if (!ok) throw new UsageError('cancelled at the confirmation: nothing was sent');
+  if (!ok) throw new DeclinedError();
 }

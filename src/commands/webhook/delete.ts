@@ -1,29 +1,22 @@
 import { deleteWebhook, getWebhook } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { isApiError, MissingInputError } from '../../errors.js';
+import { isApiError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
-import { canPrompt } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 
 export async function runWebhookDelete(ctx: Context, opts: { yes: boolean }): Promise<void> {
   // Without a terminal and without --yes: refuse (exit 2) before any request.
-  if (!opts.yes && !canPrompt(ctx.io)) throw new MissingInputError('--yes', 'confirmation');
+  assertCanConsent(ctx, opts.yes, 'delete the webhook endpoint');
   const http = await ctx.http();
   if (!opts.yes) {
-    const prompter = await ctx.prompter();
+    // Name what is about to go; nothing to ask about when there is no endpoint.
     const current = await getWebhook(http);
     if (!current?.config) {
-      err(ctx.io, 'no webhook endpoint is set: nothing to delete');
-      if (ctx.flags.json) printJson(ctx.io, { deleted: false });
+      nothingToDelete(ctx);
       return;
     }
-    const ok = await prompter.confirm({
-      message: `Delete the webhook endpoint ${current.config.url}? Deliveries stop.`,
-    });
-    if (!ok) {
-      err(ctx.io, 'cancelled: nothing changed');
-      return;
-    }
+    await confirmWrite(ctx, opts.yes, `Delete the webhook endpoint ${current.config.url}? Deliveries stop.`);
   }
   try {
     const res = await deleteWebhook(http);
@@ -32,7 +25,11 @@ export async function runWebhookDelete(ctx: Context, opts: { yes: boolean }): Pr
   } catch (error) {
     // Deleting is idempotent for scripts: "already gone" is not a failure.
     if (!isApiError(error) || error.status !== 404) throw error;
-    if (ctx.flags.json) printJson(ctx.io, { deleted: false });
-    err(ctx.io, 'no webhook endpoint is set: nothing to delete');
+    nothingToDelete(ctx);
   }
+}
+
+function nothingToDelete(ctx: Context): void {
+  if (ctx.flags.json) printJson(ctx.io, { deleted: false });
+  err(ctx.io, 'no webhook endpoint is set: nothing to delete');
 }

@@ -1,3 +1,4 @@
+import { isRecord } from '../../api/shapes.js';
 import { getWebhook } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';
@@ -7,13 +8,11 @@ import { describeEvents, looksUnmasked } from './common.js';
 
 /** The service masks the secret already; should it ever send it whole, it is masked here too. */
 function maskRaw(raw: unknown): unknown {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
-  const copy: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  if (!isRecord(raw)) return raw;
+  const copy: Record<string, unknown> = { ...raw };
   if (looksUnmasked(copy.secret)) copy.secret = maskSecret(copy.secret);
   for (const [key, value] of Object.entries(copy)) {
-    if (typeof value === 'object' && value !== null && !Array.isArray(value) && 'secret' in value) {
-      copy[key] = maskRaw(value);
-    }
+    if (isRecord(value) && 'secret' in value) copy[key] = maskRaw(value);
   }
   return copy;
 }

@@ -1,20 +1,15 @@
 /** `giftcodes webhook set|get|test|deliveries|delete|rotate|verify|listen`. */
-import { InvalidArgumentError } from 'commander';
-import { collect, nonNegativeInt } from '../parse.js';
+import { collect, duration, nonNegativeInt } from '../parse.js';
 import type { Register } from '../types.js';
 
-function seconds(value: string): number {
-  const n = Number(value.trim());
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0)
-    throw new InvalidArgumentError(`expected a number of seconds >= 0, got "${value}"`);
-  return n;
-}
-
-function port(value: string): number {
-  const n = nonNegativeInt(value);
-  if (n > 65_535) throw new InvalidArgumentError(`expected a port 0-65535, got "${value}"`);
-  return n;
-}
+/**
+ * `--tolerance` goes through the shared duration parser: a bare number is seconds
+ * (`300`), and `5m` or `90s` work too. Its value is milliseconds; the default is the
+ * spec's recommended five minutes (signature.ts DEFAULT_TOLERANCE_SECONDS, not
+ * imported here to keep start-up free of node:crypto).
+ */
+const DEFAULT_TOLERANCE_MS = 300_000;
+const toSeconds = (ms: number) => ms / 1000;
 
 export const registerWebhook: Register = (program, contextFor) => {
   const webhook = program
@@ -97,7 +92,12 @@ export const registerWebhook: Register = (program, contextFor) => {
     )
     .option('--header <value>', 'the X-Service-Signature header value: t=<ms>,v1=<hex>[,v1=<hex>]')
     .option('--body-file <path>', 'the raw body, byte for byte (default: stdin)')
-    .option('--tolerance <seconds>', 'allowed difference between now and t', seconds, 300)
+    .option(
+      '--tolerance <seconds>',
+      'allowed difference between now and t, in seconds or a duration like 5m (default 300)',
+      duration,
+      DEFAULT_TOLERANCE_MS,
+    )
     .option('--now <ms>', 'the time to check against, epoch milliseconds (default: now)', nonNegativeInt)
     .action(async (opts, command) => {
       const { runWebhookVerify } = await import('./verify.js');
@@ -105,7 +105,7 @@ export const registerWebhook: Register = (program, contextFor) => {
         secrets: opts.secret ?? [],
         header: opts.header,
         bodyFile: opts.bodyFile,
-        toleranceSeconds: opts.tolerance,
+        toleranceSeconds: toSeconds(opts.tolerance),
         now: opts.now,
       });
     });
@@ -113,21 +113,26 @@ export const registerWebhook: Register = (program, contextFor) => {
   webhook
     .command('listen')
     .description('local receiver: verify, print one line per event, forward to your app')
-    .option('--port <n>', 'port on 127.0.0.1 (0 picks a free one)', port, 4242)
+    .option('--port <n>', 'port on 127.0.0.1, 0-65535 (0 picks a free one)', nonNegativeInt, 4242)
     .option(
       '--secret <whsec>',
       'secret to verify with; repeat for the previous one (env GIFTCODES_WEBHOOK_SECRET)',
       collect,
     )
     .option('--forward-to <url>', 'forward each delivery, headers and body unchanged, to this URL')
-    .option('--tolerance <seconds>', 'allowed difference between now and t', seconds, 300)
+    .option(
+      '--tolerance <seconds>',
+      'allowed difference between now and t, in seconds or a duration like 5m (default 300)',
+      duration,
+      DEFAULT_TOLERANCE_MS,
+    )
     .action(async (opts, command) => {
       const { runWebhookListen } = await import('./listen.js');
       await runWebhookListen(contextFor(command), {
         port: opts.port,
         secrets: opts.secret ?? [],
         forwardTo: opts.forwardTo,
-        toleranceSeconds: opts.tolerance,
+        toleranceSeconds: toSeconds(opts.tolerance),
       });
     });
 };

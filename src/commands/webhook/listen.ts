@@ -47,7 +47,10 @@ function checkForwardUrl(raw: string): string {
   throw new UsageError(`--forward-to: expected an http(s) URL, got "${raw}"`);
 }
 
+const PORT_MAX = 65_535;
+
 export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions): Promise<void> {
+  if (opts.port > PORT_MAX) throw new UsageError(`--port: expected a port 0-${PORT_MAX}, got ${opts.port}`);
   const forwardTo = opts.forwardTo === undefined ? undefined : checkForwardUrl(opts.forwardTo);
   const secrets = webhookSecrets(ctx, opts.secrets);
   const s = style(ctx.io);

@@ -5,30 +5,23 @@
  */
 import { rotateWebhookSecret } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { MissingInputError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { formatTime } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
-import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-
-const OVERLAP_MS = 24 * 60 * 60 * 1000;
+import { SECRET_ROTATION_OVERLAP_MS as OVERLAP_MS } from '../../schemas/common.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 
 export async function runWebhookRotate(ctx: Context, opts: { quiet: boolean; yes: boolean }): Promise<void> {
   if (opts.quiet && ctx.flags.json) throw new UsageError('pass either --quiet or --json, not both');
-  if (!opts.yes) {
-    if (!canPrompt(ctx.io)) throw new MissingInputError('--yes', 'confirmation');
-    const prompter = await ctx.prompter();
-    const ok = await prompter.confirm({
-      message:
-        'Rotate the webhook signing secret? Your receivers must accept the new one; the current one keeps verifying for 24 hours.',
-    });
-    if (!ok) {
-      if (!opts.quiet) err(ctx.io, 'cancelled: nothing changed');
-      // A script that reads stdout must not mistake a cancellation for success.
-      throw new UsageError('rotation cancelled');
-    }
-  }
+  assertCanConsent(ctx, opts.yes, 'rotate the webhook signing secret');
+  // A "no" exits 2 with stdout empty: a script reading stdout never mistakes it for a secret.
+  await confirmWrite(
+    ctx,
+    opts.yes,
+    'Rotate the webhook signing secret? Your receivers must accept the new one; the current one keeps verifying for 24 hours.',
+  );
   const http = await ctx.http();
   const rotatedAt = ctx.clock.now();
   const res = await rotateWebhookSecret(http);

@@ -1,9 +1,16 @@
+/**
+ * `webhook set`: create or replace the endpoint. The secret comes back only in the
+ * response to the first create (spec section 6, rule 3), so every way of losing it
+ * is said out loud: a first create whose response carries no secret exits 1 with a
+ * warning, and so does a failed first create (it may have been committed).
+ */
 import { getWebhook, putWebhook } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ApiError, ExitCode, NetworkError, UsageError } from '../../errors.js';
 import { printFields, printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
-import { style } from '../../io/style.js';
+import { type Styler, style } from '../../io/style.js';
+import { confirmWrite } from '../shared/consent.js';
 import { describeEvents, parseEvents } from './common.js';
 
 export interface WebhookSetOptions {
@@ -52,18 +59,23 @@ export async function runWebhookSet(ctx: Context, opts: WebhookSetOptions): Prom
   // silently widening it to every event (the service treats a missing filter as "all").
   const events = opts.allEvents ? null : (wanted ?? existing?.events ?? null);
 
-  if (existing && (existing.url !== url || !sameEvents(existing.events, events)) && !opts.yes) {
-    const prompter = await ctx.prompter();
-    const ok = await prompter.confirm({
-      message: `Replace the webhook endpoint ${existing.url} (${describeEvents(existing.events)}) with ${url} (${describeEvents(events)})?`,
-    });
-    if (!ok) {
-      err(ctx.io, 'cancelled: nothing changed');
-      return;
-    }
+  if (existing && (existing.url !== url || !sameEvents(existing.events, events))) {
+    await confirmWrite(
+      ctx,
+      opts.yes,
+      `Replace the webhook endpoint ${existing.url} (${describeEvents(existing.events)}) with ${url} (${describeEvents(events)})?`,
+    );
   }
 
-  const res = await putWebhook(http, { url, events });
+  let res: Awaited<ReturnType<typeof putWebhook>>;
+  try {
+    res = await putWebhook(http, { url, events });
+  } catch (error) {
+    // A 5xx or a timeout may come after the service committed the create: the secret is gone then.
+    if (!existing && outcomeUnknown(error))
+      warnSecretLost(ctx, s, 'the request failed after it may have created the endpoint');
+    throw error;
+  }
   const secret = res.config.secret;
   if (ctx.flags.json) {
     printJson(ctx.io, res.raw);
@@ -82,7 +94,25 @@ export async function runWebhookSet(ctx: Context, opts: WebhookSetOptions): Prom
         'This signing secret is shown only now: store it in your secret manager. `webhook get` shows it masked; `webhook rotate` issues a new one.',
       ),
     );
+  } else if (existing) {
+    err(ctx.io, 'endpoint updated; the signing secret is unchanged');
   } else {
-    err(ctx.io, existing ? 'endpoint updated; the signing secret is unchanged' : 'endpoint saved');
+    // No endpoint before this call (or none the service would show), yet no secret:
+    // another writer created it first, or the service answered an update.
+    warnSecretLost(ctx, s, 'the endpoint was saved but the response carries no signing secret');
+    ctx.exitCode = ExitCode.service;
   }
+}
+
+function outcomeUnknown(error: unknown): boolean {
+  return error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
+}
+
+function warnSecretLost(ctx: Context, s: Styler, what: string): void {
+  err(
+    ctx.io,
+    s.yellow(
+      `warning: ${what}. The signing secret is returned only on first create and was not returned here, so it cannot be shown again. Check the endpoint with \`giftcodes webhook get\`; \`giftcodes webhook rotate\` issues a new secret.`,
+    ),
+  );
 }

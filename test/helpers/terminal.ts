@@ -5,7 +5,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import { type IPty, spawn } from '@lydell/node-pty';
-import { BIN, cleanEnv } from '../helpers/cli.js';
+import { BIN, cleanEnv } from './cli.js';
 
 export const KEYS = { enter: '\r', down: '\u001b[B', ctrlC: '\u0003', backspace: '\u007f' } as const;
 

@@ -1,4 +1,4 @@
-/** Common list conventions (spec section 4): one page, or every page with --all. */
+/** Common list conventions (spec section 4): one page, or every page with --all. Flags: list-options.ts. */
 import { UsageError } from '../../errors.js';
 import { LIST_LIMIT_MAX } from '../../schemas/common.js';
 

@@ -1,0 +1,88 @@
+/**
+ * The one place a payment invoice is shown (deposits and checkouts): exact amount,
+ * address, network, memo or tag, fee, expiry, hosted URL, then the QR code.
+ *
+ * The QR is drawn only when stdout is a terminal, or when asked for with `--qr`; it
+ * carries escape codes only when colour is on (a TTY, no NO_COLOR), so piped output
+ * and NO_COLOR terminals get plain characters.
+ */
+import type { Context } from '../../context.js';
+import { formatDuration, formatMoney, formatTime } from '../../io/format.js';
+import { out } from '../../io/streams.js';
+import { type Styler, style } from '../../io/style.js';
+import type { Invoice } from '../../schemas/payments.js';
+import { renderQr } from './qr.js';
+
+/** The invoice, with the memo or destination tag impossible to miss when there is one. */
+export function invoiceLines(invoice: Invoice, now: number, s: Styler): string[] {
+  const lines: string[] = [];
+  const memo = invoice.memo || undefined;
+  const tag = invoice.destinationTag || undefined;
+  if (invoice.amount !== undefined) {
+    lines.push(`${s.bold('Send exactly')}: ${s.bold(`${invoice.amount} ${invoice.currency ?? ''}`.trim())}`);
+  }
+  if (invoice.appliedAmount !== undefined) {
+    lines.push(
+      `${s.bold('Credits')}: ${formatMoney(invoice.appliedAmount, invoice.appliedCurrency ?? 'USD')}`,
+    );
+  }
+  if (invoice.paymentAddress) lines.push(`${s.bold('To address')}: ${invoice.paymentAddress}`);
+  if (invoice.network) lines.push(`${s.bold('Network')}: ${invoice.network}`);
+  if (memo || tag) {
+    const banner = '!'.repeat(60);
+    lines.push(s.yellow(banner));
+    if (memo) lines.push(s.yellow(s.bold(`  MEMO REQUIRED: ${memo}`)));
+    if (tag) lines.push(s.yellow(s.bold(`  DESTINATION TAG REQUIRED: ${tag}`)));
+    lines.push(s.yellow('  A payment sent without it cannot be matched to this payment.'));
+    lines.push(s.yellow(banner));
+  }
+  if (invoice.exchangeRate) lines.push(`${s.bold('Rate')}: ${invoice.exchangeRate}`);
+  if (invoice.fee && (invoice.fee.percentage !== undefined || invoice.fee.fixed !== undefined)) {
+    const fee = [
+      invoice.fee.percentage !== undefined ? `${invoice.fee.percentage}%` : undefined,
+      invoice.fee.fixed !== undefined
+        ? `${invoice.fee.fixed}${invoice.fee.feeUnit ? ` ${invoice.fee.feeUnit}` : ''}`
+        : undefined,
+    ]
+      .filter(Boolean)
+      .join(' + ');
+    lines.push(`${s.bold('Fee')}: ${fee}`);
+  }
+  if (invoice.expiresAt !== undefined)
+    lines.push(`${s.bold('Expires')}: ${expiryText(invoice.expiresAt, now)}`);
+  if (invoice.paymentUrl) lines.push(`${s.bold('Pay online')}: ${invoice.paymentUrl}`);
+  if (invoice.errorMessage) lines.push(s.red(`${s.bold('Provider message')}: ${invoice.errorMessage}`));
+  return lines;
+}
+
+export function expiryText(expiresAt: number, now: number): string {
+  const left = expiresAt - now;
+  if (left <= 0) return `${formatTime(expiresAt)} (passed)`;
+  return `${formatTime(expiresAt)} (in ${formatDuration(left)})`;
+}
+
+/** Whether the QR is drawn, and how: the guard every invoice view goes through. */
+export function qrMode(
+  io: Pick<Context['io'], 'stdoutIsTTY' | 'color'>,
+  forced: boolean,
+): 'ansi' | 'plain' | 'none' {
+  if (!io.stdoutIsTTY && !forced) return 'none';
+  return io.stdoutIsTTY && io.color ? 'ansi' : 'plain';
+}
+
+/** The invoice lines and, when the guard allows, its QR code, on stdout (what the payer needs). */
+export async function printInvoice(
+  ctx: Context,
+  invoice: Invoice,
+  opts: { qr?: boolean } = {},
+): Promise<void> {
+  const s = style(ctx.io);
+  for (const line of invoiceLines(invoice, ctx.clock.now(), s)) out(ctx.io, line);
+  const qrText = invoice.qr?.withAmount;
+  const mode = qrMode(ctx.io, Boolean(opts.qr));
+  if (qrText && mode !== 'none') {
+    out(ctx.io);
+    out(ctx.io, 'Scan to pay (amount included):');
+    out(ctx.io, await renderQr(qrText, { ansi: mode === 'ansi' }));
+  }
+}
