@@ -1,48 +1,29 @@
 import { listOrders } from '../../api/orders.js';
 import type { Context } from '../../context.js';
 import { formatMoney, formatTime } from '../../io/format.js';
-import { printJson, printTable } from '../../io/output.js';
+import { fetchPages, type ListFlags, printList } from '../shared/pages.js';
 
-export interface OrderListOptions {
+export interface OrderListOptions extends ListFlags {
   ref?: string;
   status?: string;
-  limit?: number;
-  offset?: number;
-  sortBy?: 'createdAt' | 'totalAmount' | 'status';
-  sortOrder?: 'asc' | 'desc';
-  all?: boolean;
 }
 
 export async function runOrderList(ctx: Context, opts: OrderListOptions): Promise<void> {
   const http = await ctx.http();
-  const limit = Math.min(opts.limit ?? (opts.all ? 100 : 20), 100);
-  let offset = opts.offset ?? 0;
-  const orders = [];
-  const raws: unknown[] = [];
-  for (;;) {
+  const result = await fetchPages(opts, async (query) => {
     const res = await listOrders(http, {
+      ...query,
       externalRef: opts.ref,
       status: opts.status,
-      limit,
-      offset,
-      sortBy: opts.sortBy,
-      sortOrder: opts.sortOrder,
-    });
-    raws.push(res.raw);
-    orders.push(...res.data.orders);
-    const more = res.data.pagination?.hasMore ?? res.data.orders.length === limit;
-    if (!opts.all || !more || res.data.orders.length === 0) break;
-    offset += res.data.orders.length;
-  }
-  if (ctx.flags.json) {
-    // One page: the API object as sent; --all: the entries of every page in one list.
-    printJson(ctx.io, opts.all ? { data: orders, total: orders.length } : raws[0]);
-    return;
-  }
-  printTable(
-    ctx.io,
-    ['checkoutId', 'status', 'total', 'externalRef', 'created'],
-    orders.map((o) => [
+    } as Parameters<typeof listOrders>[1]);
+    return { items: res.data.orders, pagination: res.data.pagination, raw: res.raw };
+  });
+  // The entries' shape is not shown in the spec: --all keeps them under `data`.
+  printList(ctx, opts, result, {
+    key: 'data',
+    empty: 'no orders',
+    head: ['checkoutId', 'status', 'total', 'externalRef', 'created'],
+    row: (o) => [
       o.checkoutId,
       o.status ?? '-',
       o.totalAmount !== undefined
@@ -50,6 +31,6 @@ export async function runOrderList(ctx: Context, opts: OrderListOptions): Promis
         : '-',
       o.externalRef ?? '-',
       formatTime(o.createdAt),
-    ]),
-  );
+    ],
+  });
 }

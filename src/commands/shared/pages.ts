@@ -1,5 +1,8 @@
 /** Common list conventions (spec section 4): one page, or every page with --all. Flags: list-options.ts. */
+import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { type Cell, printJson, printTable } from '../../io/output.js';
+import { err } from '../../io/streams.js';
 import { LIST_LIMIT_MAX } from '../../schemas/common.js';
 
 export interface ListFlags {
@@ -12,7 +15,8 @@ export interface ListFlags {
 
 export interface Page<T> {
   items: T[];
-  pagination: { total: number; hasMore: boolean };
+  /** Optional: the list shape of some endpoints is not shown; a short page then ends it. */
+  pagination?: { total?: number; hasMore?: boolean };
   raw: unknown;
 }
 
@@ -32,9 +36,56 @@ export async function fetchPages<T>(
     const page = await fetch({ ...base, limit, offset });
     items.push(...page.items);
     raws.push(page.raw);
-    if (!flags.all || !page.pagination.hasMore || page.items.length === 0) {
-      return { items, total: page.pagination.total, hasMore: page.pagination.hasMore, raws };
+    const hasMore = page.pagination?.hasMore ?? page.items.length === limit;
+    if (!flags.all || !hasMore || page.items.length === 0) {
+      return { items, total: page.pagination?.total ?? items.length, hasMore, raws };
     }
     offset += page.items.length;
   }
+}
+
+export interface ListView<T> {
+  /** Where the list sits in the API object (`data`, `checkouts`): --all keeps that shape. */
+  key: string;
+  /** Said on stderr when nothing matches, e.g. "no deposits". */
+  empty: string;
+  head: string[];
+  row: (item: T) => Cell[];
+}
+
+/**
+ * Print a fetched list: under --json one page is the API object as sent, and --all is
+ * the same shape holding every page's entries; for people, a table and a hint when
+ * more pages exist.
+ */
+export function printList<T>(
+  ctx: Context,
+  flags: ListFlags,
+  result: Awaited<ReturnType<typeof fetchPages<T>>>,
+  view: ListView<T>,
+): void {
+  if (ctx.flags.json) {
+    printJson(
+      ctx.io,
+      flags.all
+        ? {
+            [view.key]: result.items,
+            pagination: {
+              total: result.total,
+              limit: result.items.length,
+              offset: flags.offset ?? 0,
+              hasMore: false,
+            },
+          }
+        : result.raws[0],
+    );
+    return;
+  }
+  if (result.items.length === 0) {
+    err(ctx.io, view.empty);
+    return;
+  }
+  printTable(ctx.io, view.head, result.items.map(view.row));
+  if (result.hasMore && !flags.all)
+    err(ctx.io, `${result.items.length} of ${result.total}; more with --offset or --all`);
 }
