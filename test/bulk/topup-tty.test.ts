@@ -51,4 +51,29 @@ describe('insufficient balance on a terminal', () => {
     expect(code, term.screen()).toBe(0);
     await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
   }, 60_000);
+
+  it('asks before spending on a terminal: "no" buys nothing (exit 2), "yes" buys everything', async () => {
+    const acc = await account(sb, { balanceUsd: 5_000 });
+    const dir = tempDir();
+    const lines = mixedRows(4);
+    const input = writeCsv(dir, lines);
+    const out = join(dir, 'codes.csv');
+    const args = ['order', 'bulk', input, '--out', out, ...FAST];
+
+    const declined = startTerminal(args, acc.env);
+    terminals.push(declined);
+    await declined.waitFor(/Buy \d+ units in \d+ orders for about [\d,.]+ USD\?/);
+    declined.type(`n${KEYS.enter}`);
+    expect(await declined.exited).toBe(2);
+    expect(declined.screen()).toContain('nothing was done');
+    const ledger = (await sb.operator.ledger(acc.userId)).entries as Array<{ type: string }>;
+    expect(ledger.filter((e) => e.type === 'order_charge')).toHaveLength(0);
+
+    const accepted = startTerminal(args, acc.env);
+    terminals.push(accepted);
+    await accepted.waitFor(/Buy \d+ units/);
+    accepted.type(`y${KEYS.enter}`);
+    expect(await accepted.exited, accepted.screen()).toBe(0);
+    await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
+  }, 60_000);
 });

@@ -13,7 +13,7 @@ import { printJson } from '../../io/output.js';
 import { type Progress, startProgress } from '../../io/progress.js';
 import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
-import { DECLINED_MESSAGE } from '../shared/consent.js';
+import { DeclinedError } from '../shared/consent.js';
 import { planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
 
 export interface OrderBulkOptions {
@@ -37,8 +37,6 @@ export interface OrderBulkOptions {
 const EXIT: Record<string, ExitCode> = {
   done: ExitCode.ok,
   'dry-run': ExitCode.ok,
-  // Declined at the prompt: nothing was done, the same exit as every other declined write.
-  cancelled: ExitCode.usage,
   'failed-items': ExitCode.failedItems,
   stopped: ExitCode.stoppedResumable,
   interrupted: ExitCode.interrupted,
@@ -189,10 +187,8 @@ export async function runOrderBulk(
     else out(io, renderPlan(io, result.report));
     return ExitCode.ok;
   }
-  if (result.outcome === 'cancelled') {
-    err(io, DECLINED_MESSAGE);
-    return ExitCode.ok;
-  }
+  // Declined at the prompt: nothing was bought; exit 2 like every other declined write.
+  if (result.outcome === 'cancelled') throw new DeclinedError();
   const exitCode = EXIT[result.outcome] ?? ExitCode.service;
   const summary = summarize(result, opts.out, exitCode);
   if (json) printJson(io, summary);
