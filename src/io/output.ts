@@ -1,6 +1,7 @@
 /** Results on stdout: JSON for scripts, cli-table3 tables for people. */
 import Table from 'cli-table3';
 import type { IO } from './streams.js';
+import { styler } from './style.js';
 
 export function printJson(io: IO, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -11,11 +12,18 @@ export type Cell = string | number | boolean | null | undefined;
 /** No rule between body rows: long tables stay readable and copyable. */
 const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
 
+/**
+ * cli-table3's own colours follow @colors/colors, which decides by itself (it turns
+ * colour off whenever CI is set, even on a terminal). Colour is io.color's decision
+ * alone, so the table's styles are off and headers are styled here.
+ */
+const NO_STYLE = { head: [], border: [] };
+
 export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
   const table = new Table({
-    head,
+    head: head.map(styler(io.color).cyan),
     chars: COMPACT,
-    style: { head: io.color ? ['cyan'] : [], border: io.color ? ['grey'] : [] },
+    style: NO_STYLE,
     wordWrap: true,
   });
   for (const row of rows)
@@ -31,7 +39,7 @@ export function printTable(io: IO, head: string[], rows: Cell[][]): void {
 export function printFields(io: IO, fields: Array<[string, Cell]>): void {
   const table = new Table({
     chars: COMPACT,
-    style: { head: [], border: io.color ? ['grey'] : [] },
+    style: NO_STYLE,
     wordWrap: true,
   });
   for (const [key, value] of fields) {
