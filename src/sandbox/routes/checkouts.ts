@@ -23,7 +23,7 @@ import type { AccountState, ItemState, OrderState } from '../state.js';
 import { round2 } from '../state.js';
 import { CheckoutBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
 import { checkoutSummaryView, checkoutView, invoiceView } from '../views.js';
-import { freeze, ratesOrThrow, requireOrder } from './common.js';
+import { freeze, newItem, ratesOrThrow, requireOrder } from './common.js';
 import { checkCallbackUrl, replay } from './orders.js';
 
 function checkCaps(core: Core, account: AccountState): void {
@@ -97,26 +97,13 @@ export const checkoutRoutes: RouteDef[] = [
       const unitMarkup = core.rates.round((unitPrice * markupPercent) / 100, paymentCurrency);
       total += (unitPrice + unitMarkup) * l.quantity;
       markupUsd += (unitMarkup / payRate) * l.quantity;
-      return {
-        id: core.store.ids.id('itm_', 20),
-        productId: l.product.productId,
-        productName: l.product.name,
-        productImageUrl: l.product.imageUrl ?? '',
-        productBrandColor: l.product.brandColor ?? '',
-        skuId: l.sku.id,
-        unitAmount: l.amount,
-        unitPrice,
-        unitMarkup,
-        unitMarkupUsd: unitMarkup / payRate,
-        costCurrency: cost,
-        quantity: l.quantity,
-        status: 'pending',
-        requiredFields: l.requiredFields,
-        fulfillments: [],
-        createdAt: now,
-        updatedAt: now,
-        markupCredited: false,
-      };
+      return newItem(
+        core,
+        l,
+        now,
+        { unitPrice, unitMarkup, unitMarkupUsd: unitMarkup / payRate },
+        'retailer',
+      );
     });
     const totalAmount = core.rates.round(total, paymentCurrency);
     const totalUsd = round2(totalAmount / payRate);

@@ -1,7 +1,8 @@
 /** Helpers shared by the route modules: ownership lookups and rates guards. */
 import type { Core } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import type { AccountState, OrderState, SurfaceName } from '../state.js';
+import type { AccountState, ItemState, OrderState, SurfaceName } from '../state.js';
+import type { ResolvedLine } from '../validation.js';
 
 /** Spec §5 rule 6 and §2: another account's id, or the other surface's, is a plain 404. */
 export function requireOrder(
@@ -37,4 +38,36 @@ export function freeze(rates: Record<string, number>, currencies: Iterable<strin
     if (r !== undefined) out[c] = r;
   }
   return out;
+}
+
+/**
+ * A new, unfulfilled item of an order or checkout. The surfaces differ only in price
+ * and markup: B2B items carry none (so nothing is left to credit), retailer items carry
+ * the partner's markup, credited to the balance when the item completes.
+ */
+export function newItem(
+  core: Core,
+  line: ResolvedLine,
+  now: number,
+  price: { unitPrice: number; unitMarkup: number; unitMarkupUsd: number },
+  surface: SurfaceName,
+): ItemState {
+  return {
+    id: core.store.ids.id('itm_', 20),
+    productId: line.product.productId,
+    productName: line.product.name,
+    productImageUrl: line.product.imageUrl ?? '',
+    productBrandColor: line.product.brandColor ?? '',
+    skuId: line.sku.id,
+    unitAmount: line.amount,
+    ...price,
+    costCurrency: line.product.costCurrency,
+    quantity: line.quantity,
+    status: 'pending',
+    requiredFields: line.requiredFields,
+    fulfillments: [],
+    createdAt: now,
+    updatedAt: now,
+    markupCredited: surface === 'b2b',
+  };
 }

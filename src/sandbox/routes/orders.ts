@@ -16,7 +16,7 @@ import { round2 } from '../state.js';
 import { B2bOrderBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
 import { orderView } from '../views.js';
 import { webhookUrlProblem } from '../webhook-delivery.js';
-import { freeze, ratesOrThrow, requireOrder } from './common.js';
+import { freeze, newItem, ratesOrThrow, requireOrder } from './common.js';
 
 /** Spec §1 rule 10: same surface -> 200 with the existing order; other surface -> 409. */
 export function replay(
@@ -70,26 +70,7 @@ export const orderRoutes: RouteDef[] = [
     const items: ItemState[] = lines.map((l) => {
       const unitPrice = core.rates.round(l.amount * factor, l.product.costCurrency);
       totalUsd += (unitPrice * l.quantity) / (rates[l.product.costCurrency] as number);
-      return {
-        id: core.store.ids.id('itm_', 20),
-        productId: l.product.productId,
-        productName: l.product.name,
-        productImageUrl: l.product.imageUrl ?? '',
-        productBrandColor: l.product.brandColor ?? '',
-        skuId: l.sku.id,
-        unitAmount: l.amount,
-        unitPrice,
-        unitMarkup: 0,
-        unitMarkupUsd: 0,
-        costCurrency: l.product.costCurrency,
-        quantity: l.quantity,
-        status: 'pending',
-        requiredFields: l.requiredFields,
-        fulfillments: [],
-        createdAt: now,
-        updatedAt: now,
-        markupCredited: true,
-      };
+      return newItem(core, l, now, { unitPrice, unitMarkup: 0, unitMarkupUsd: 0 }, 'b2b');
     });
     totalUsd = round2(totalUsd);
     checkOrderShape(account, input.items, totalUsd);
