@@ -8,6 +8,7 @@ import type { HttpClient, RetryInfo } from './api/http.js';
 import type { RetryBudget, RetryPolicy } from './api/retry.js';
 import {
   assertSafeTransport,
+  DEFAULT_TIMEOUT_MS,
   type GlobalFlags,
   NO_API_KEY_MESSAGE,
   NO_BASE_URL_MESSAGE,
@@ -34,6 +35,8 @@ export interface GlobalOptions extends GlobalFlags {
 }
 
 export interface HttpOverrides {
+  /** A service other than the configured one (the demo's in-process sandbox). */
+  target?: { baseUrl: string; apiKey: string };
   stopWhenBudgetSpent?: boolean;
   connections?: number;
   /** A run-specific schedule (bulk runs tune attempts and delays to their own pacing). */
@@ -144,7 +147,34 @@ export function createContext(deps: ContextDeps): Context {
       }
       return settings;
     },
-    async http(overrides = {}) {
+    async http({ target, ...overrides } = {}) {
+      const { HttpClient } = await import('./api/http.js');
+      const { USER_AGENT } = await import('./version.js');
+      if (!budget) {
+        // One budget for the whole run, shared by every client the command creates.
+        const { DEFAULT_RETRY_BUDGET, RetryBudget } = await import('./api/retry.js');
+        budget = new RetryBudget(DEFAULT_RETRY_BUDGET);
+      }
+      const common = {
+        budget,
+        userAgent: USER_AGENT,
+        random: ctx.random,
+        now: ctx.clock.now,
+        sleep: ctx.clock.sleep,
+        signal: ctx.signal,
+        debug: (line: string) => ctx.debug(line),
+      };
+      if (target) {
+        secrets.add(target.apiKey);
+        const client = new HttpClient({
+          ...common,
+          ...target,
+          timeoutMs: deps.flags.timeout ?? DEFAULT_TIMEOUT_MS,
+          ...overrides,
+        });
+        clients.push(client);
+        return client;
+      }
       const resolved = await ctx.settings();
       if ((!resolved.baseUrl || !resolved.apiKey) && profileMissing) {
         throw new UsageError(
@@ -155,24 +185,11 @@ export function createContext(deps: ContextDeps): Context {
       if (!resolved.baseUrl) throw new UsageError(NO_BASE_URL_MESSAGE);
       if (!resolved.apiKey) throw new UsageError(NO_API_KEY_MESSAGE);
       assertSafeTransport(resolved);
-      const { HttpClient } = await import('./api/http.js');
-      const { USER_AGENT } = await import('./version.js');
-      if (!budget) {
-        // One budget for the whole run, shared by every client the command creates.
-        const { DEFAULT_RETRY_BUDGET, RetryBudget } = await import('./api/retry.js');
-        budget = new RetryBudget(DEFAULT_RETRY_BUDGET);
-      }
       const client = new HttpClient({
-        budget,
+        ...common,
         baseUrl: resolved.baseUrl,
         apiKey: resolved.apiKey,
         timeoutMs: resolved.timeoutMs,
-        userAgent: USER_AGENT,
-        random: ctx.random,
-        now: ctx.clock.now,
-        sleep: ctx.clock.sleep,
-        signal: ctx.signal,
-        debug: (line) => ctx.debug(line),
         ...overrides,
       });
       clients.push(client);

@@ -6,7 +6,6 @@
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { HttpClient } from '../../api/http.js';
 import { journalPathFor } from '../../bulk/engine.js';
 import { loadJournal } from '../../bulk/journal.js';
 import { fileExists } from '../../bulk/output.js';
@@ -14,7 +13,6 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { err } from '../../io/streams.js';
-import { USER_AGENT } from '../../version.js';
 import { runOrderBulk } from '../order/bulk.js';
 import { DEFAULT_CONCURRENCY } from '../order/index.js';
 
@@ -68,19 +66,8 @@ export async function runDemo(ctx: Context, opts: { out: string; input?: string 
       },
       {
         apiKey: account.apiKey,
-        http: async (overrides) =>
-          new HttpClient({
-            baseUrl: sandbox.url,
-            apiKey: account.apiKey,
-            timeoutMs: ctx.flags.timeout ?? 30_000,
-            userAgent: USER_AGENT,
-            random: ctx.random,
-            now: ctx.clock.now,
-            sleep: ctx.clock.sleep,
-            signal: ctx.signal,
-            debug: (line) => ctx.debug(line),
-            ...overrides,
-          }),
+        http: (overrides) =>
+          ctx.http({ ...overrides, target: { baseUrl: sandbox.url, apiKey: account.apiKey } }),
       },
     );
     if (code === ExitCode.ok || code === ExitCode.failedItems) {
