@@ -76,7 +76,10 @@ function runCli(cliArgs, env) {
     child.on('close', (code) => {
       const wallMs = performance.now() - started;
       const rss = /BENCH_MAXRSS_KB (\d+)/.exec(stderr);
-      if (process.env.PROBE)
+      // PROBE: a preload of your own prints lines starting with PEAK; BENCH_STDERR=1
+      // passes the CLI's whole stderr through (e.g. NODEFLAGS=--trace-gc).
+      if (process.env.BENCH_STDERR) console.error(stderr);
+      else if (process.env.PROBE)
         console.error(
           stderr
             .split('\n')

@@ -33,6 +33,7 @@ import {
   type JournalRecord,
   type JournalState,
   JournalWriter,
+  linesOf,
   loadJournal,
   type OrderState,
 } from './journal.js';
@@ -45,12 +46,13 @@ import {
   sha256File,
   writeAtomic,
 } from './output.js';
-import { parseFile } from './parse.js';
-import { estimatePlan, limitsFrom, orderUsd, type PlanEstimate, planOrders, splitOrder } from './plan.js';
-import { orderRecords, refLookup, rejectedRecords, Tally } from './records.js';
+import { readFile } from './parse.js';
+import { estimatePlan, limitsFrom, orderUsd, type PlanEstimate, planInto, splitOrder } from './plan.js';
+import { orderRecords, rejectedRecords, Tally } from './records.js';
 import { defaultBatchId, isValidBatchId } from './refs.js';
 import { type AdaptiveLimit, classifySubmitError, pollDelay } from './submit.js';
-import type { OutputRecord, PlanLimits, RowError } from './types.js';
+import { LineTable, RefColumn } from './table.js';
+import type { InputRow, OutputRecord, PlanLimits, RowError } from './types.js';
 import { productIndex, validateAccount, validateRows } from './validate.js';
 
 export interface BulkOptions {
@@ -205,13 +207,19 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
     throw new UsageError(`cannot read ${opts.input}: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
 
-  // 1. Parse the whole file before anything else.
-  const parsed = await parseFile(opts.input);
+  // 1. Parse the whole file before anything else. Rows are kept as columns (not an
+  //    object per row) until planned; of each row only its ref outlives the plan.
+  let rows: LineTable | undefined = new LineTable();
+  const refs = new RefColumn();
+  const parsed = await readFile(opts.input, (row) => {
+    rows?.push(row);
+    refs.set(row.row, row.ref);
+  });
   const fileBroken = parsed.errors.some((e) => e.row === undefined || e.row === 0);
   if (fileBroken) throw new InvalidInputError(parsed.errors, basename(opts.input));
   const batch = opts.batch ?? defaultBatchId(parsed.sha256, { seal: opts.seal });
-  const refOf = refLookup(parsed.rows);
-  const rowCount = parsed.rows.length;
+  const refOf = (row: number) => refs.get(row);
+  const rowCount = parsed.rows;
 
   // 2. The journal beside the output decides between a fresh run and a resume.
   const journalPath = journalPathFor(opts.out);
@@ -259,14 +267,17 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
     // Every bad row at once: those that did not parse and those the live catalog refuses.
     const problems = [
       ...parsed.errors,
-      ...validateRows(parsed.rows, { products: live.products, limits, rates: live.rates }),
+      ...validateRows(inputRows(rows, refOf), { products: live.products, limits, rates: live.rates }),
     ].sort((a, b) => (a.row ?? Number.MAX_SAFE_INTEGER) - (b.row ?? Number.MAX_SAFE_INTEGER));
     if (problems.length) throw new InvalidInputError(problems, basename(opts.input));
-    state = emptyState();
-    for (const order of planOrders(parsed.rows, live.products, live.rates, limits, batch)) {
-      apply(state, { t: 'order', ref: order.ref, lines: order.lines });
-    }
+    const planned = emptyState();
+    planInto(inputRows(rows, refOf), live.products, live.rates, limits, batch, (order) => {
+      apply(planned, { t: 'order', ref: order.ref, lines: order.lines });
+    });
+    state = planned;
   }
+  // The rows are in the plan now; only their refs are still needed.
+  rows = undefined;
   const currencyOf = (productId: string) => {
     const p = live.products.get(productId);
     return p?.productCurrency ?? p?.costCurrency ?? '?';
@@ -277,8 +288,8 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
   const report: PlanReport = {
     batch,
     resumed,
-    total: estimatePlan(all, currencyOf),
-    pending: estimatePlan(pendingOrders, currencyOf),
+    total: estimatePlan(withLines(state, all), currencyOf),
+    pending: estimatePlan(withLines(state, pendingOrders), currencyOf),
     limits,
     balanceUsd: live.balanceUsd,
     dailyRemainingUsd: remainingCap(live.account.usage.daily, live.account.limits.dailySpendCapUSD),
@@ -359,21 +370,26 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
         ...(opts.accountFingerprint ? { account: opts.accountFingerprint } : {}),
       };
       await writer.append(header);
-      // In chunks, so a 100,000-row plan never becomes one string; only the final
-      // `planned` record makes the plan count (a torn plan is simply rewritten).
-      for (let i = 0; i < state.roots.length; i += 200) {
-        await writer.appendAll(
-          state.roots
-            .slice(i, i + 200)
-            .map((ref) => ({ t: 'order' as const, ref, lines: state.orders.get(ref)?.lines ?? [] })),
-        );
+      // In chunks, so a 100,000-row plan never becomes one string (nor 100,000 line
+      // objects); only the final `planned` record makes the plan count (a torn plan
+      // is simply rewritten).
+      let chunk: JournalRecord[] = [];
+      let chunkLines = 0;
+      for (const ref of state.roots) {
+        const order = state.orders.get(ref);
+        chunk.push({ t: 'order', ref, lines: order ? linesOf(state, order) : [] });
+        chunkLines += order?.count ?? 0;
+        if (chunkLines >= 2_000) {
+          await writer.appendAll(chunk);
+          chunk = [];
+          chunkLines = 0;
+        }
       }
+      if (chunk.length) await writer.appendAll(chunk);
       await writer.append({ t: 'planned', orders: state.roots.length });
       state.planComplete = true;
       apply(state, header);
     }
-    // The rows are in the plan now; only their refs are still needed.
-    parsed.rows.length = 0;
     const parts = await PartStore.open(`${opts.out}.parts`);
     try {
       const run = new Runner(opts, deps, state, record, refOf, stats, parts);
@@ -385,6 +401,20 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
   } finally {
     await writer.close();
   }
+}
+
+/** Parsed rows as objects, one at a time. */
+function* inputRows(rows: LineTable | undefined, refOf: (row: number) => string): Generator<InputRow> {
+  if (!rows) return;
+  for (let i = 0; i < rows.length; i++) {
+    const { firstUnit: _first, unitUsd: _usd, ...row } = rows.get(i);
+    yield { ...row, ref: refOf(row.row) };
+  }
+}
+
+/** Orders with their lines as objects, one order at a time. */
+function* withLines(state: JournalState, orders: Iterable<OrderState>) {
+  for (const order of orders) yield { ref: order.ref, lines: linesOf(state, order) };
 }
 
 /**
@@ -426,14 +456,6 @@ async function patient<T>(
   }
 }
 
-interface FinishedOrder {
-  checkoutId: string;
-  status: string;
-  totalAmount: number;
-  paymentCurrency?: string;
-  items: Array<{ productId: string; unitPrice?: number; quantity: number; costCurrency?: string }>;
-}
-
 type Task = { kind: 'submit'; order: OrderState } | { kind: 'poll'; order: OrderState; attempt: number };
 
 class Runner {
@@ -442,8 +464,14 @@ class Runner {
   /** Each finished (or refused) order's part of the output file, rendered, on disk. */
   private readonly results: PartStore;
   private readonly tally = new Tally();
-  /** What the summary needs of each finished order; never its codes (those live in `results`). */
-  private readonly terminal = new Map<string, FinishedOrder>();
+  /**
+   * What the summary needs of the finished orders, summed as they finish (one running
+   * compensated sum per currency and per product: no drift across orders); never
+   * their codes (those live in `results`).
+   */
+  private readonly refundable: BulkResult['refundable'] = [];
+  private readonly spentSums = new Map<string, { currency: string; sum: MoneySum }>();
+  private readonly chargedSums = new Map<string, MoneySum>();
   private inflight = 0;
   private inflightSubmits = 0;
   private stopReason: string | undefined;
@@ -474,7 +502,7 @@ class Runner {
       if (order.phase === 'rejected') {
         await this.addResult(
           order.ref,
-          rejectedRecords(order.ref, order.lines, order.message ?? '', this.refOf),
+          rejectedRecords(order.ref, this.lines(order), order.message ?? '', this.refOf),
         );
       } else if (order.phase === 'created') {
         this.polls.push({ order, attempt: 0, due: now });
@@ -500,6 +528,10 @@ class Runner {
       this.shortfall = undefined;
     }
     if (this.fatal !== undefined) throw this.fatal;
+  }
+
+  private lines(order: OrderState) {
+    return linesOf(this.state, order);
   }
 
   private notify(): void {
@@ -607,7 +639,7 @@ class Runner {
     this.stats.submitted += 1;
     const body = {
       externalRef: order.ref,
-      items: order.lines.map((l) => ({
+      items: this.lines(order).map((l) => ({
         productId: l.productId,
         skuId: l.skuId,
         amount: l.amount,
@@ -674,7 +706,10 @@ class Runner {
           message: failure.message,
           at,
         });
-        await this.addResult(order.ref, rejectedRecords(order.ref, order.lines, failure.message, this.refOf));
+        await this.addResult(
+          order.ref,
+          rejectedRecords(order.ref, this.lines(order), failure.message, this.refOf),
+        );
         this.deps.notice(`order ${order.ref} refused: ${failure.code}: ${failure.message}`);
         return;
       case 'split':
@@ -707,7 +742,7 @@ class Runner {
 
   private async computeShortfall(): Promise<BalanceShortfall> {
     const remaining = this.submitQueue;
-    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd({ ref: o.ref, lines: o.lines }), 0);
+    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd({ lines: this.lines(o) }), 0);
     let balanceUsd = 0;
     try {
       balanceUsd = (await patient(this.deps, () => getBalance(this.deps.http))).data.balance;
@@ -738,7 +773,7 @@ class Runner {
       return;
     }
     const account = await patient(this.deps, () => getAccount(this.deps.http, 'b2b'));
-    const parts = splitOrder({ ref: order.ref, lines: order.lines }, limitsFrom(account.data));
+    const parts = splitOrder({ ref: order.ref, lines: this.lines(order) }, limitsFrom(account.data));
     if (!parts) {
       const message = `cannot be split below the account's ${limit}`;
       await this.record({
@@ -748,7 +783,7 @@ class Runner {
         message,
         at: this.deps.now(),
       });
-      await this.addResult(order.ref, rejectedRecords(order.ref, order.lines, message, this.refOf));
+      await this.addResult(order.ref, rejectedRecords(order.ref, this.lines(order), message, this.refOf));
       return;
     }
     await this.record({ t: 'split', ref: order.ref, children: parts, at: this.deps.now() });
@@ -790,9 +825,11 @@ class Runner {
   }
 
   private async finishOrder(order: OrderState, fetched: Order): Promise<void> {
+    // Already written (and counted) once: a second read changes nothing.
+    if (this.results.has(order.ref)) return;
     const { records, error } = orderRecords(
       { ...fetched, externalRef: fetched.externalRef ?? order.ref },
-      order.lines,
+      this.lines(order),
       this.refOf,
     );
     if (error) {
@@ -808,18 +845,21 @@ class Runner {
         at: this.deps.now(),
       });
     }
-    this.terminal.set(order.ref, {
-      checkoutId: fetched.checkoutId,
-      status: String(fetched.status),
-      totalAmount: fetched.totalAmount,
-      paymentCurrency: fetched.paymentCurrency,
-      items: fetched.items.map((i) => ({
-        productId: i.productId,
-        unitPrice: i.unitPrice,
-        quantity: i.quantity,
-        costCurrency: i.costCurrency,
-      })),
-    });
+    const status = String(fetched.status);
+    if (status === 'partial' || status === 'failed')
+      this.refundable.push({ checkoutId: fetched.checkoutId, status });
+    const currency = fetched.paymentCurrency ?? 'USD';
+    const charge = this.chargedSums.get(currency) ?? new MoneySum();
+    this.chargedSums.set(currency, charge.add(fetched.totalAmount));
+    for (const item of fetched.items) {
+      if (item.unitPrice === undefined) continue;
+      const entry = this.spentSums.get(item.productId) ?? {
+        currency: item.costCurrency ?? '',
+        sum: new MoneySum(),
+      };
+      entry.sum.add(item.unitPrice * item.quantity);
+      this.spentSums.set(item.productId, entry);
+    }
     await this.addResult(order.ref, records);
     this.stats.finished += 1;
     for (const r of records) {
@@ -836,13 +876,10 @@ class Runner {
   async finish(writer: JournalWriter, base: Omit<BulkResult, 'outcome' | 'tally'>): Promise<BulkResult> {
     // Orders cover contiguous runs of rows in plan order (split parts in place of
     // their parent), so plan order is row-then-unit order.
-    const parts = this.results.read(effectiveOrders(this.state).map((o) => o.ref));
-    const unknown = effectiveOrders(this.state).filter(
-      (o) => o.phase === 'unknown' || o.phase === 'submitted',
-    );
-    const unfinished = effectiveOrders(this.state).filter(
-      (o) => o.phase === 'created' && !this.results.has(o.ref),
-    );
+    const effective = effectiveOrders(this.state);
+    const parts = this.results.read(effective.map((o) => o.ref));
+    const unknown = effective.filter((o) => o.phase === 'unknown' || o.phase === 'submitted');
+    const unfinished = effective.filter((o) => o.phase === 'created' && !this.results.has(o.ref));
     if (!this.stopReason && !this.interrupted) {
       if (this.waitTimedOut)
         this.stop(
@@ -863,35 +900,15 @@ class Runner {
     );
     await writer.append({ t: 'output', sha256: outputSha256 });
     if (this.stopReason) await writer.append({ t: 'stop', reason: this.stopReason, at: this.deps.now() });
-    const refundable: BulkResult['refundable'] = [];
-    // One running compensated sum per currency and per product: no drift across orders.
-    const spentSums = new Map<string, { currency: string; sum: MoneySum }>();
-    const chargedSums = new Map<string, MoneySum>();
-    for (const order of this.terminal.values()) {
-      const status = String(order.status);
-      if (status === 'partial' || status === 'failed')
-        refundable.push({ checkoutId: order.checkoutId, status });
-      const currency = order.paymentCurrency ?? 'USD';
-      const charge = chargedSums.get(currency) ?? new MoneySum();
-      chargedSums.set(currency, charge.add(order.totalAmount));
-      for (const item of order.items) {
-        if (item.unitPrice === undefined) continue;
-        const entry = spentSums.get(item.productId) ?? {
-          currency: item.costCurrency ?? '',
-          sum: new MoneySum(),
-        };
-        entry.sum.add(item.unitPrice * item.quantity);
-        spentSums.set(item.productId, entry);
-      }
-    }
     const spent = new Map(
-      [...spentSums].map(([id, e]) => [id, { currency: e.currency, amount: e.sum.value }]),
+      [...this.spentSums].map(([id, e]) => [id, { currency: e.currency, amount: e.sum.value }]),
     );
-    const charged = new Map([...chargedSums].map(([currency, sum]) => [currency, sum.value]));
+    const charged = new Map([...this.chargedSums].map(([currency, sum]) => [currency, sum.value]));
     const ordered = new Map<string, number>();
-    for (const order of effectiveOrders(this.state))
-      for (const line of order.lines)
-        ordered.set(line.productId, (ordered.get(line.productId) ?? 0) + line.quantity);
+    const table = this.state.lines;
+    for (const order of effective)
+      for (let i = order.first; i < order.first + order.count; i++)
+        ordered.set(table.productId(i), (ordered.get(table.productId(i)) ?? 0) + table.quantity(i));
     const failed = this.tally.failed > 0;
     const outcome: Outcome = this.interrupted
       ? 'interrupted'
@@ -906,7 +923,7 @@ class Runner {
       tally: this.tally,
       stopReason: this.stopReason,
       shortfall: this.shortfall,
-      refundable,
+      refundable: this.refundable,
       outputSha256,
       ordered,
       spent,

@@ -10,8 +10,9 @@
  * every submission replays the same externalRef.
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { type FileHandle, open, readFile, rename, stat, truncate } from 'node:fs/promises';
+import { type FileHandle, open, rename, stat, truncate } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { LineTable } from './table.js';
 import type { PlannedLine, PlannedOrder } from './types.js';
 
 export const JOURNAL_VERSION = 1;
@@ -33,7 +34,9 @@ export type OrderPhase = 'planned' | 'submitted' | 'created' | 'unknown' | 'reje
 
 export interface OrderState {
   ref: string;
-  lines: PlannedLine[];
+  /** The order's lines are `count` lines of the state's table from index `first`. */
+  first: number;
+  count: number;
   phase: OrderPhase;
   checkoutId?: string;
   /** Last status seen from the service. */
@@ -47,13 +50,28 @@ export interface JournalState {
   batch?: Extract<JournalRecord, { t: 'batch' }>;
   planComplete: boolean;
   orders: Map<string, OrderState>;
+  /** Every order's lines, compactly (a 100,000-row plan is 100,000 lines). */
+  lines: LineTable;
   /** Refs of the plan as first written, in plan order. */
   roots: string[];
   outputs: Set<string>;
 }
 
 export function emptyState(): JournalState {
-  return { planComplete: false, orders: new Map(), roots: [], outputs: new Set() };
+  return { planComplete: false, orders: new Map(), lines: new LineTable(), roots: [], outputs: new Set() };
+}
+
+/** An order's lines as objects, made on demand (the state keeps them as columns). */
+export function linesOf(state: JournalState, order: Pick<OrderState, 'first' | 'count'>): PlannedLine[] {
+  return state.lines.slice(order.first, order.count);
+}
+
+function addOrder(state: JournalState, ref: string, lines: readonly PlannedLine[]): OrderState {
+  const first = state.lines.length;
+  for (const line of lines) state.lines.push(line);
+  const order: OrderState = { ref, first, count: lines.length, phase: 'planned' };
+  state.orders.set(ref, order);
+  return order;
 }
 
 /** Pure: fold one record into the state. */
@@ -65,7 +83,7 @@ export function apply(state: JournalState, record: JournalRecord): JournalState 
       break;
     case 'order':
       if (!state.orders.has(record.ref)) {
-        state.orders.set(record.ref, { ref: record.ref, lines: record.lines, phase: 'planned' });
+        addOrder(state, record.ref, record.lines);
         state.roots.push(record.ref);
       }
       break;
@@ -100,8 +118,7 @@ export function apply(state: JournalState, record: JournalRecord): JournalState 
         order.phase = 'split';
         order.children = record.children.map((c) => c.ref);
         for (const child of record.children) {
-          if (!state.orders.has(child.ref))
-            state.orders.set(child.ref, { ref: child.ref, lines: child.lines, phase: 'planned' });
+          if (!state.orders.has(child.ref)) addOrder(state, child.ref, child.lines);
         }
       }
       break;
@@ -128,49 +145,87 @@ export function effectiveOrders(state: JournalState): OrderState[] {
   return out;
 }
 
-export function parseJournal(text: string): { state: JournalState; goodBytes: number; torn: boolean } {
-  const state = emptyState();
-  let offset = 0;
-  let goodBytes = 0;
-  let torn = false;
-  while (offset < text.length) {
-    const end = text.indexOf('\n', offset);
-    if (end === -1) {
-      torn = true;
-      break;
+/**
+ * Folds journal text into a state, line by line. Fed in chunks by `loadJournal`, so
+ * a large journal is never one string in memory.
+ */
+class JournalReader {
+  readonly state = emptyState();
+  /** Bytes of complete, valid lines so far. */
+  goodBytes = 0;
+  torn = false;
+  private pending: Buffer[] = [];
+  /** A line that did not parse: fatal unless it turns out to be the last one. */
+  private bad: number | undefined;
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const end = chunk.indexOf(10, start);
+      if (end === -1) break;
+      const piece = chunk.subarray(start, end + 1);
+      const line = this.pending.length ? Buffer.concat([...this.pending, piece]) : piece;
+      this.pending = [];
+      this.line(line);
+      start = end + 1;
     }
-    const line = text.slice(offset, end);
-    offset = end + 1;
-    if (line.trim() === '') {
-      goodBytes = Buffer.byteLength(text.slice(0, offset));
-      continue;
-    }
-    let record: JournalRecord;
-    try {
-      record = JSON.parse(line) as JournalRecord;
-    } catch {
-      // Only the last line can be torn; anything else is damage we must not paper over.
-      if (text.indexOf('\n', offset) !== -1) throw new Error(`journal is damaged at byte ${goodBytes}`);
-      torn = true;
-      break;
-    }
-    apply(state, record);
-    goodBytes = Buffer.byteLength(text.slice(0, offset));
+    if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)));
   }
-  return { state, goodBytes, torn };
+
+  private line(bytes: Buffer): void {
+    if (this.bad !== undefined) {
+      // Only the last line can be torn; anything else is damage we must not paper over.
+      throw new Error(`journal is damaged at byte ${this.bad}`);
+    }
+    const text = bytes.toString('utf8', 0, bytes.length - 1);
+    if (text.trim() !== '') {
+      let record: JournalRecord;
+      try {
+        record = JSON.parse(text) as JournalRecord;
+      } catch {
+        this.bad = this.goodBytes;
+        return;
+      }
+      apply(this.state, record);
+    }
+    this.goodBytes += bytes.length;
+  }
+
+  end(): void {
+    if (this.bad !== undefined || this.pending.some((b) => b.length > 0)) this.torn = true;
+    this.pending = [];
+  }
+}
+
+export function parseJournal(text: string): { state: JournalState; goodBytes: number; torn: boolean } {
+  const reader = new JournalReader();
+  reader.push(Buffer.from(text));
+  reader.end();
+  return { state: reader.state, goodBytes: reader.goodBytes, torn: reader.torn };
 }
 
 export async function loadJournal(path: string): Promise<JournalState | undefined> {
-  let text: string;
+  let handle: FileHandle;
   try {
-    text = await readFile(path, 'utf8');
+    handle = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const { state, goodBytes, torn } = parseJournal(text);
-  if (torn) await truncate(path, goodBytes);
-  return state;
+  const reader = new JournalReader();
+  try {
+    const buffer = Buffer.allocUnsafe(256 * 1024);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      reader.push(buffer.subarray(0, bytesRead));
+    }
+    reader.end();
+  } finally {
+    await handle.close();
+  }
+  if (reader.torn) await truncate(path, reader.goodBytes);
+  return reader.state;
 }
 
 export function fsyncDir(path: string): void {

@@ -156,18 +156,37 @@ export interface ParsedInput {
   sha256: string;
 }
 
+export interface InputSummary {
+  errors: RowError[];
+  /** sha256 of the file's bytes, hex. */
+  sha256: string;
+  /** Rows that parsed (each was handed to `onRow`). */
+  rows: number;
+}
+
 /** Cap on reported errors kept in memory: a wholly wrong file still reports fast. */
 const MAX_ERRORS = 1_000;
 
-/** Parse a CSV stream. BOM, CRLF/LF, quoted commas and blank lines are handled by csv-parse. */
+/** Parse a CSV stream into rows in memory (small files and tests). */
 export async function parseInput(source: Readable): Promise<ParsedInput> {
+  const rows: InputRow[] = [];
+  const { errors, sha256 } = await readInput(source, (row) => rows.push(row));
+  return { rows, errors, sha256 };
+}
+
+/**
+ * Parse a CSV stream, handing each good row to `onRow` as it is read: the caller
+ * decides what to keep. BOM, CRLF/LF, quoted commas and blank lines are handled by
+ * csv-parse.
+ */
+export async function readInput(source: Readable, onRow: (row: InputRow) => void): Promise<InputSummary> {
   const hash = createHash('sha256');
   source.on('data', (chunk: Buffer | string) => hash.update(chunk));
   const parser = source.pipe(
     parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: false }),
   );
   source.on('error', (error) => parser.destroy(error));
-  const rows: InputRow[] = [];
+  let rows = 0;
   const errors: RowError[] = [];
   let header: Header | undefined;
   let headerSeen = false;
@@ -199,8 +218,10 @@ export async function parseInput(source: Readable): Promise<ParsedInput> {
       row += 1;
       if (!header) continue;
       const result = parseRecord(cells, header, row, intern);
-      if (result.value) rows.push(result.value);
-      else push(result.errors);
+      if (result.value) {
+        rows += 1;
+        onRow(result.value);
+      } else push(result.errors);
     }
   } catch (error) {
     const e = error as Error & { lines?: number };
@@ -213,6 +234,6 @@ export async function parseInput(source: Readable): Promise<ParsedInput> {
   return { rows, errors, sha256: hash.digest('hex') };
 }
 
-export function parseFile(path: string): Promise<ParsedInput> {
-  return parseInput(createReadStream(path));
+export function readFile(path: string, onRow: (row: InputRow) => void): Promise<InputSummary> {
+  return readInput(createReadStream(path), onRow);
 }

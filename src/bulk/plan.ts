@@ -48,62 +48,93 @@ const micros = (usd: number) => Math.ceil(usd * MICRO - 1e-6);
 
 type LineSource = Omit<PlannedLine, 'quantity' | 'firstUnit'> & { quantity: number; firstUnit: number };
 
-/** Pack lines (possibly splitting them) into groups that respect the limits. */
-export function packLines(sources: LineSource[], limits: PlanLimits): PlannedLine[][] {
-  const groups: PlannedLine[][] = [];
-  const maxMicros = Number.isFinite(limits.maxOrderAmountUSD)
-    ? Math.floor(limits.maxOrderAmountUSD * ORDER_AMOUNT_HEADROOM * MICRO)
-    : Number.POSITIVE_INFINITY;
-  let current: PlannedLine[] = [];
-  let currentMicros = 0;
-  const flush = () => {
-    if (current.length) groups.push(current);
-    current = [];
-    currentMicros = 0;
-  };
-  for (const source of sources) {
+/**
+ * Packs lines (possibly splitting them) into groups that respect the limits, one
+ * source at a time: each group is handed to `emit` as soon as it is full, so a plan
+ * of any size is made without holding every line as an object.
+ */
+export class Packer {
+  private current: PlannedLine[] = [];
+  private currentMicros = 0;
+  private readonly maxMicros: number;
+
+  constructor(
+    private readonly limits: PlanLimits,
+    private readonly emit: (lines: PlannedLine[]) => void,
+  ) {
+    this.maxMicros = Number.isFinite(limits.maxOrderAmountUSD)
+      ? Math.floor(limits.maxOrderAmountUSD * ORDER_AMOUNT_HEADROOM * MICRO)
+      : Number.POSITIVE_INFINITY;
+  }
+
+  private flush(): void {
+    if (this.current.length) this.emit(this.current);
+    this.current = [];
+    this.currentMicros = 0;
+  }
+
+  add(source: LineSource): void {
+    const { limits, maxMicros } = this;
     const unitMicros = Math.max(1, micros(source.unitUsd));
     let remaining = source.quantity;
     let firstUnit = source.firstUnit;
     while (remaining > 0) {
-      if (current.length >= limits.maxItemsPerOrder) flush();
-      const room = Math.floor((maxMicros - currentMicros) / unitMicros);
+      if (this.current.length >= limits.maxItemsPerOrder) this.flush();
+      const room = Math.floor((maxMicros - this.currentMicros) / unitMicros);
       if (room < 1) {
-        if (current.length === 0) {
+        if (this.current.length === 0) {
           // One unit over the headroom but within the limit itself: send it alone.
           // (Validation rejects units over the limit before planning.)
-          current.push({ ...source, quantity: 1, firstUnit });
-          currentMicros += unitMicros;
+          this.current.push({ ...source, quantity: 1, firstUnit });
+          this.currentMicros += unitMicros;
           remaining -= 1;
           firstUnit += 1;
-          flush();
+          this.flush();
           continue;
         }
-        flush();
+        this.flush();
         continue;
       }
       const quantity = Math.min(remaining, limits.maxQuantityPerItem, room);
-      current.push({ ...source, quantity, firstUnit });
-      currentMicros += quantity * unitMicros;
+      this.current.push({ ...source, quantity, firstUnit });
+      this.currentMicros += quantity * unitMicros;
       remaining -= quantity;
       firstUnit += quantity;
     }
   }
-  flush();
+
+  end(): void {
+    this.flush();
+  }
+}
+
+/** Pack lines (possibly splitting them) into groups that respect the limits. */
+export function packLines(sources: Iterable<LineSource>, limits: PlanLimits): PlannedLine[][] {
+  const groups: PlannedLine[][] = [];
+  const packer = new Packer(limits, (lines) => groups.push(lines));
+  for (const source of sources) packer.add(source);
+  packer.end();
   return groups;
 }
 
-export function planOrders(
-  rows: InputRow[],
+/**
+ * Plans rows into orders, handing each to `emit` with its ref as soon as it is
+ * complete (in plan order), so the caller can store it compactly.
+ */
+export function planInto(
+  rows: Iterable<InputRow>,
   products: Map<string, Product>,
   rates: Rates,
   limits: PlanLimits,
   batch: string,
-): PlannedOrder[] {
-  const sources: LineSource[] = rows.map((r) => {
+  emit: (order: PlannedOrder) => void,
+): void {
+  let index = 0;
+  const packer = new Packer(limits, (lines) => emit({ ref: orderRef(batch, index++, lines), lines }));
+  for (const r of rows) {
     const product = products.get(r.productId);
     if (!product) throw new Error(`row ${r.row}: product ${r.productId} vanished after validation`);
-    return {
+    packer.add({
       row: r.row,
       productId: r.productId,
       skuId: r.skuId,
@@ -112,9 +143,21 @@ export function planOrders(
       firstUnit: 1,
       unitUsd: unitUsd(r.amount, product, rates),
       ...(r.requiredFields ? { requiredFields: r.requiredFields } : {}),
-    };
-  });
-  return packLines(sources, limits).map((lines, i) => ({ ref: orderRef(batch, i, lines), lines }));
+    });
+  }
+  packer.end();
+}
+
+export function planOrders(
+  rows: Iterable<InputRow>,
+  products: Map<string, Product>,
+  rates: Rates,
+  limits: PlanLimits,
+  batch: string,
+): PlannedOrder[] {
+  const orders: PlannedOrder[] = [];
+  planInto(rows, products, rates, limits, batch, (order) => orders.push(order));
+  return orders;
 }
 
 /**
@@ -153,7 +196,7 @@ export interface PlanEstimate {
 }
 
 export function estimatePlan(
-  orders: Iterable<PlannedOrder>,
+  orders: Iterable<{ lines: readonly PlannedLine[] }>,
   currencyOf: (productId: string) => string,
 ): PlanEstimate {
   const estimate: PlanEstimate = { orders: 0, lines: 0, units: 0, usd: 0, perCurrency: new Map() };
@@ -175,6 +218,6 @@ export function estimatePlan(
   return estimate;
 }
 
-export function orderUsd(order: PlannedOrder): number {
+export function orderUsd(order: { lines: readonly PlannedLine[] }): number {
   return order.lines.reduce((sum, l) => sum + micros(l.unitUsd) * l.quantity, 0) / MICRO;
 }

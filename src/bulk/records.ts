@@ -5,7 +5,7 @@
  * line takes the first unused item with the same productId, amount and quantity.
  */
 import type { Fulfillment, Order, OrderItem } from '../schemas/orders.js';
-import type { InputRow, OutputRecord, PlannedLine } from './types.js';
+import type { OutputRecord, PlannedLine } from './types.js';
 
 const same = (item: OrderItem, line: PlannedLine) =>
   item.productId === line.productId &&
@@ -116,13 +116,6 @@ export function compareRecords(
   b: Pick<OutputRecord, 'row' | 'index'>,
 ): number {
   return a.row - b.row || a.index - b.index;
-}
-
-/** The buyer's ref of each row, kept after the rows themselves are released. */
-export function refLookup(rows: Pick<InputRow, 'row' | 'ref'>[]): (row: number) => string {
-  const refs: string[] = [];
-  for (const r of rows) if (r.ref) refs[r.row] = r.ref;
-  return (row) => refs[row] ?? '';
 }
 
 export interface FailureSample {

@@ -78,7 +78,7 @@ export function validateRow(row: InputRow, ctx: ValidationContext): RowError[] {
   return errors;
 }
 
-export function validateRows(rows: InputRow[], ctx: ValidationContext, max = 1_000): RowError[] {
+export function validateRows(rows: Iterable<InputRow>, ctx: ValidationContext, max = 1_000): RowError[] {
   const errors: RowError[] = [];
   let count = 0;
   for (const row of rows) {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, expect } from 'vitest';
-import { effectiveOrders, parseJournal } from '../../src/bulk/journal.js';
+import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/journal.js';
 import { OUTPUT_COLUMNS } from '../../src/bulk/types.js';
 import type { SandboxHandle } from '../helpers/sandbox.js';
 
@@ -124,7 +124,7 @@ export async function proveExactlyOnce(
     // Every planned unit has exactly one record, ordered by row then unit.
     const keys = rows.map((r) => `${r.row}:${r.index}`);
     expect(new Set(keys).size).toBe(keys.length);
-    const units = planned.reduce((n, o) => n + o.lines.reduce((m, l) => m + l.quantity, 0), 0);
+    const units = planned.reduce((n, o) => n + linesOf(journal, o).reduce((m, l) => m + l.quantity, 0), 0);
     expect(rows.length).toBe(units);
     const sorted = [...rows].sort(
       (a, b) => Number(a.row) - Number(b.row) || Number(a.index) - Number(b.index),

@@ -6,6 +6,7 @@ import { type BalanceShortfall, type BulkStats, InvalidInputError, runBulk } fro
 import type { OutputFormat } from '../../bulk/output.js';
 import { AdaptiveLimit } from '../../bulk/submit.js';
 import { summarize } from '../../bulk/summary.js';
+import { tuneV8ForBulk } from '../../bulk/v8-tuning.js';
 import type { Context, HttpOverrides } from '../../context.js';
 import { ExitCode, InterruptedError, MissingInputError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
@@ -60,6 +61,8 @@ export async function runOrderBulk(
   opts: OrderBulkOptions,
   wiring: OrderBulkWiring = {},
 ): Promise<ExitCode> {
+  // Before the first request compiles undici's HTTP parser (see v8-tuning.ts).
+  tuneV8ForBulk(ctx.env);
   const stats: Partial<BulkStats> = { retries: 0 };
   const limit = new AdaptiveLimit(opts.concurrency, ctx.clock.now);
   const retryPolicy: RetryPolicy = {

@@ -1,0 +1,176 @@
+/**
+ * Compact, append-only storage for per-row data, so a run's memory does not grow
+ * with the file by a JS object (and its strings and boxed numbers) per row.
+ *
+ * Numbers live in typed arrays and text in UTF-8 byte buffers, both outside the V8
+ * heap: they cost their bytes (about 50 per planned line) and nothing to the
+ * garbage collector, which would otherwise grow the heap in proportion to them.
+ * Objects are made only for the few lines in use at a time (`get`, `slice`).
+ */
+import type { PlannedLine } from './types.js';
+
+/** Strings by index, stored as UTF-8 bytes plus offsets. */
+export class StringColumn {
+  private bytes = Buffer.allocUnsafe(1024);
+  private used = 0;
+  private ends = new Float64Array(64);
+  private count = 0;
+
+  get length(): number {
+    return this.count;
+  }
+
+  push(text: string): number {
+    const need = Buffer.byteLength(text);
+    if (this.used + need > this.bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + need));
+      this.bytes.copy(grown, 0, 0, this.used);
+      this.bytes = grown;
+    }
+    this.used += this.bytes.write(text, this.used);
+    if (this.count === this.ends.length) this.ends = grow(this.ends);
+    this.ends[this.count] = this.used;
+    return this.count++;
+  }
+
+  get(i: number): string {
+    if (i < 0 || i >= this.count) return '';
+    const start = i === 0 ? 0 : (this.ends[i - 1] as number);
+    return this.bytes.toString('utf8', start, this.ends[i]);
+  }
+}
+
+function grow<T extends Float64Array | Int32Array>(array: T): T {
+  const next = new (array.constructor as new (n: number) => T)(array.length * 2);
+  next.set(array);
+  return next;
+}
+
+/**
+ * The buyer's ref of each input row, by row number: what the output needs of a row
+ * after planning. Rows without a ref take no space beyond their slot.
+ */
+export class RefColumn {
+  private readonly text = new StringColumn();
+  private slots = new Int32Array(1024).fill(-1);
+
+  set(row: number, ref: string): void {
+    if (!ref) return;
+    while (row >= this.slots.length) {
+      const grown = new Int32Array(this.slots.length * 2).fill(-1);
+      grown.set(this.slots);
+      this.slots = grown;
+    }
+    this.slots[row] = this.text.push(ref);
+  }
+
+  get(row: number): string {
+    const slot = row >= 0 && row < this.slots.length ? (this.slots[row] as number) : -1;
+    return slot < 0 ? '' : this.text.get(slot);
+  }
+}
+
+/**
+ * Planned lines (or parsed rows, with firstUnit 1 and no unitUsd) as columns.
+ * productId and skuId repeat across thousands of rows: each is kept once.
+ */
+export class LineTable {
+  private capacity = 256;
+  private count = 0;
+  private row = new Float64Array(this.capacity);
+  private firstUnit = new Float64Array(this.capacity);
+  private quantityCol = new Float64Array(this.capacity);
+  private amountCol = new Float64Array(this.capacity);
+  private unitUsdCol = new Float64Array(this.capacity);
+  private product = new Int32Array(this.capacity);
+  private sku = new Int32Array(this.capacity);
+  /** Index into `fieldText` of the line's requiredFields as JSON, or -1. */
+  private fields = new Int32Array(this.capacity);
+  private readonly names: string[] = [];
+  private readonly nameIndex = new Map<string, number>();
+  private readonly fieldText = new StringColumn();
+
+  get length(): number {
+    return this.count;
+  }
+
+  private name(text: string): number {
+    let i = this.nameIndex.get(text);
+    if (i === undefined) {
+      i = this.names.length;
+      this.names.push(text);
+      this.nameIndex.set(text, i);
+    }
+    return i;
+  }
+
+  private growTo(capacity: number): void {
+    const copy = <T extends Float64Array | Int32Array>(a: T, make: new (n: number) => T): T => {
+      const next = new make(capacity);
+      next.set(a);
+      return next;
+    };
+    this.row = copy(this.row, Float64Array);
+    this.firstUnit = copy(this.firstUnit, Float64Array);
+    this.quantityCol = copy(this.quantityCol, Float64Array);
+    this.amountCol = copy(this.amountCol, Float64Array);
+    this.unitUsdCol = copy(this.unitUsdCol, Float64Array);
+    this.product = copy(this.product, Int32Array);
+    this.sku = copy(this.sku, Int32Array);
+    this.fields = copy(this.fields, Int32Array);
+    this.capacity = capacity;
+  }
+
+  /** Appends a line; returns its index. */
+  push(line: Omit<PlannedLine, 'unitUsd' | 'firstUnit'> & { unitUsd?: number; firstUnit?: number }): number {
+    if (this.count === this.capacity) this.growTo(this.capacity * 2);
+    const i = this.count++;
+    this.row[i] = line.row;
+    this.firstUnit[i] = line.firstUnit ?? 1;
+    this.quantityCol[i] = line.quantity;
+    this.amountCol[i] = line.amount;
+    this.unitUsdCol[i] = line.unitUsd ?? Number.NaN;
+    this.product[i] = this.name(line.productId);
+    this.sku[i] = this.name(line.skuId);
+    this.fields[i] = line.requiredFields ? this.fieldText.push(JSON.stringify(line.requiredFields)) : -1;
+    return i;
+  }
+
+  rowOf(i: number): number {
+    return this.row[i] as number;
+  }
+  quantity(i: number): number {
+    return this.quantityCol[i] as number;
+  }
+  amount(i: number): number {
+    return this.amountCol[i] as number;
+  }
+  unitUsd(i: number): number {
+    return this.unitUsdCol[i] as number;
+  }
+  productId(i: number): string {
+    return this.names[this.product[i] as number] as string;
+  }
+
+  /** Line `i` as an object (a new one each time: callers may keep or change it). */
+  get(i: number): PlannedLine {
+    const f = this.fields[i] as number;
+    const line: PlannedLine = {
+      row: this.row[i] as number,
+      productId: this.productId(i),
+      skuId: this.names[this.sku[i] as number] as string,
+      amount: this.amountCol[i] as number,
+      quantity: this.quantityCol[i] as number,
+      firstUnit: this.firstUnit[i] as number,
+      unitUsd: this.unitUsdCol[i] as number,
+    };
+    if (f >= 0) line.requiredFields = JSON.parse(this.fieldText.get(f)) as Record<string, string>;
+    return line;
+  }
+
+  slice(first: number, count: number): PlannedLine[] {
+    const out: PlannedLine[] = [];
+    for (let i = first; i < first + count; i++) out.push(this.get(i));
+    return out;
+  }
+}
