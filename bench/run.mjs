@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
- * Start-up benchmark (`npm run bench`): median wall time of `giftcodes --version` and
+ * Start-up benchmark (`npm run bench:startup`): median wall time of `giftcodes --version` and
  * `giftcodes --help` against bare `node -e 0` on the same machine. The target is a
  * ratio of at most 2x. Uses hyperfine when it is installed, else times spawnSync
  * runs itself, interleaving the commands so a busy machine skews them all alike.
  *
- *   npm run bench                  15 runs each
- *   npm run bench -- --runs 30     more runs
- *   npm run bench -- --check       exit 1 when a ratio is above 2x (for CI, if wanted)
- *   npm run bench -- --json        machine-readable result
+ *   npm run bench:startup                  15 runs each
+ *   npm run bench:startup -- --runs 30     more runs
+ *   npm run bench:startup -- --check       exit 1 when a ratio is above 2x (for CI, if wanted)
+ *   npm run bench:startup -- --json        machine-readable result
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -13,7 +13,7 @@
  *   for a peak RSS that stays flat with the file size.
  *
  * Both only change how code is compiled and memory is managed, never what it does.
- * Measured figures are in docs/bulk.md. GIFTCODES_V8_TUNING=0 turns this off.
+ * Measured figures are in the README, "Benchmarks". GIFTCODES_V8_TUNING=0 turns this off.
  */
 import { setFlagsFromString } from 'node:v8';
 

@@ -1,7 +1,7 @@
 /**
  * `giftcodes sandbox` flags -> SandboxOptions, as a pure function so the command file is
  * a few lines (declare SANDBOX_FLAGS with commander, pass the parsed values here).
- * Fault flag syntax (also in docs/sandbox.md):
+ * Fault flag syntax (also in the README, "The sandbox"):
  *
  *   --fault "<ROUTE>=<KIND>[:<PROBABILITY>[:<BURST>]]"      repeatable
  *   --fault-script "<ROUTE>=<STEP>,<STEP>,..."               repeatable; STEP is a KIND or "ok"

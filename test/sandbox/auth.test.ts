@@ -75,7 +75,7 @@ const SPEC_SCOPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * §4 endpoints the scope table does not name: sandbox choices (docs/sandbox.md), pinned
+ * §4 endpoints the scope table does not name: sandbox choices (README, "The sandbox"), pinned
  * here so a change is deliberate. null: any valid key of the account.
  */
 const SANDBOX_SCOPE_CHOICES: Readonly<Record<string, string | null>> = {

@@ -31,7 +31,7 @@ export interface OrderBulkOptions {
   retryAttempts?: number;
   retryDelay?: number;
   pollInterval?: number;
-  /** The issue-5 top-up flow plugs in here (see docs/bulk.md). */
+  /** Replaces the default (on a terminal, the guided deposit) when the balance runs short. */
   onInsufficientBalance?: (shortfall: BalanceShortfall) => Promise<boolean>;
 }
 

@@ -95,8 +95,8 @@ export const registerWebhook: Register = (program, contextFor) => {
     .option(
       '--tolerance <seconds>',
       'allowed difference between now and t, in seconds or a duration like 5m (default 300)',
+      // No commander default: it would print the parsed value (ms) beside "(default 300)".
       duration,
-      DEFAULT_TOLERANCE_MS,
     )
     .option('--now <ms>', 'the time to check against, epoch milliseconds (default: now)', nonNegativeInt)
     .action(async (opts, command) => {
@@ -105,7 +105,7 @@ export const registerWebhook: Register = (program, contextFor) => {
         secrets: opts.secret ?? [],
         header: opts.header,
         bodyFile: opts.bodyFile,
-        toleranceSeconds: toSeconds(opts.tolerance),
+        toleranceSeconds: toSeconds(opts.tolerance ?? DEFAULT_TOLERANCE_MS),
         now: opts.now,
       });
     });
@@ -123,8 +123,8 @@ export const registerWebhook: Register = (program, contextFor) => {
     .option(
       '--tolerance <seconds>',
       'allowed difference between now and t, in seconds or a duration like 5m (default 300)',
+      // No commander default: it would print the parsed value (ms) beside "(default 300)".
       duration,
-      DEFAULT_TOLERANCE_MS,
     )
     .action(async (opts, command) => {
       const { runWebhookListen } = await import('./listen.js');
@@ -132,7 +132,7 @@ export const registerWebhook: Register = (program, contextFor) => {
         port: opts.port,
         secrets: opts.secret ?? [],
         forwardTo: opts.forwardTo,
-        toleranceSeconds: toSeconds(opts.tolerance),
+        toleranceSeconds: toSeconds(opts.tolerance ?? DEFAULT_TOLERANCE_MS),
       });
     });
 };
