@@ -8,7 +8,7 @@ import { collectItems, parseItemFlag, parseItemsText } from '../../src/commands/
 import { fulfillmentRows, paymentLines } from '../../src/commands/checkout/render.js';
 import { checkAmount } from '../../src/commands/deposit/guided.js';
 import { failureAdvice, waitingText } from '../../src/commands/deposit/render.js';
-import { refundBody } from '../../src/commands/refund/create.js';
+import { refundBody, refundNextStep } from '../../src/commands/refund/create.js';
 import { maskCodes } from '../../src/commands/shared/codes.js';
 import { invoiceLines, qrMode } from '../../src/commands/shared/invoice.js';
 import { ineligibleReason, payCurrencyFor, sortMethods } from '../../src/commands/shared/methods.js';
@@ -248,5 +248,24 @@ describe('pages', () => {
     expect((await fetchPages({ limit: 3, all: true }, fetch)).items).toEqual(data);
     expect((await fetchPages({ limit: 3 }, fetch)).items).toEqual([0, 1, 2]);
     await expect(fetchPages({ limit: 101 }, fetch)).rejects.toThrow(/at most 100/);
+  });
+});
+
+describe('refundNextStep: advice by refund state (no API to choose a method or read back)', () => {
+  it.each([
+    [
+      { status: 'awaiting_method', remainingAmount: 12.5, currency: 'USD' },
+      /remaining 12\.50 USD needs a refund method.*not in the spec/,
+    ],
+    [{ status: 'admin_review', currency: 'USD' }, /under review/],
+    [{ status: 'failed', currency: 'USD' }, /retryCount/],
+  ])('%o', (refund, advice) => {
+    expect(refundNextStep(refund)).toMatch(advice);
+  });
+
+  it('says nothing when the refund needs nothing from the person', () => {
+    for (const status of ['requested', 'auto_processing', 'processing', 'completed']) {
+      expect(refundNextStep({ status, currency: 'USD' })).toBeUndefined();
+    }
   });
 });

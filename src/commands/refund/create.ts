@@ -2,9 +2,11 @@ import { createRefund } from '../../api/refunds.js';
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
+import type { Refund } from '../../schemas/refunds.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import {
   AUTO_REFUND_HEAD,
@@ -37,6 +39,29 @@ export function refundBody(checkoutId: string, data: string | undefined): Record
   return parsed;
 }
 
+/**
+ * What the person can do next, by refund state. The spec shows the states but no call
+ * to choose a refund method or read a refund back, so the advice names what exists.
+ */
+export function refundNextStep(
+  refund: Pick<Refund, 'status' | 'remainingAmount' | 'currency'>,
+): string | undefined {
+  const remainder =
+    refund.remainingAmount !== undefined && refund.remainingAmount > 0
+      ? `${formatMoney(refund.remainingAmount, refund.currency)} `
+      : '';
+  switch (refund.status) {
+    case 'awaiting_method':
+      return `the remaining ${remainder}needs a refund method; the API has no call to choose one (not in the spec): choose it in the dashboard or ask support`;
+    case 'admin_review':
+      return 'the refund is under review by the service operator; nothing to do until it moves on';
+    case 'failed':
+      return 'the refund attempt failed; the service retries it (see retryCount), or ask support';
+    default:
+      return undefined;
+  }
+}
+
 export async function runRefundCreate(ctx: Context, opts: RefundCreateOptions): Promise<void> {
   const body = refundBody(opts.checkoutId, opts.data);
   assertCanConsent(ctx, opts.yes, `request a refund for ${opts.checkoutId}`);
@@ -61,6 +86,8 @@ export async function runRefundCreate(ctx: Context, opts: RefundCreateOptions): 
     out(ctx.io, 'auto-refunds to the original payment');
     printTable(ctx.io, AUTO_REFUND_HEAD, autoRefundRows(refund));
   }
+  const next = refundNextStep(refund);
+  if (next) err(ctx.io, `next: ${next}`);
   // The spec shows no path to read a refund back: this response is the only view of it.
   err(
     ctx.io,
