@@ -21,19 +21,20 @@ import type { ContextFor, Register } from './commands/types.js';
 import { registerWebhook } from './commands/webhook/index.js';
 import type { IO } from './io/streams.js';
 
+/** Help lists commands in this order: the main job first, setup last. */
 const COMMANDS: Register[] = [
+  registerDemo,
+  registerOrder,
   registerCatalog,
   registerRates,
   registerAccount,
-  registerConfig,
-  registerWebhook,
   registerDeposit,
   registerCheckout,
   registerPaymentMethods,
   registerRefund,
   registerBusiness,
-  registerOrder,
-  registerDemo,
+  registerWebhook,
+  registerConfig,
   registerSandbox,
 ];
 
