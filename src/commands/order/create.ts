@@ -1,14 +1,25 @@
 import { createOrder, getOrder } from '../../api/orders.js';
 import { pollDelay } from '../../bulk/submit.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { formatMoney } from '../../io/format.js';
+import {
+  ApiError,
+  CliError,
+  NetworkError,
+  RetryBudgetSpentError,
+  UnexpectedResponseError,
+  UsageError,
+} from '../../errors.js';
+import { formatDuration, formatMoney } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printLastOnTimeout, WaitTimeoutError } from '../shared/wait.js';
 import { printOrder } from './render.js';
+
+/** `--wait-timeout` when none is given (the declaration shows it as 10m). */
+export const DEFAULT_ORDER_WAIT_TIMEOUT_MS = 600_000;
 
 export interface OrderCreateOptions {
   product: string;
@@ -20,6 +31,7 @@ export interface OrderCreateOptions {
   seal?: boolean;
   callbackUrl?: string;
   wait?: boolean;
+  waitTimeout?: number;
   reveal?: boolean;
   yes?: boolean;
 }
@@ -41,7 +53,49 @@ export function parseFields(values: string[] | undefined): Record<string, string
   return fields;
 }
 
+/** A word as the shell reads it back (POSIX single quotes when it needs any). */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The same purchase with the same externalRef: the service replays it instead of charging again. */
+export function rerunCommand(ctx: Context, opts: OrderCreateOptions, ref: string): string {
+  const args = ['giftcodes'];
+  if (ctx.flags.profile) args.push('--profile', ctx.flags.profile);
+  args.push('order', 'create', '--product', opts.product, '--sku', opts.sku);
+  args.push('--amount', String(opts.amount), '--quantity', String(opts.quantity), '--ref', ref);
+  for (const field of opts.field ?? []) args.push('--field', field);
+  if (opts.seal) args.push('--seal');
+  if (opts.callbackUrl) args.push('--callback-url', opts.callbackUrl);
+  if (opts.wait) args.push('--wait');
+  if (opts.yes) args.push('--yes');
+  return args.map(shellWord).join(' ');
+}
+
+/**
+ * A failure after which the service may have committed (and charged) the order: the
+ * connection failed or timed out, the service answered 5xx, or the retries ran out on
+ * one of those. Only the same externalRef finds that order again without a second charge.
+ */
+function outcomeUnknown(error: unknown): error is CliError {
+  if (error instanceof RetryBudgetSpentError || error instanceof NetworkError) return true;
+  if (error instanceof ApiError || error instanceof UnexpectedResponseError) return error.status >= 500;
+  return false;
+}
+
+function withRerunAdvice(error: CliError, ref: string, rerun: string): CliError {
+  const requestId =
+    error instanceof ApiError || error instanceof UnexpectedResponseError ? error.requestId : undefined;
+  return new CliError(
+    `${error.message}${requestId ? ` (request ${requestId})` : ''}. ` +
+      `The order with externalRef ${ref} may exist and be charged: run this to get it ` +
+      `(the same ref never charges twice): ${rerun}`,
+    { exitCode: error.exitCode, code: error.code, details: error.details, cause: error },
+  );
+}
+
 export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Promise<void> {
+  const generated = opts.ref === undefined;
   const ref = opts.ref ?? randomRef(ctx.random);
   if (ref.length > 128) throw new UsageError('--ref is longer than 128 characters');
   const requiredFields = parseFields(opts.field);
@@ -52,6 +106,8 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
     `Buy ${opts.quantity} x ${opts.product} (${opts.sku}) at ${opts.amount}, paid from the balance?`,
   );
   const http = await ctx.http();
+  // Said before the request: if its outcome is lost, this ref is the only safe way back.
+  if (generated) err(ctx.io, `externalRef ${ref} (re-run with --ref ${ref} to retry this same order safely)`);
   const res = await createOrder(http, {
     externalRef: ref,
     items: [
@@ -65,6 +121,8 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
     ],
     ...(opts.callbackUrl ? { callbackUrl: opts.callbackUrl } : {}),
     sealCards: Boolean(opts.seal),
+  }).catch((error: unknown) => {
+    throw outcomeUnknown(error) ? withRerunAdvice(error, ref, rerunCommand(ctx, opts, ref)) : error;
   });
   if (res.replayed) err(ctx.io, `externalRef ${ref} already existed: this is that order (no new charge)`);
   else
@@ -74,13 +132,34 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
     );
   let order: Order = res.data;
   let raw = res.raw;
-  if (opts.wait) {
-    for (let attempt = 0; !TERMINAL_ORDER_STATUSES.has(String(order.status)); attempt++) {
-      await ctx.clock.sleep(pollDelay(attempt, { firstMs: 300, maxMs: 5_000 }), ctx.signal);
-      const next = await getOrder(http, order.checkoutId);
-      order = next.data;
-      raw = next.raw;
-    }
+  if (opts.wait && !TERMINAL_ORDER_STATUSES.has(String(order.status))) {
+    const waitTimeout = opts.waitTimeout ?? DEFAULT_ORDER_WAIT_TIMEOUT_MS;
+    const started = ctx.clock.now();
+    const last = await printLastOnTimeout(
+      ctx,
+      (async () => {
+        let current = { data: order, raw };
+        for (let attempt = 0; !TERMINAL_ORDER_STATUSES.has(String(current.data.status)); attempt++) {
+          const left = waitTimeout - (ctx.clock.now() - started);
+          if (left <= 0) {
+            throw new WaitTimeoutError(
+              `order ${current.data.checkoutId} is still ${current.data.status} after ${formatDuration(waitTimeout)}; ` +
+                `it is paid and finishes on its own: see it with giftcodes order get ${current.data.checkoutId}`,
+              current.raw,
+            );
+          }
+          await ctx.clock.sleep(
+            Math.min(left, pollDelay(attempt, { firstMs: 300, maxMs: 5_000 })),
+            ctx.signal,
+          );
+          current = await getOrder(http, current.data.checkoutId);
+        }
+        return current;
+      })(),
+      (value) => maskCodes(value, Boolean(opts.reveal)),
+    );
+    order = last.data;
+    raw = last.raw;
   }
   if (ctx.flags.json) printJson(ctx.io, maskCodes(raw, Boolean(opts.reveal)));
   else printOrder(ctx.io, order, Boolean(opts.reveal));

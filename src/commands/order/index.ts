@@ -54,6 +54,14 @@ export const registerOrder: Register = (program, contextFor) => {
     .option('--seal', 'deliver a sealed card')
     .option('--callback-url <url>', 'legacy unsigned B2B callback (receives codes)')
     .option('--wait', 'poll until the order is completed, partial or failed')
+    .addOption(
+      new Option(
+        '--wait-timeout <duration>',
+        'with --wait, stop waiting after this long (exit 4; the order is kept; --json still prints it)',
+      )
+        .argParser(duration)
+        .default(600_000, '10m'),
+    )
     .option('--reveal', 'show codes in full')
     .option('--yes', 'do not ask for confirmation (required without a terminal)')
     .action(async (opts, command) => {

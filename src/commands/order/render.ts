@@ -4,6 +4,7 @@ import { formatMoney, formatTime, maskSecret } from '../../io/format.js';
 import { printFields, printTable } from '../../io/output.js';
 import type { IO } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
+import { showSecret } from '../shared/codes.js';
 
 export function printOrder(io: IO, order: Order, reveal: boolean): void {
   printFields(io, [
@@ -26,7 +27,8 @@ export function printOrder(io: IO, order: Order, reveal: boolean): void {
       f.status,
       f.giftCardId ? `sealed ${f.giftCardId}` : reveal ? (f.cardCode ?? '-') : maskSecret(f.cardCode),
       reveal ? (f.cardPin ?? '-') : f.cardPin ? maskSecret(f.cardPin) : '-',
-      f.errorMessage ?? f.cardUrl ?? '-',
+      // A code URL carries the code (or opens a sealed card): masked like the code itself.
+      f.errorMessage ?? (f.cardUrl ? showSecret(f.cardUrl, reveal) : '-'),
     ]);
   });
   printTable(io, ['product', 'amount', 'unit', 'status', 'code', 'pin', 'url / message'], rows);
