@@ -225,16 +225,26 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
   const journalPath = journalPathFor(opts.out);
   let journal = await loadJournal(journalPath);
   let freshJournal = false;
+  /** Another batch's journal that --force replaces: moved aside only once money may move. */
+  let displaced: string | undefined;
+  if (journal?.batch && journal.batch.batch === batch && journal.batch.seal !== opts.seal) {
+    // The refs do not depend on --seal: resuming (or starting over under the same batch)
+    // would replay the orders already bought one way and buy the rest the other way.
+    throw new UsageError(
+      `${journalPath} is batch ${batch} bought ${journal.batch.seal ? 'with' : 'without'} --seal: resume it ${journal.batch.seal ? 'with' : 'without'} --seal, or pass a new --batch to buy the file ${opts.seal ? 'sealed' : 'unsealed'}`,
+    );
+  }
   if (journal?.batch && (journal.batch.batch !== batch || journal.batch.input !== parsed.sha256)) {
     if (!opts.force) {
+      const what =
+        journal.batch.batch === batch
+          ? `was written for another input file under batch ${batch}`
+          : `belongs to another batch (${journal.batch.batch})`;
       throw new UsageError(
-        `${journalPath} belongs to another batch (${journal.batch.batch}): use another --out, or --force to start over (the old journal is kept aside)`,
+        `${journalPath} ${what}: use another --out, or --force to start over (the old journal is kept aside)`,
       );
     }
-    if (!opts.dryRun) {
-      const kept = await archiveJournal(journalPath, journal.batch.batch, deps.now());
-      deps.notice(`kept the other batch's journal as ${kept}`);
-    }
+    displaced = journal.batch.batch;
     journal = undefined;
   }
   if (
@@ -253,7 +263,17 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
   }
 
   // 3. Live catalog, account, rates and balance.
-  const live = await patient(deps, () => fetchLive(http));
+  let live: Live;
+  try {
+    live = await patient(deps, () => fetchLive(http));
+  } catch (error) {
+    // A suspended account answers 403 to every call (spec section 9, rule 3): a
+    // preflight refusal like any other (exit 2), not a service failure.
+    if (error instanceof ApiError && error.status === 403 && /suspended/i.test(error.message)) {
+      throw new UsageError(`the account is suspended: nothing was bought (${error.message})`);
+    }
+    throw error;
+  }
   const accountErrors = validateAccount(live.account);
   if (accountErrors.length) throw new InvalidInputError(accountErrors, 'the account');
   const limits = limitsFrom(live.account);
@@ -335,24 +355,23 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
     }
   }
 
-  // 6. Without a journal, refs already on the account mean an earlier run lost its
-  //    journal: the service's idempotent replay keeps us from paying twice.
-  if (!resumed && all[0]) {
-    const firstRef = all[0].ref;
-    if (await patient(deps, () => findByRef(http, firstRef))) {
-      deps.notice(
-        `orders of this batch already exist on the account (ref ${all[0].ref}) but no journal was found: ` +
-          'resubmitting under the same refs, which the service replays without charging again',
-      );
-    }
-  }
+  // 6. Without a journal, this batch's orders already on the account mean an earlier
+  //    run lost its journal. The service's idempotent replay only protects refs of the
+  //    same plan: after a limit or rate change the plan (and so the refs) differ, and
+  //    resubmitting would buy the file again.
+  if (!resumed && all[0]) await checkAccountForBatch(http, deps, batch, state, all[0].ref);
 
   // 7. Confirmation before money moves.
   if (pendingOrders.length && !(await deps.confirm(report))) {
     return { ...baseResult, outcome: 'cancelled', tally: new Tally() };
   }
 
-  // 8. The plan is durable before the first submission.
+  // 8. The plan is durable before the first submission. Only now (input valid,
+  //    purchase confirmed) is the other batch's journal that --force replaces moved aside.
+  if (displaced !== undefined) {
+    const kept = await archiveJournal(journalPath, displaced, deps.now());
+    deps.notice(`kept the other batch's journal as ${kept}`);
+  }
   const writer = await JournalWriter.open(journalPath, { truncate: !resumed || freshJournal });
   const record = async (rec: JournalRecord) => {
     await writer.append(rec);
@@ -415,6 +434,72 @@ function* inputRows(rows: LineTable | undefined, refOf: (row: number) => string)
 /** Orders with their lines as objects, one order at a time. */
 function* withLines(state: JournalState, orders: Iterable<OrderState>) {
   for (const order of orders) yield { ref: order.ref, lines: linesOf(state, order) };
+}
+
+/**
+ * Looks for this batch's orders on the account without relying on the plan: pages
+ * through every order (newest first) for refs with the batch's prefix. Refs of the
+ * current plan are replayed by the service; any other ref of the batch means the plan
+ * changed (limits or rates), or that an order was re-split by the lost run (its parts
+ * were bought, and the parent may now be bought whole): either way resubmitting could
+ * buy twice, so the run is refused.
+ */
+async function checkAccountForBatch(
+  http: HttpClient,
+  deps: Pick<BulkDeps, 'limit' | 'sleep' | 'signal' | 'notice'>,
+  batch: string,
+  state: JournalState,
+  firstRef: string,
+): Promise<void> {
+  const prefix = `gc-${batch}-`;
+  const found = new Set<string>();
+  const foreign = new Set<string>();
+  let unreadable = false;
+  const pageSize = 100;
+  let previousFirst: string | undefined;
+  for (let offset = 0; ; offset += pageSize) {
+    const page = await patient(deps, () =>
+      listOrders(http, { sortBy: 'createdAt', sortOrder: 'desc', limit: pageSize, offset }),
+    );
+    // A service that ignores `offset` would page forever.
+    const first = page.data.orders[0]?.checkoutId;
+    if (first !== undefined && first === previousFirst) break;
+    previousFirst = first;
+    for (const entry of page.data.orders) {
+      const ref = entry.externalRef;
+      if (ref === undefined || ref === null) {
+        unreadable = true;
+        continue;
+      }
+      if (!ref.startsWith(prefix)) continue;
+      found.add(ref);
+      if (!state.orders.has(ref)) foreign.add(ref);
+    }
+    // A foreign ref settles it; list entries without refs ("not shown" shape) make
+    // paging on prove nothing.
+    if (foreign.size || unreadable) break;
+    if (page.data.pagination?.hasMore === false || page.data.orders.length < pageSize) break;
+  }
+  if (foreign.size) {
+    const example = [...foreign][0];
+    throw new UsageError(
+      `orders of batch ${batch} already exist on the account (e.g. ${example}) but the journal is missing and the plan differs ` +
+        '(limits or rates changed, or the earlier run re-split orders): nothing was bought. ' +
+        `Restore the journal to resume, or pass --batch <new id> to buy the file again on purpose`,
+    );
+  }
+  if (unreadable) {
+    deps.notice(
+      `the order list does not show externalRefs: batch ${batch} could not be fully checked on the account; checking its first order only`,
+    );
+    if (await patient(deps, () => findByRef(http, firstRef))) found.add(firstRef);
+  }
+  if (found.size) {
+    deps.notice(
+      `orders of this batch already exist on the account (${found.size}, e.g. ref ${[...found][0]}) but no journal was found: ` +
+        'resubmitting under the same refs, which the service replays without charging again',
+    );
+  }
 }
 
 /**

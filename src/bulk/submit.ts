@@ -62,6 +62,11 @@ export function classifySubmitError(error: unknown): SubmitFailure {
     return { kind: 'stop', message: `limit ${limit || '(unnamed)'}: ${error.message}` };
   }
   if (error.status === 422) return { kind: 'stop', message: `${error.code}: ${error.message}` };
+  // A 400 may be an insufficient balance worded otherwise (details.reason is only sent
+  // outside production), and a 409 a conflict that may pass: nothing was created, so
+  // stop resumably and let the next run send the same ref again, never a final refusal.
+  if (error.status === 400 || error.status === 409)
+    return { kind: 'stop', message: `the service refused an order with ${error.code}: ${error.message}` };
   return { kind: 'rejected', code: error.code, message: error.message };
 }
 

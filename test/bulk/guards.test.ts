@@ -1,0 +1,198 @@
+/**
+ * The guards that keep a re-run from buying twice or mixing purchases: a lost journal
+ * under a changed plan, a changed --seal or input under the same --batch, --force
+ * only once money may move, an unexpected 400/409 on submit, a suspended account.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseJournal } from '../../src/bulk/journal.js';
+import { runInProcess } from '../helpers/cli.js';
+import { withSandbox } from '../helpers/sandbox.js';
+import { type Handler, json, startServer } from '../helpers/server.js';
+import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+
+const sb = withSandbox({ seed: 23 });
+
+const bulk = (env: Record<string, string>, args: string[]) =>
+  runInProcess(['order', 'bulk', ...args, ...FAST], { env });
+
+async function charges(userId: string) {
+  const ledger = await sb.operator.ledger(userId);
+  return ledger.entries.filter((e) => e.type === 'order_charge').length;
+}
+
+describe('order bulk: a lost journal under a changed plan', () => {
+  it('refuses (exit 2) instead of buying the file again after a limit change', async () => {
+    const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(5));
+    const first = await bulk(acc.env, [input, '--out', join(dir, 'a.csv'), '--yes']);
+    expect(first.code, first.stderr).toBe(0);
+    const before = await proveExactlyOnce(sb, acc.userId, join(dir, 'a.csv'), { complete: true });
+    await sb.operator.patchAccount(acc.userId, { limits: { maxItemsPerOrder: 3 } });
+    const again = await bulk(acc.env, [input, '--out', join(dir, 'b.csv'), '--yes']);
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toMatch(/already exist on the account .*journal is missing and the plan differs/);
+    expect(again.stderr).toMatch(/--batch <new id>/);
+    expect(existsSync(join(dir, 'b.csv.journal'))).toBe(false);
+    const { orders } = await sb.operator.orders(acc.userId);
+    expect(orders.length).toBe(before.orders.length);
+    expect(await charges(acc.userId)).toBe(before.charges.length);
+  });
+});
+
+describe('order bulk: resuming under an explicit --batch', () => {
+  it('refuses a changed --seal (the refs would replay one kind and buy the other)', async () => {
+    const acc = await account(sb, { limits: { maxItemsPerOrder: 2, dailySpendCapUSD: 40 } });
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(8));
+    const out = join(dir, 'o.csv');
+    const first = await bulk(acc.env, [input, '--out', out, '--yes', '--batch', 'b1']);
+    expect(first.code, first.stderr).toBe(4);
+    const bought = await charges(acc.userId);
+    await sb.operator.patchAccount(acc.userId, { limits: { dailySpendCapUSD: null } });
+    const sealed = await bulk(acc.env, [input, '--out', out, '--yes', '--batch', 'b1', '--seal']);
+    expect(sealed.code, sealed.stderr).toBe(2);
+    expect(sealed.stderr).toMatch(/bought without --seal: resume it without --seal, or pass a new --batch/);
+    // Not even --force starts it over under the same refs.
+    const forced = await bulk(acc.env, [input, '--out', out, '--yes', '--batch', 'b1', '--seal', '--force']);
+    expect(forced.code, forced.stderr).toBe(2);
+    expect(await charges(acc.userId)).toBe(bought);
+    const resumed = await bulk(acc.env, [input, '--out', out, '--yes', '--batch', 'b1']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    await proveExactlyOnce(sb, acc.userId, out, { complete: true });
+  });
+
+  it('refuses a changed input file', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const out = join(dir, 'o.csv');
+    const a = writeCsv(dir, mixedRows(2), 'a.csv');
+    const b = writeCsv(dir, mixedRows(3), 'b.csv');
+    expect((await bulk(acc.env, [a, '--out', out, '--yes', '--batch', 'b2'])).code).toBe(0);
+    const bought = await charges(acc.userId);
+    const other = await bulk(acc.env, [b, '--out', out, '--yes', '--batch', 'b2']);
+    expect(other.code, other.stderr).toBe(2);
+    expect(other.stderr).toMatch(/was written for another input file under batch b2/);
+    expect(await charges(acc.userId)).toBe(bought);
+  });
+});
+
+describe('order bulk: --force', () => {
+  it('keeps the other batch’s journal in place on a "no" or a bad row', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const out = join(dir, 'o.csv');
+    const a = writeCsv(dir, mixedRows(2), 'a.csv');
+    expect((await bulk(acc.env, [a, '--out', out, '--yes'])).code).toBe(0);
+    const journal = readFileSync(`${out}.journal`, 'utf8');
+    const archived = () => readdirSync(dir).filter((f) => f.startsWith('o.csv.journal.'));
+
+    // No --yes and no terminal: the confirmation is refused.
+    const b = writeCsv(dir, mixedRows(3), 'b.csv');
+    const declined = await bulk(acc.env, [b, '--out', out, '--force']);
+    expect(declined.code, declined.stderr).toBe(2);
+    expect(readFileSync(`${out}.journal`, 'utf8')).toBe(journal);
+    expect(archived()).toEqual([]);
+
+    const bad = writeCsv(dir, [...mixedRows(2), 'R9,prd_nope,sku_x,5,1,'], 'bad.csv');
+    const refused = await bulk(acc.env, [bad, '--out', out, '--yes', '--force']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/prd_nope/);
+    expect(readFileSync(`${out}.journal`, 'utf8')).toBe(journal);
+    expect(archived()).toEqual([]);
+
+    const dry = await bulk(acc.env, [b, '--out', out, '--force', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(readFileSync(`${out}.journal`, 'utf8')).toBe(journal);
+
+    const forced = await bulk(acc.env, [b, '--out', out, '--yes', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(archived().length).toBe(1);
+  });
+});
+
+describe('order bulk: an unexpected 400 or 409 on submit', () => {
+  it.each([
+    [400, 'VALIDATION_ERROR', 'Balance too low for this purchase'],
+    [409, 'CONFLICT', 'Concurrent payment in progress'],
+  ])(
+    '%s stops resumably (exit 4); the next run sends the same ref and finishes',
+    async (status, code, message) => {
+      const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
+      const dir = tempDir();
+      const lines = mixedRows(5);
+      const input = writeCsv(dir, lines);
+      const out = join(dir, 'o.csv');
+      // A loopback service in front of the sandbox that refuses every order until told
+      // otherwise (the journal is tied to the base URL, so the re-run goes through it too).
+      let refuse = true;
+      const forward: Handler = async (req, res) => {
+        const query = req.query.toString();
+        const upstream = await fetch(`${sb.url}${req.path}${query ? `?${query}` : ''}`, {
+          method: req.method,
+          headers: {
+            'x-api-key': String(req.headers['x-api-key'] ?? ''),
+            'content-type': 'application/json',
+          },
+          ...(req.method === 'POST' ? { body: req.body } : {}),
+        });
+        res.writeHead(upstream.status, { 'content-type': 'application/json' });
+        res.end(await upstream.text());
+      };
+      const routes: Record<string, Handler> = {
+        'GET /b2b/products': forward,
+        'GET /b2b/account': forward,
+        'GET /b2b/rates': forward,
+        'GET /b2b/balance': forward,
+        'GET /b2b/orders': forward,
+        'POST /b2b/orders': (req, res, ctx) =>
+          refuse ? json(res, status, { error: { code, message } }) : forward(req, res, ctx),
+      };
+      // Reading an order back (`GET /b2b/orders/<checkoutId>`) goes through as well.
+      const server = await startServer(
+        new Proxy(routes, {
+          get: (table, key: string) =>
+            table[key] ?? (key.startsWith('GET /b2b/orders/') ? forward : undefined),
+        }),
+      );
+      const env = { ...acc.env, GIFTCODES_BASE_URL: server.url };
+      try {
+        const first = await bulk(env, [input, '--out', out, '--yes', '--concurrency', '1']);
+        expect(first.code, first.stderr).toBe(4);
+        expect(first.stderr).toContain(`${code}: ${message}`);
+        const refused = JSON.parse(server.hits('/b2b/orders').find((r) => r.method === 'POST')?.body ?? '{}');
+        const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
+        expect(journal.orders.get(refused.externalRef)?.phase).toBe('submitted');
+        expect([...journal.orders.values()].some((o) => o.phase === 'rejected')).toBe(false);
+        expect(await charges(acc.userId)).toBe(0);
+
+        refuse = false;
+        const postsBefore = server.hits('/b2b/orders').filter((r) => r.method === 'POST').length;
+        const second = await bulk(env, [input, '--out', out, '--yes', '--concurrency', '1']);
+        expect(second.code, second.stderr).toBe(0);
+        const resent = server.hits('/b2b/orders').filter((r) => r.method === 'POST')[postsBefore];
+        expect(JSON.parse(resent?.body ?? '{}').externalRef).toBe(refused.externalRef);
+        expect(server.unexpected).toEqual([]);
+      } finally {
+        await server.close();
+      }
+      await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
+    },
+  );
+});
+
+describe('order bulk: a suspended account', () => {
+  it('fails the preflight with exit 2 and buys nothing', async () => {
+    const acc = await account(sb);
+    await sb.operator.patchAccount(acc.userId, { status: 'suspended' });
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(2));
+    const res = await bulk(acc.env, [input, '--out', join(dir, 'o.csv'), '--yes']);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toMatch(/the account is suspended: nothing was bought/);
+    expect(existsSync(join(dir, 'o.csv.journal'))).toBe(false);
+    expect(await charges(acc.userId)).toBe(0);
+  });
+});
