@@ -89,23 +89,20 @@ describe('order create: a create whose outcome is lost', () => {
 });
 
 describe('order tables mask code URLs', () => {
-  it('shows a sealed card URL only with --reveal', async () => {
+  /** One order bought and fulfilled through the CLI; its first unit as the sandbox issued it. */
+  async function fulfilledOrder(orderArgs: string[]) {
     const acc = await account(sb);
-    const created = await cli(acc.env, [
-      '--json',
-      'order',
-      'create',
-      ...AMAZON,
-      '--amount',
-      '10',
-      '--seal',
-      '--yes',
-    ]);
+    const created = await cli(acc.env, ['--json', 'order', 'create', ...orderArgs, '--yes']);
     expect(created.code, created.stderr).toBe(0);
-    const { checkoutId } = JSON.parse(created.stdout);
+    const { checkoutId } = JSON.parse(created.stdout) as { checkoutId: string };
     await sb.operator.advanceClock(2 * UNIT_MS);
     const { orders } = await sb.operator.orders(acc.userId);
-    const url = orders[0]?.codes[0]?.cardUrl as string;
+    const unit = orders[0]?.codes[0] as { cardUrl: string; cardCode: string } | undefined;
+    return { acc, checkoutId, cardUrl: unit?.cardUrl ?? 'no unit', cardCode: unit?.cardCode ?? 'no unit' };
+  }
+
+  it('shows a sealed card URL only with --reveal', async () => {
+    const { acc, checkoutId, cardUrl: url } = await fulfilledOrder([...AMAZON, '--amount', '10', '--seal']);
     expect(url).toMatch(/\/_sandbox\/reveal\/gcd_/);
 
     const masked = await cli(acc.env, ['order', 'get', checkoutId]);
@@ -120,26 +117,14 @@ describe('order tables mask code URLs', () => {
   });
 
   it('masks a redeem URL that carries the code', async () => {
-    const acc = await account(sb);
-    const created = await cli(acc.env, [
-      '--json',
-      'order',
-      'create',
+    const { acc, checkoutId, cardUrl, cardCode } = await fulfilledOrder([
       '--product',
       'prd_spotify_br',
       '--sku',
       'sku_spotify_br_range',
       '--amount',
       '20',
-      '--yes',
     ]);
-    expect(created.code, created.stderr).toBe(0);
-    const { checkoutId } = JSON.parse(created.stdout);
-    await sb.operator.advanceClock(2 * UNIT_MS);
-    const { orders } = await sb.operator.orders(acc.userId);
-    const unit = orders[0]?.codes[0] as { cardUrl: string; cardCode: string } | undefined;
-    const cardUrl = unit?.cardUrl ?? 'no unit';
-    const cardCode = unit?.cardCode ?? 'no unit';
     expect(cardUrl).toContain(cardCode);
 
     const masked = await cli(acc.env, ['order', 'get', checkoutId]);

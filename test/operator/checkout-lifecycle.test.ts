@@ -9,7 +9,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { runBinary } from '../helpers/cli.js';
 import { operatorClient } from '../helpers/sandbox.js';
 import { json as reply, startServer } from '../helpers/server.js';
-import { MINUTE, type OperatorEnv, operatorEnv, startBinary } from './env.js';
+import { ALWAYS_FAILS, AMAZON_25, json, MINUTE, type OperatorEnv, operatorEnv, startBinary } from './env.js';
 
 let op: OperatorEnv;
 beforeAll(async () => {
@@ -18,15 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await op.sandbox.close();
 });
-
-const AMAZON_25 = 'prd_amazon_us:sku_amazon_us_25:25';
-const ALWAYS_FAILS = 'prd_legacy_voucher:sku_legacy_10:10';
-
-async function json(args: string[], env: Record<string, string>) {
-  const res = await runBinary([...args, '--json'], { env });
-  if (res.code !== 0) throw new Error(`giftcodes ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
-  return JSON.parse(res.stdout);
-}
 
 async function realCodes(userId: string, checkoutId: string): Promise<string[]> {
   const { orders } = await operatorClient(op.sandbox.url).orders(userId);

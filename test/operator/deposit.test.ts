@@ -3,6 +3,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBinary } from '../helpers/cli.js';
 import { MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
+/** `deposit create` of 20 USD paid with `method`, waiting with a fast poll. */
+function waitingDeposit(method: string, ...extra: string[]): string[] {
+  return [
+    'deposit',
+    'create',
+    '--amount',
+    '20',
+    '--currency',
+    method.toUpperCase(),
+    '--method',
+    method,
+    '--wait',
+    '--poll-interval',
+    '100ms',
+    ...extra,
+  ];
+}
+
 let op: OperatorEnv;
 beforeAll(async () => {
   op = await operatorEnv();
@@ -43,22 +61,7 @@ describe('deposit create / get', () => {
 
   it('--wait follows pending -> confirming -> confirmed on the virtual clock', async () => {
     const { env, userId } = op.account({ balanceUsd: 0 });
-    const run = runBinary(
-      [
-        'deposit',
-        'create',
-        '--amount',
-        '20',
-        '--currency',
-        'ETH',
-        '--method',
-        'eth',
-        '--wait',
-        '--poll-interval',
-        '100ms',
-      ],
-      { env },
-    );
+    const run = runBinary(waitingDeposit('eth'), { env });
     const id = await waitForDeposit(op, userId);
     await op.operator(`/deposits/${id}/confirm`, {});
     await new Promise((r) => setTimeout(r, 300));
@@ -72,45 +75,14 @@ describe('deposit create / get', () => {
 
   it('ends with exit 3 and advice when the deposit fails or expires', async () => {
     const { env, userId } = op.account({ balanceUsd: 0 });
-    const failing = runBinary(
-      [
-        'deposit',
-        'create',
-        '--amount',
-        '20',
-        '--currency',
-        'BTC',
-        '--method',
-        'btc',
-        '--wait',
-        '--poll-interval',
-        '100ms',
-      ],
-      { env },
-    );
+    const failing = runBinary(waitingDeposit('btc'), { env });
     const id = await waitForDeposit(op, userId);
     await op.operator(`/deposits/${id}/fail`);
     const failed = await failing;
     expect(failed.code).toBe(3);
     expect(failed.stderr).toContain('The payment failed; nothing was credited');
 
-    const expiring = runBinary(
-      [
-        'deposit',
-        'create',
-        '--amount',
-        '20',
-        '--currency',
-        'BTC',
-        '--method',
-        'btc',
-        '--wait',
-        '--poll-interval',
-        '100ms',
-        '--json',
-      ],
-      { env },
-    );
+    const expiring = runBinary(waitingDeposit('btc', '--json'), { env });
     const id2 = await waitForDeposit(op, userId, id);
     op.sandbox.advanceClock(61 * MINUTE);
     const expired = await expiring;
@@ -122,24 +94,7 @@ describe('deposit create / get', () => {
 
   it('--wait-timeout stops with exit 4 and the resume command, the deposit kept', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    const res = await runBinary(
-      [
-        'deposit',
-        'create',
-        '--amount',
-        '20',
-        '--currency',
-        'BTC',
-        '--method',
-        'btc',
-        '--wait',
-        '--poll-interval',
-        '100ms',
-        '--wait-timeout',
-        '300ms',
-      ],
-      { env },
-    );
+    const res = await runBinary(waitingDeposit('btc', '--wait-timeout', '300ms'), { env });
     expect(res.code).toBe(4);
     expect(res.stderr).toMatch(/Resume watching with: giftcodes deposit get dep_\w+ --wait/);
   });

@@ -1,7 +1,7 @@
 /** A sandbox on a loopback port for the operator tests, with the operator API over real HTTP. */
 import { spawn } from 'node:child_process';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { BIN, type CliResult, cleanEnv } from '../helpers/cli.js';
+import { BIN, type CliResult, cleanEnv, runBinary } from '../helpers/cli.js';
 
 export interface OperatorEnv {
   sandbox: Sandbox;
@@ -33,6 +33,17 @@ export async function operatorEnv(): Promise<OperatorEnv> {
 }
 
 export const MINUTE = 60_000;
+
+/** `--item` values of the fixture catalog: a fixed-denomination card, and one that always fails. */
+export const AMAZON_25 = 'prd_amazon_us:sku_amazon_us_25:25';
+export const ALWAYS_FAILS = 'prd_legacy_voucher:sku_legacy_10:10';
+
+/** Run the binary with --json and parse stdout; any non-zero exit fails the test with stderr. */
+export async function json(args: string[], env: Record<string, string>) {
+  const res = await runBinary([...args, '--json'], { env });
+  if (res.code !== 0) throw new Error(`giftcodes ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
+  return JSON.parse(res.stdout);
+}
 
 export interface RunningCli {
   /** Resolves once stderr shows `text` (e.g. the first status line of a wait). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBinary } from '../helpers/cli.js';
-import { MINUTE, type OperatorEnv, operatorEnv } from './env.js';
+import { ALWAYS_FAILS, AMAZON_25, json, MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
 let op: OperatorEnv;
 beforeAll(async () => {
@@ -13,15 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await op.sandbox.close();
 });
-
-const AMAZON_25 = 'prd_amazon_us:sku_amazon_us_25:25';
-const ALWAYS_FAILS = 'prd_legacy_voucher:sku_legacy_10:10';
-
-async function json(args: string[], env: Record<string, string>) {
-  const res = await runBinary([...args, '--json'], { env });
-  if (res.code !== 0) throw new Error(`giftcodes ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
-  return JSON.parse(res.stdout);
-}
 
 describe('checkout create / get', () => {
   it('paying with the balance needs --yes without a terminal, then charges, fulfills, and masks codes unless --reveal', async () => {
