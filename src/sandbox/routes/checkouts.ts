@@ -19,11 +19,11 @@ import {
   scheduleExpiry,
 } from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
-import type { AccountState, ItemState, OrderState } from '../state.js';
+import type { AccountState, ItemState } from '../state.js';
 import { round2 } from '../state.js';
 import { CheckoutBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
 import { checkoutSummaryView, checkoutView, invoiceView } from '../views.js';
-import { freeze, newItem, ratesOrThrow, requireOrder } from './common.js';
+import { freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
 import { checkCallbackUrl, replay } from './orders.js';
 
 function checkCaps(core: Core, account: AccountState): void {
@@ -109,21 +109,17 @@ export const checkoutRoutes: RouteDef[] = [
     const totalUsd = round2(totalAmount / payRate);
     checkOrderShape(account, input.items, totalUsd);
     checkCaps(core, account);
-    const order: OrderState = {
+    const order = newOrder({
       checkoutId,
       userId: account.userId,
       surface: 'retailer',
       externalRef: input.externalRef ?? null,
-      status: 'pending',
       items,
       totalAmount,
       paymentCurrency,
       totalUsd,
       rates,
       createdAt: now,
-      updatedAt: now,
-      completedAt: null,
-      expiredAt: null,
       sealCards: input.sealCards ?? false,
       callbackUrl: input.callbackUrl ?? null,
       customerEmail: input.customerEmail,
@@ -131,11 +127,7 @@ export const checkoutRoutes: RouteDef[] = [
       markupPercent,
       markupTotal: round2(markupUsd),
       appliedDiscountPercent: null,
-      payments: [],
-      paymentInFlight: false,
-      fulfillment: null,
-      callback: null,
-    };
+    });
     let invoice: unknown | undefined;
     if (method) {
       // Check the invoice can be made before anything is stored: a failed create leaves no checkout.

@@ -71,3 +71,30 @@ export function newItem(
     markupCredited: surface === 'b2b',
   };
 }
+
+/** What every new order or checkout starts with: pending, unpaid, nothing fulfilled. */
+type NewOrderFields = Omit<
+  OrderState,
+  | 'status'
+  | 'updatedAt'
+  | 'completedAt'
+  | 'expiredAt'
+  | 'payments'
+  | 'paymentInFlight'
+  | 'fulfillment'
+  | 'callback'
+>;
+
+export function newOrder(fields: NewOrderFields): OrderState {
+  return {
+    ...fields,
+    status: 'pending',
+    updatedAt: fields.createdAt,
+    completedAt: null,
+    expiredAt: null,
+    payments: [],
+    paymentInFlight: false,
+    fulfillment: null,
+    callback: null,
+  };
+}

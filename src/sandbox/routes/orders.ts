@@ -11,12 +11,12 @@ import { startFulfillment } from '../fulfillment.js';
 import { checkOrderShape, checkSpend, creditRebates, discountPercent } from '../limits.js';
 import { createInvoice, findMethod } from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
-import type { AccountState, ItemState, OrderState } from '../state.js';
+import type { AccountState, ItemState } from '../state.js';
 import { round2 } from '../state.js';
 import { B2bOrderBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
 import { orderView } from '../views.js';
 import { webhookUrlProblem } from '../webhook-delivery.js';
-import { freeze, newItem, ratesOrThrow, requireOrder } from './common.js';
+import { freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
 
 /** Spec §1 rule 10: same surface -> 200 with the existing order; other surface -> 409. */
 export function replay(
@@ -82,21 +82,17 @@ export const orderRoutes: RouteDef[] = [
         requiredUsd: totalUsd,
       });
     }
-    const order: OrderState = {
+    const order = newOrder({
       checkoutId,
       userId: account.userId,
       surface: 'b2b',
       externalRef: input.externalRef,
-      status: 'pending',
       items,
       totalAmount: totalUsd,
       paymentCurrency: 'USD',
       totalUsd,
       rates,
       createdAt: now,
-      updatedAt: now,
-      completedAt: null,
-      expiredAt: null,
       sealCards: input.sealCards ?? false,
       callbackUrl: input.callbackUrl ?? null,
       customerEmail: null,
@@ -104,11 +100,7 @@ export const orderRoutes: RouteDef[] = [
       markupPercent: 0,
       markupTotal: 0,
       appliedDiscountPercent: discount,
-      payments: [],
-      paymentInFlight: false,
-      fulfillment: null,
-      callback: null,
-    };
+    });
     // Pay from the balance in the same call: charge, record the payment, start fulfillment.
     core.store.addOrder(order);
     core.store.move(account, 'order_charge', -totalUsd, { checkoutId });
