@@ -52,6 +52,8 @@ export interface Context {
   readonly random: () => number;
   readonly signal: AbortSignal;
   readonly flags: GlobalOptions;
+  /** The words the CLI was run with: the source of exact re-run commands in advice. */
+  readonly argv: readonly string[];
   /** Set by commands that finish with a non-zero outcome but no error (e.g. 3: failed items). */
   exitCode: ExitCode;
   debug(line: string): void;
@@ -69,6 +71,7 @@ export interface ContextDeps {
   env: Env;
   flags: GlobalOptions;
   signal: AbortSignal;
+  argv?: readonly string[];
   clock?: Clock;
   random?: () => number;
   /** Tests inject a store in a temporary directory. */
@@ -98,6 +101,7 @@ export function createContext(deps: ContextDeps): Context {
     random: deps.random ?? Math.random,
     signal: deps.signal,
     flags: deps.flags,
+    argv: deps.argv ?? [],
     exitCode: ExitCode.ok,
     debug(line) {
       if (!deps.flags.debug) return;

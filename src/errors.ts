@@ -173,3 +173,53 @@ export class InterruptedError extends CliError {
 export function isApiError(error: unknown, code?: string): error is ApiError {
   return error instanceof ApiError && (code === undefined || error.code === code);
 }
+
+/**
+ * After a failed write, did the service apply it? One answer for every write command
+ * and the bulk engine:
+ * - `throttled`: a 429; the service says it did not act (spec section 8, rule 2);
+ * - `not-applied`: the service answered with an error it reached a decision on (4xx), or
+ *   the CLI refused before sending;
+ * - `maybe-applied`: a 5xx, a timeout, a dropped connection, an answer we could not read
+ *   (even a 2xx), or Ctrl-C while a request was out: the write may have been committed,
+ *   and charged. Only the same idempotency key (or a read of the object) tells.
+ */
+export type WriteOutcome = 'not-applied' | 'maybe-applied' | 'throttled';
+
+export function writeOutcome(error: unknown): WriteOutcome {
+  if (error instanceof RetryBudgetSpentError) return writeOutcome(error.last);
+  if (error instanceof RateLimitError) return 'throttled';
+  if (error instanceof ApiError) return error.status >= 500 ? 'maybe-applied' : 'not-applied';
+  if (error instanceof NetworkError || error instanceof UnexpectedResponseError) return 'maybe-applied';
+  if (error instanceof InterruptedError) return 'maybe-applied';
+  if (error instanceof CliError) return 'not-applied';
+  return 'maybe-applied';
+}
+
+/** The service's request id, when the failure carries one. */
+export function requestIdOf(error: unknown): string | undefined {
+  if (error instanceof ApiError || error instanceof UnexpectedResponseError) return error.requestId;
+  if (error instanceof RetryBudgetSpentError) return requestIdOf(error.last);
+  return undefined;
+}
+
+/**
+ * The same failure (same exit code and code), with what the person must know because
+ * the write may have happened: `advice` names the object and the safe next step.
+ */
+export function withOutcomeAdvice(error: unknown, advice: string): CliError {
+  const cli =
+    error instanceof CliError
+      ? error
+      : new CliError(error instanceof Error ? error.message : String(error), {
+          exitCode: ExitCode.service,
+          code: 'INTERNAL',
+        });
+  const requestId = requestIdOf(error);
+  return new CliError(`${cli.message}${requestId ? ` (request ${requestId})` : ''}. ${advice}`, {
+    exitCode: cli.exitCode,
+    code: cli.code,
+    details: cli.details,
+    cause: error,
+  });
+}

@@ -32,7 +32,7 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
       if (!ctx) {
         const flags = command.optsWithGlobals() as GlobalOptions & { color?: boolean };
         const io = flags.color === false ? { ...deps.io, color: false } : deps.io;
-        ctx = createContext({ ...deps, io, flags, signal });
+        ctx = createContext({ ...deps, io, flags, signal, argv });
       }
       return ctx;
     };

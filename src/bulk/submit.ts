@@ -2,7 +2,7 @@
  * What to do with each outcome of `POST /b2b/orders`, and how many requests to keep
  * in flight. Both pure, so every branch has a table test.
  */
-import { ApiError, InterruptedError, NetworkError, UnexpectedResponseError } from '../errors.js';
+import { ApiError, CliError, InterruptedError, isInsufficientBalanceError, writeOutcome } from '../errors.js';
 
 export const PER_ORDER_LIMITS = new Set(['maxItemsPerOrder', 'maxQuantityPerItem', 'maxOrderAmountUSD']);
 export const SPEND_CAPS = new Set(['dailySpendCapUSD', 'monthlySpendCapUSD']);
@@ -30,26 +30,26 @@ function detailsOf(error: ApiError): Record<string, unknown> {
   return error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : {};
 }
 
+/** One test for insufficient balance, shared with the exit-code mapping (errors.ts). */
 export function isInsufficientBalance(error: unknown): boolean {
-  if (!(error instanceof ApiError)) return false;
-  if (error.code === 'INSUFFICIENT_BALANCE') return true;
-  if (error.status !== 400) return false;
-  const reason = detailsOf(error).reason;
-  const text = `${typeof reason === 'string' ? reason : ''} ${error.message}`;
-  return /insufficient[\s_-]*(balance|funds)/i.test(text);
+  return (
+    error instanceof ApiError &&
+    isInsufficientBalanceError(error.status, error.code, error.message, error.details)
+  );
 }
 
 export function classifySubmitError(error: unknown): SubmitFailure {
   if (error instanceof InterruptedError) return { kind: 'interrupted' };
-  if (error instanceof NetworkError) return { kind: 'unknown', reason: error.message };
-  if (error instanceof UnexpectedResponseError) {
-    // Even a 2xx we cannot read may mean the order exists: never call it rejected.
-    return { kind: 'unknown', reason: error.message };
+  if (!(error instanceof CliError)) return { kind: 'fatal', error };
+  // Even a 2xx we cannot read may mean the order exists: a maybe is never called rejected.
+  const outcome = writeOutcome(error);
+  if (outcome === 'maybe-applied') {
+    const status = error instanceof ApiError ? `HTTP ${error.status}: ` : '';
+    return { kind: 'unknown', reason: `${status}${error.message}` };
   }
   if (!(error instanceof ApiError)) return { kind: 'fatal', error };
   // A 429 is the service saying it did not act (spec section 8, rule 2).
-  if (error.status === 429) return { kind: 'throttled', retryAfterMs: error.retryAfterMs };
-  if (error.status >= 500) return { kind: 'unknown', reason: `HTTP ${error.status}: ${error.message}` };
+  if (outcome === 'throttled') return { kind: 'throttled', retryAfterMs: error.retryAfterMs };
   if (error.status === 401 || error.status === 403) return { kind: 'fatal', error };
   if (isInsufficientBalance(error)) return { kind: 'balance', message: error.message };
   if (error.status === 422 && error.code === 'B2B_LIMIT_EXCEEDED') {

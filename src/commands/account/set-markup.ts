@@ -9,6 +9,7 @@ import { UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { precheck } from '../shared/precheck.js';
 
 export interface SetMarkupOptions {
   percent: number;
@@ -27,7 +28,10 @@ export async function runSetMarkup(ctx: Context, opts: SetMarkupOptions): Promis
     throw new UsageError('the markup percent must be a number >= 0');
   assertCanConsent(ctx, opts.yes, 'change the default markup');
   const http = await ctx.http();
-  const max = (await getAccount(http, 'retailer')).data.limits.maxMarkupPercent;
+  const account = await precheck(ctx, { check: 'the maxMarkupPercent check', scope: 'balance:read' }, () =>
+    getAccount(http, 'retailer'),
+  );
+  const max = account?.data.limits.maxMarkupPercent;
   if (max !== undefined && opts.percent > max)
     throw new UsageError(`${opts.percent}% is above the account's maxMarkupPercent of ${max}%`);
   await confirmWrite(

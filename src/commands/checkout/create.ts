@@ -1,7 +1,7 @@
 import { getAccount } from '../../api/account.js';
 import { createCheckout } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
@@ -13,6 +13,8 @@ import {
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
+import { precheck } from '../shared/precheck.js';
+import { rerunCommand } from '../shared/rerun.js';
 import { collectItems } from './items.js';
 import { printCheckout } from './view.js';
 
@@ -43,12 +45,13 @@ export function generatedRef(random: () => number): string {
 
 export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOptions): Promise<void> {
   const items = await collectItems(opts.item, opts.itemsFile);
+  const ref = opts.ref ?? generatedRef(ctx.random);
   const body: CreateCheckoutRequest = {
     customerEmail: opts.email,
     items,
     paymentCurrency: opts.currency?.toUpperCase(),
     customerCountry: opts.country?.toUpperCase(),
-    externalRef: opts.ref ?? generatedRef(ctx.random),
+    externalRef: ref,
     callbackUrl: opts.callbackUrl,
     markupPercent: opts.markup,
     sealCards: opts.seal,
@@ -63,7 +66,10 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
   if (opts.payMethod) assertCanConsent(ctx, opts.yes, `create and pay a checkout with ${opts.payMethod}`);
   const http = await ctx.http();
   if (opts.markup !== undefined) {
-    const max = (await getAccount(http, 'retailer')).data.limits.maxMarkupPercent;
+    const account = await precheck(ctx, { check: 'the maxMarkupPercent check', scope: 'balance:read' }, () =>
+      getAccount(http, 'retailer'),
+    );
+    const max = account?.data.limits.maxMarkupPercent;
     if (max !== undefined && opts.markup > max)
       throw new UsageError(`--markup ${opts.markup}: the account's maxMarkupPercent is ${max}`);
   }
@@ -74,12 +80,19 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
       `Create a checkout of ${items.length} item(s) for ${opts.email} and pay it with "${opts.payMethod}"? The balance method charges your balance now.`,
     );
   }
-  const res = await createCheckout(http, checked.data);
-  if (res.replayed)
-    err(
-      ctx.io,
-      `externalRef ${body.externalRef} was already used: this is the existing checkout (no second charge).`,
+  // Said before the request: if its outcome is lost, this ref is the only safe way back.
+  if (!opts.ref)
+    err(ctx.io, `externalRef ${ref} (re-run with --ref ${ref} to retry this same checkout safely)`);
+  const res = await createCheckout(http, checked.data).catch((error: unknown) => {
+    if (writeOutcome(error) !== 'maybe-applied') throw error;
+    throw withOutcomeAdvice(
+      error,
+      `The checkout with externalRef ${ref} may exist${opts.payMethod ? ' and be paid' : ''}: run this to get it ` +
+        `(the same ref never creates or charges twice): ${rerunCommand(ctx, { '--ref': ref })}`,
     );
+  });
+  if (res.replayed)
+    err(ctx.io, `externalRef ${ref} was already used: this is the existing checkout (no second charge).`);
   if (ctx.flags.json) {
     printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
     return;
@@ -92,7 +105,6 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
     out(ctx.io, style(ctx.io).bold('Invoice'));
     await printInvoice(ctx, payment, { qr: opts.qr });
   }
-  if (!opts.ref) err(ctx.io, `externalRef ${body.externalRef} (generated; pass --ref to choose it)`);
 }
 
 const FLAG_OF: Record<string, string> = {

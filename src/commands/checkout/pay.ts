@@ -1,7 +1,7 @@
 import { getCheckout, payCheckout } from '../../api/checkouts.js';
 import { listPaymentMethods } from '../../api/payment-methods.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
@@ -9,6 +9,8 @@ import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { payCurrencyFor } from '../shared/methods.js';
+import { precheck } from '../shared/precheck.js';
+import { rerunCommand } from '../shared/rerun.js';
 
 export interface CheckoutPayOptions {
   checkoutId: string;
@@ -24,20 +26,31 @@ export interface CheckoutPayOptions {
 export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Promise<void> {
   assertCanConsent(ctx, opts.yes, `pay checkout ${opts.checkoutId}`);
   const http = await ctx.http();
-  const checkout = await getCheckout(http, opts.checkoutId);
-  if (checkout.data.status !== 'pending')
+  // Also what makes a re-run safe after a lost answer: a paid checkout is no longer pending.
+  const checkout = await precheck(ctx, { check: 'the checkout state check', scope: 'orders:read' }, () =>
+    getCheckout(http, opts.checkoutId),
+  );
+  if (checkout && checkout.data.status !== 'pending')
     throw new UsageError(
       `checkout ${opts.checkoutId} is ${checkout.data.status}: only a pending checkout can be paid`,
     );
   const payCurrency =
     opts.currency?.toUpperCase() ??
-    (await defaultPayCurrency(ctx, opts.method, checkout.data.paymentCurrency));
+    (await defaultPayCurrency(ctx, opts.method, checkout?.data.paymentCurrency));
+  const total = checkout
+    ? ` (${checkout.data.totalAmount} ${checkout.data.paymentCurrency ?? '(currency not given)'})`
+    : '';
   await confirmWrite(
     ctx,
     opts.yes,
-    `Pay checkout ${opts.checkoutId} (${checkout.data.totalAmount} ${checkout.data.paymentCurrency ?? ''}) with "${opts.method}" in ${payCurrency}? The balance method charges your balance now.`,
+    `Pay checkout ${opts.checkoutId}${total} with "${opts.method}" in ${payCurrency}? The balance method charges your balance now.`,
   );
-  const res = await payCheckout(http, opts.checkoutId, { paymentMethodId: opts.method, payCurrency });
+  const res = await payCheckout(http, opts.checkoutId, { paymentMethodId: opts.method, payCurrency }).catch(
+    async (error: unknown) => {
+      if (writeOutcome(error) !== 'maybe-applied') throw error;
+      throw withOutcomeAdvice(error, await lostPaymentAdvice(ctx, opts.checkoutId));
+    },
+  );
   if (ctx.flags.json) {
     printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
     return;
@@ -54,6 +67,24 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
 }
 
 /**
+ * The payment call carries no idempotency key, so after a lost answer the checkout
+ * itself says what happened: no longer pending means the payment was taken.
+ */
+async function lostPaymentAdvice(ctx: Context, checkoutId: string): Promise<string> {
+  const http = await ctx.http();
+  const now = await getCheckout(http, checkoutId).catch(() => undefined);
+  const rerun = rerunCommand(ctx);
+  if (!now)
+    return (
+      `The payment may have been taken. Check with \`giftcodes checkout get ${checkoutId}\` before paying again; ` +
+      `running this again is safe, since it refuses a checkout that is no longer pending: ${rerun}`
+    );
+  if (now.data.status !== 'pending')
+    return `The payment was taken: checkout ${checkoutId} is now ${now.data.status}. Do not pay again; follow it with: giftcodes checkout get ${checkoutId} --wait`;
+  return `Checkout ${checkoutId} is still pending, so no payment was taken; it is safe to run again: ${rerun}`;
+}
+
+/**
  * The spec requires `payCurrency` but does not relate it to a method: use the
  * method's `symbol` (e.g. BTC), else the checkout's own currency. `--currency` overrides.
  */
@@ -63,7 +94,13 @@ async function defaultPayCurrency(
   checkoutCurrency: string | undefined,
 ): Promise<string> {
   const http = await ctx.http();
-  const methods = await listPaymentMethods(http);
+  const methods = await precheck(ctx, { check: 'the payment-method lookup', scope: 'products:read' }, () =>
+    listPaymentMethods(http),
+  );
+  if (!methods)
+    throw new UsageError(
+      `--currency: the payCurrency for "${methodId}" comes from the payment methods, which could not be read; pass --currency <code>`,
+    );
   const method = methods.data.find((m) => m.id === methodId);
   if (!method) {
     throw new UsageError(

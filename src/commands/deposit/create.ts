@@ -1,12 +1,13 @@
 import { getAccount, getBalance } from '../../api/account.js';
 import { createDeposit, requireDepositId } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
 import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { precheck } from '../shared/precheck.js';
 import { printLastOnTimeout } from '../shared/wait.js';
 import { checkAmount, showInvoice } from './guided.js';
 import { depositFields, failureAdvice } from './render.js';
@@ -27,14 +28,24 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
   if (opts.wait && !opts.method)
     throw new UsageError('--wait needs --method: without a method the service returns no invoice to pay');
   const http = await ctx.http();
-  const account = await getAccount(http, 'b2b');
-  const valid = checkAmount(String(opts.amount), account.data.limits.maxDepositUSD);
+  const account = await precheck(ctx, { check: 'the maxDepositUSD check', scope: 'balance:read' }, () =>
+    getAccount(http, 'b2b'),
+  );
+  const valid = checkAmount(String(opts.amount), account?.data.limits.maxDepositUSD);
   if (valid !== true) throw new UsageError(`--amount: ${valid}`);
 
   const created = await createDeposit(http, {
     amount: opts.amount,
     paymentCurrency: opts.currency.toUpperCase(),
     paymentMethodId: opts.method,
+  }).catch((error: unknown) => {
+    // Deposits carry no idempotency key (spec section 4): the only way back is to look.
+    if (writeOutcome(error) !== 'maybe-applied') throw error;
+    throw withOutcomeAdvice(
+      error,
+      'A deposit may have been created (an invoice: nothing is paid until you pay it). ' +
+        'Before creating another, look for it with: giftcodes deposit list --status pending; pay only one invoice',
+    );
   });
   const depositId = created.depositId;
   if (!opts.wait) {

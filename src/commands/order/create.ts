@@ -1,20 +1,14 @@
 import { createOrder, getOrder } from '../../api/orders.js';
 import { pollDelay } from '../../bulk/submit.js';
 import type { Context } from '../../context.js';
-import {
-  ApiError,
-  CliError,
-  NetworkError,
-  RetryBudgetSpentError,
-  UnexpectedResponseError,
-  UsageError,
-} from '../../errors.js';
+import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatDuration, formatMoney } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { rerunCommand } from '../shared/rerun.js';
 import { printLastOnTimeout, WaitTimeoutError } from '../shared/wait.js';
 import { printOrder } from './render.js';
 
@@ -53,44 +47,11 @@ export function parseFields(values: string[] | undefined): Record<string, string
   return fields;
 }
 
-/** A word as the shell reads it back (POSIX single quotes when it needs any). */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The same purchase with the same externalRef: the service replays it instead of charging again. */
-export function rerunCommand(ctx: Context, opts: OrderCreateOptions, ref: string): string {
-  const args = ['giftcodes'];
-  if (ctx.flags.profile) args.push('--profile', ctx.flags.profile);
-  args.push('order', 'create', '--product', opts.product, '--sku', opts.sku);
-  args.push('--amount', String(opts.amount), '--quantity', String(opts.quantity), '--ref', ref);
-  for (const field of opts.field ?? []) args.push('--field', field);
-  if (opts.seal) args.push('--seal');
-  if (opts.callbackUrl) args.push('--callback-url', opts.callbackUrl);
-  if (opts.wait) args.push('--wait');
-  if (opts.yes) args.push('--yes');
-  return args.map(shellWord).join(' ');
-}
-
-/**
- * A failure after which the service may have committed (and charged) the order: the
- * connection failed or timed out, the service answered 5xx, or the retries ran out on
- * one of those. Only the same externalRef finds that order again without a second charge.
- */
-function outcomeUnknown(error: unknown): error is CliError {
-  if (error instanceof RetryBudgetSpentError || error instanceof NetworkError) return true;
-  if (error instanceof ApiError || error instanceof UnexpectedResponseError) return error.status >= 500;
-  return false;
-}
-
-function withRerunAdvice(error: CliError, ref: string, rerun: string): CliError {
-  const requestId =
-    error instanceof ApiError || error instanceof UnexpectedResponseError ? error.requestId : undefined;
-  return new CliError(
-    `${error.message}${requestId ? ` (request ${requestId})` : ''}. ` +
-      `The order with externalRef ${ref} may exist and be charged: run this to get it ` +
-      `(the same ref never charges twice): ${rerun}`,
-    { exitCode: error.exitCode, code: error.code, details: error.details, cause: error },
+/** The advice when the create may have happened: the same ref finds it without a second charge. */
+export function orderRerunAdvice(ctx: Context, ref: string): string {
+  return (
+    `The order with externalRef ${ref} may exist and be charged: run this to get it ` +
+    `(the same ref never charges twice): ${rerunCommand(ctx, { '--ref': ref })}`
   );
 }
 
@@ -122,7 +83,9 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
     ...(opts.callbackUrl ? { callbackUrl: opts.callbackUrl } : {}),
     sealCards: Boolean(opts.seal),
   }).catch((error: unknown) => {
-    throw outcomeUnknown(error) ? withRerunAdvice(error, ref, rerunCommand(ctx, opts, ref)) : error;
+    throw writeOutcome(error) === 'maybe-applied'
+      ? withOutcomeAdvice(error, orderRerunAdvice(ctx, ref))
+      : error;
   });
   if (res.replayed) err(ctx.io, `externalRef ${ref} already existed: this is that order (no new charge)`);
   else

@@ -1,13 +1,14 @@
 import { createRefund } from '../../api/refunds.js';
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
 import type { Refund } from '../../schemas/refunds.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { rerunCommand } from '../shared/rerun.js';
 import {
   AUTO_REFUND_HEAD,
   autoRefundRows,
@@ -71,7 +72,15 @@ export async function runRefundCreate(ctx: Context, opts: RefundCreateOptions): 
     opts.yes,
     `Request a refund of the failed items of ${opts.surface} checkout ${opts.checkoutId}?`,
   );
-  const res = await createRefund(http, opts.surface, body);
+  const res = await createRefund(http, opts.surface, body).catch((error: unknown) => {
+    if (writeOutcome(error) !== 'maybe-applied') throw error;
+    throw withOutcomeAdvice(
+      error,
+      `A refund of ${opts.checkoutId} may have been requested. The service offers no way to read a refund back ` +
+        `(not in the spec), and what it answers to a second request for the same checkout is not shown either ` +
+        `(the sandbox returns the existing refund). To ask again: ${rerunCommand(ctx)}`,
+    );
+  });
   if (ctx.flags.json) {
     printJson(ctx.io, res.raw);
     return;

@@ -5,7 +5,7 @@
  */
 import { rotateWebhookSecret } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatTime } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
@@ -24,7 +24,15 @@ export async function runWebhookRotate(ctx: Context, opts: { quiet: boolean; yes
   );
   const http = await ctx.http();
   const rotatedAt = ctx.clock.now();
-  const res = await rotateWebhookSecret(http);
+  const res = await rotateWebhookSecret(http).catch((error: unknown) => {
+    if (writeOutcome(error) !== 'maybe-applied') throw error;
+    throw withOutcomeAdvice(
+      error,
+      'The secret may have been rotated without the new one reaching you (`giftcodes webhook get` shows it masked). ' +
+        'If it was, your current secret keeps verifying for 24 hours. Rotating again gives a secret you can see, ' +
+        'but only the two newest secrets verify, so your current one then stops at once: deploy the new one immediately',
+    );
+  });
   if (opts.quiet) {
     out(ctx.io, res.secret);
     return;

@@ -6,7 +6,7 @@
  */
 import { getWebhook, putWebhook } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { ApiError, ExitCode, NetworkError, UsageError } from '../../errors.js';
+import { ExitCode, UsageError, writeOutcome } from '../../errors.js';
 import { printFields, printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
@@ -72,7 +72,7 @@ export async function runWebhookSet(ctx: Context, opts: WebhookSetOptions): Prom
     res = await putWebhook(http, { url, events });
   } catch (error) {
     // A 5xx or a timeout may come after the service committed the create: the secret is gone then.
-    if (!existing && outcomeUnknown(error))
+    if (!existing && writeOutcome(error) === 'maybe-applied')
       warnSecretLost(ctx, s, 'the request failed after it may have created the endpoint');
     throw error;
   }
@@ -102,10 +102,6 @@ export async function runWebhookSet(ctx: Context, opts: WebhookSetOptions): Prom
     warnSecretLost(ctx, s, 'the endpoint was saved but the response carries no signing secret');
     ctx.exitCode = ExitCode.service;
   }
-}
-
-function outcomeUnknown(error: unknown): boolean {
-  return error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
 }
 
 function warnSecretLost(ctx: Context, s: Styler, what: string): void {

@@ -1,0 +1,299 @@
+/**
+ * Every write whose answer is lost after the service committed it (a 5xx or a dropped
+ * connection after the change) tells the person what may have happened and the exact
+ * safe next step, and following that step never charges twice: proved with the sandbox
+ * ledger. Faults come from the sandbox's `error_after` (commit, then answer 500).
+ *
+ * The CLI runs in-process with a clock whose sleeps return at once: retries cost no
+ * real time.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/context.js';
+import { runInProcess } from '../helpers/cli.js';
+import { withSandbox } from '../helpers/sandbox.js';
+import { AMAZON_25 } from './env.js';
+
+const UNIT_MS = 60_000;
+const sb = withSandbox({ seed: 31, tuning: { fulfillmentUnitMs: UNIT_MS } });
+afterEach(async () => {
+  await sb.operator.setFaults({});
+});
+
+function instantClock(): Clock {
+  let now = Date.now();
+  return {
+    now: () => now,
+    sleep: async (ms) => {
+      now += ms;
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+async function retailAccount(scopes?: string[]) {
+  const acc = await sb.operator.createAccount({
+    tier: 'growth',
+    balanceUsd: 1_000,
+    capabilities: ['b2b', 'retailer'],
+  });
+  let apiKey = acc.apiKey;
+  if (scopes) {
+    const res = await sb.operator.createKey(acc.userId, scopes);
+    expect(res.status, res.text).toBeLessThan(300);
+    apiKey = res.body.apiKey;
+  }
+  return {
+    userId: acc.userId,
+    fullKey: acc.apiKey,
+    env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: apiKey },
+  };
+}
+
+function cli(env: Record<string, string>, args: string[]) {
+  return runInProcess(args, { env, deps: { clock: instantClock() } });
+}
+
+/** More failures after commit than the client makes attempts (6 by default). */
+function failAfterCommit(route: string) {
+  return sb.operator.setFaults({
+    routes: { [route]: { script: Array.from({ length: 10 }, () => 'error_after') } },
+  });
+}
+
+async function charges(userId: string, type: string) {
+  return (await sb.operator.ledger(userId)).entries.filter((e) => e.type === type);
+}
+
+/** The command the error line tells the person to run, as words (the tests use no quoting). */
+function advisedCommand(stderr: string): string[] {
+  const command = /: giftcodes (.+)$/m.exec(stderr)?.[1];
+  expect(command, stderr).toBeDefined();
+  return (command as string).split(' ');
+}
+
+describe('checkout create --pay-method balance: the answer is lost after the charge', () => {
+  it('names the ref before the request, and the advised re-run replays instead of charging again', async () => {
+    const acc = await retailAccount();
+    await failAfterCommit('POST /retailer/v1/checkouts');
+    const args = ['checkout', 'create', '--email', 'buyer@example.com', '--item', AMAZON_25];
+    const first = await cli(acc.env, [...args, '--country', 'US', '--pay-method', 'balance', '--yes']);
+    expect(first.code, first.stderr).toBe(1);
+    const ref = /externalRef (gc-[0-9a-f]{16}) \(re-run with --ref \1/.exec(first.stderr)?.[1];
+    expect(ref, first.stderr).toBeDefined();
+    expect(first.stderr).toContain(`The checkout with externalRef ${ref} may exist and be paid`);
+    const rerun = advisedCommand(first.stderr);
+    expect(rerun.slice(0, 2)).toEqual(['checkout', 'create']);
+    expect(rerun.slice(-2)).toEqual(['--ref', ref]);
+
+    // Committed and charged once despite the 500s.
+    const charged = await charges(acc.userId, 'checkout_charge');
+    expect(charged).toHaveLength(1);
+
+    await sb.operator.setFaults({});
+    const second = await cli(acc.env, rerun);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`externalRef ${ref} was already used`);
+    expect(second.stdout).toContain(charged[0]?.checkoutId);
+    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+    const { orders } = await sb.operator.orders(acc.userId);
+    expect(orders.map((o) => o.externalRef)).toEqual([ref]);
+  });
+
+  it('keeps the user’s own --ref in the advice and never prints the API key given as a flag', async () => {
+    const acc = await retailAccount();
+    await failAfterCommit('POST /retailer/v1/checkouts');
+    const key = acc.env.GIFTCODES_API_KEY;
+    const res = await cli({ GIFTCODES_BASE_URL: sb.url }, [
+      '--api-key',
+      key,
+      'checkout',
+      'create',
+      '--email',
+      'buyer@example.com',
+      '--item',
+      AMAZON_25,
+      '--ref=po-77',
+      '--pay-method',
+      'balance',
+      '--yes',
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).not.toContain(key);
+    const rerun = advisedCommand(res.stderr);
+    expect(rerun.filter((w) => w.startsWith('--ref'))).toEqual(['--ref']);
+    expect(rerun.slice(-2)).toEqual(['--ref', 'po-77']);
+    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+  });
+});
+
+describe('checkout pay --method balance: the answer is lost', () => {
+  async function pendingCheckout(env: Record<string, string>) {
+    const created = await cli(env, [
+      '--json',
+      'checkout',
+      'create',
+      '--email',
+      'buyer@example.com',
+      '--item',
+      AMAZON_25,
+      '--country',
+      'US',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    return (JSON.parse(created.stdout) as { checkoutId: string }).checkoutId;
+  }
+
+  it('after the charge: says it was taken, and the same command again refuses (one charge)', async () => {
+    const acc = await retailAccount();
+    const id = await pendingCheckout(acc.env);
+    await failAfterCommit('POST /retailer/v1/checkouts/{checkoutId}/payment');
+    const args = ['checkout', 'pay', id, '--method', 'balance', '--yes'];
+    const first = await cli(acc.env, args);
+    expect(first.code, first.stderr).toBe(1);
+    expect(first.stderr).toContain(
+      `The payment was taken: checkout ${id} is now processing. Do not pay again`,
+    );
+    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+
+    await sb.operator.setFaults({});
+    const again = await cli(acc.env, args);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('only a pending checkout can be paid');
+    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+  });
+
+  it('before the charge: says nothing was taken and the advised re-run pays once', async () => {
+    const acc = await retailAccount();
+    const id = await pendingCheckout(acc.env);
+    await sb.operator.setFaults({
+      routes: { 'POST /retailer/v1/checkouts/{checkoutId}/payment': { script: ['error_before'] } },
+    });
+    const first = await cli(acc.env, ['checkout', 'pay', id, '--method', 'balance', '--yes']);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain(`Checkout ${id} is still pending, so no payment was taken`);
+    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(0);
+
+    const rerun = advisedCommand(first.stderr);
+    expect(rerun).toEqual(['checkout', 'pay', id, '--method', 'balance', '--yes']);
+    const second = await cli(acc.env, rerun);
+    expect(second.code, second.stderr).toBe(0);
+    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+  });
+});
+
+describe('deposit create: the answer is lost', () => {
+  it('says a deposit may exist and how to find it before creating another', async () => {
+    const acc = await retailAccount();
+    await failAfterCommit('POST /b2b/deposits');
+    const res = await cli(acc.env, ['deposit', 'create', '--amount', '100', '--currency', 'BTC']);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('A deposit may have been created');
+    expect(res.stderr).toContain('giftcodes deposit list --status pending');
+
+    const listed = await cli(acc.env, ['--json', 'deposit', 'list', '--status', 'pending']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).data).toHaveLength(1);
+  });
+});
+
+describe('refund create: the answer is lost', () => {
+  it('says the refund may have been requested; asking again refunds once', async () => {
+    const acc = await retailAccount();
+    const order = await sb.api('POST', '/b2b/orders', {
+      apiKey: acc.env.GIFTCODES_API_KEY,
+      body: {
+        externalRef: 'refund-me',
+        items: [{ productId: 'prd_legacy_voucher', skuId: 'sku_legacy_10', amount: 10, quantity: 1 }],
+      },
+    });
+    expect(order.status, order.text).toBe(201);
+    await sb.operator.advanceClock(5 * UNIT_MS);
+    const id = order.body.checkoutId as string;
+
+    await failAfterCommit('POST /b2b/refunds');
+    const first = await cli(acc.env, ['refund', 'create', id, '--surface', 'b2b', '--yes']);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain(`A refund of ${id} may have been requested`);
+    expect(await charges(acc.userId, 'refund')).toHaveLength(1);
+
+    await sb.operator.setFaults({});
+    const second = await cli(acc.env, advisedCommand(first.stderr));
+    expect(second.code, second.stderr).toBe(0);
+    expect(await charges(acc.userId, 'refund')).toHaveLength(1);
+  });
+});
+
+describe('checks before a write never need more scopes than the write (spec section 5)', () => {
+  it('checkout create --markup with an orders:create-only key skips the limit check with a note', async () => {
+    const acc = await retailAccount(['orders:create']);
+    const res = await cli(acc.env, [
+      'checkout',
+      'create',
+      '--email',
+      'buyer@example.com',
+      '--item',
+      AMAZON_25,
+      '--markup',
+      '5',
+      '--pay-method',
+      'balance',
+      '--yes',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('note: the maxMarkupPercent check skipped');
+    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+  });
+
+  it('checkout pay with an orders:create-only key pays (with --currency, as the methods are unreadable)', async () => {
+    const full = await retailAccount();
+    const narrow = await sb.operator.createKey(full.userId, ['orders:create']);
+    const narrowEnv = { ...full.env, GIFTCODES_API_KEY: narrow.body.apiKey as string };
+    const created = await cli(full.env, [
+      '--json',
+      'checkout',
+      'create',
+      '--email',
+      'buyer@example.com',
+      '--item',
+      AMAZON_25,
+    ]);
+    const id = (JSON.parse(created.stdout) as { checkoutId: string }).checkoutId;
+
+    const withoutCurrency = await cli(narrowEnv, ['checkout', 'pay', id, '--method', 'balance', '--yes']);
+    expect(withoutCurrency.code).toBe(2);
+    expect(withoutCurrency.stderr).toContain('pass --currency');
+    expect(await charges(full.userId, 'checkout_charge')).toHaveLength(0);
+
+    const paid = await cli(narrowEnv, [
+      'checkout',
+      'pay',
+      id,
+      '--method',
+      'balance',
+      '--currency',
+      'USD',
+      '--yes',
+    ]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(paid.stderr).toContain('note: the checkout state check skipped');
+    expect(await charges(full.userId, 'checkout_charge')).toHaveLength(1);
+  });
+
+  it('deposit create with a deposits:create-only key creates the deposit', async () => {
+    const acc = await retailAccount(['deposits:create']);
+    const res = await cli(acc.env, [
+      'deposit',
+      'create',
+      '--amount',
+      '100',
+      '--currency',
+      'BTC',
+      '--method',
+      'btc',
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain('note: the maxDepositUSD check skipped');
+    const { body } = await sb.api('GET', '/b2b/deposits', { apiKey: acc.fullKey });
+    expect(body.data).toHaveLength(1);
+  });
+});
