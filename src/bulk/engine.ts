@@ -267,10 +267,14 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
   try {
     live = await patient(deps, () => fetchLive(http));
   } catch (error) {
-    // A suspended account answers 403 to every call (spec section 9, rule 3): a
-    // preflight refusal like any other (exit 2), not a service failure.
-    if (error instanceof ApiError && error.status === 403 && /suspended/i.test(error.message)) {
-      throw new UsageError(`the account is suspended: nothing was bought (${error.message})`);
+    // Any 403 here refuses the run before it buys (exit 2), whatever its wording: a
+    // suspended account answers 403 to every call (spec section 5, rule 3), and so does a
+    // key without the scopes the preflight reads need, or a disabled b2b capability.
+    if (error instanceof ApiError && error.status === 403) {
+      throw new UsageError(
+        `the service refused the preflight reads (403 ${error.code}: ${error.message}): the account may be ` +
+          'suspended, the b2b capability off, or the key without products:read and balance:read; nothing was bought',
+      );
     }
     throw error;
   }
@@ -933,7 +937,8 @@ class Runner {
     const status = String(fetched.status);
     if (status === 'partial' || status === 'failed')
       this.refundable.push({ checkoutId: fetched.checkoutId, status });
-    const currency = fetched.paymentCurrency ?? 'USD';
+    // '' when the service leaves the currency out: shown as such, never assumed USD.
+    const currency = fetched.paymentCurrency ?? '';
     const charge = this.chargedSums.get(currency) ?? new MoneySum();
     this.chargedSums.set(currency, charge.add(fetched.totalAmount));
     for (const item of fetched.items) {

@@ -9,6 +9,11 @@ export function formatMoney(amount: number, currency?: string, digits = 2): stri
   return currency ? `${text} ${currency}` : text;
 }
 
+/** An amount whose currency the service may leave out (B2B and checkout totals): never assume USD. */
+export function formatAmountOf(amount: number, currency: string | undefined): string {
+  return currency ? formatAmountFor(currency, amount) : `${formatMoney(amount)} (currency not given)`;
+}
+
 /** Amounts in crypto need more places than fiat. */
 export function formatAmountFor(currency: string, amount: number): string {
   return formatMoney(amount, currency, isLikelyCrypto(currency) ? 8 : 2);

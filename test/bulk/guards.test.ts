@@ -191,7 +191,20 @@ describe('order bulk: a suspended account', () => {
     const input = writeCsv(dir, mixedRows(2));
     const res = await bulk(acc.env, [input, '--out', join(dir, 'o.csv'), '--yes']);
     expect(res.code, res.stderr).toBe(2);
-    expect(res.stderr).toMatch(/the account is suspended: nothing was bought/);
+    expect(res.stderr).toMatch(/the account may be suspended.*nothing was bought/);
+    expect(existsSync(join(dir, 'o.csv.journal'))).toBe(false);
+    expect(await charges(acc.userId)).toBe(0);
+  });
+
+  it('treats any 403 at preflight alike, whatever its wording (here: a key without read scopes)', async () => {
+    const acc = await account(sb);
+    const narrow = await sb.operator.createKey(acc.userId, ['orders:create']);
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(2));
+    const env = { ...acc.env, GIFTCODES_API_KEY: narrow.body.apiKey as string };
+    const res = await bulk(env, [input, '--out', join(dir, 'o.csv'), '--yes']);
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain('the service refused the preflight reads (403 FORBIDDEN');
     expect(existsSync(join(dir, 'o.csv.journal'))).toBe(false);
     expect(await charges(acc.userId)).toBe(0);
   });

@@ -90,7 +90,9 @@ describe('checkout create / get', () => {
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/payment page.*\/_sandbox\/pay\/\w+/);
     expect(res.stdout).toContain('pending');
-    expect(res.stderr).toMatch(/externalRef (gc-[0-9a-f]{16}) \(re-run with --ref \1 to retry this same checkout safely\)/);
+    expect(res.stderr).toMatch(
+      /externalRef (gc-[0-9a-f]{16}) \(re-run with --ref \1 to retry this same checkout safely\)/,
+    );
 
     const over = await runBinary(
       ['checkout', 'create', '--email', 'b@example.com', '--item', AMAZON_25, '--markup', '21'],
@@ -272,6 +274,7 @@ describe('account set-markup and business enable', () => {
     expect(over.stderr).toContain('maxMarkupPercent of 20%');
     const ok = await runBinary(['account', 'set-markup', '10', '--field', 'markupPercent', '--yes'], { env });
     expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain('confirmed: the account shows markupPercent = 10');
     const checkout = await json(['checkout', 'create', '--email', 'm@example.com', '--item', AMAZON_25], env);
     expect(checkout.items[0].unitMarkup).toBeCloseTo(2.5);
   });

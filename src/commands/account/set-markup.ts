@@ -4,8 +4,9 @@
  * against the live `maxMarkupPercent` before anything is sent.
  */
 import { getAccount } from '../../api/account.js';
+import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
@@ -44,11 +45,37 @@ export async function runSetMarkup(ctx: Context, opts: SetMarkupOptions): Promis
     path: '/retailer/v1/account',
     body: { [opts.field]: opts.percent },
   });
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw ?? null);
-    return;
+  // A 2xx alone does not prove the value took: the field name is the user's, and a
+  // service may ignore an unknown field. Read it back from the answer, else the account.
+  let seen = readBack(res.raw, opts.field);
+  if (seen === undefined) {
+    const after = await precheck(ctx, { check: 'reading the markup back', scope: 'balance:read' }, () =>
+      getAccount(http, 'retailer'),
+    );
+    seen = after === undefined ? undefined : readBack(after.raw, opts.field);
   }
-  out(ctx.io, `default markup set to ${opts.percent}%`);
+  if (seen !== undefined && seen !== opts.percent)
+    throw new CliError(
+      `the service accepted the change, but the account shows ${opts.field} = ${seen}, not ${opts.percent}: ` +
+        `it did not take effect (is "${opts.field}" the field the service reads?)`,
+      { exitCode: ExitCode.service, code: 'NOT_APPLIED' },
+    );
+  if (ctx.flags.json) printJson(ctx.io, res.raw ?? null);
+  else out(ctx.io, `default markup set to ${opts.percent}%`);
+  err(
+    ctx.io,
+    seen === undefined
+      ? `note: not confirmed: neither the answer nor the account record shows "${opts.field}"`
+      : `confirmed: the account shows ${opts.field} = ${seen}`,
+  );
   if (max === undefined)
     err(ctx.io, 'note: the account reports no maxMarkupPercent; the value was not checked');
+}
+
+/** The field's number at the top of the record or one object down (the record's shape is not shown). */
+function readBack(record: unknown, field: string): number | undefined {
+  if (!isRecord(record)) return undefined;
+  const places = [record, ...Object.values(record).filter(isRecord)];
+  for (const place of places) if (typeof place[field] === 'number') return place[field];
+  return undefined;
 }

@@ -1,6 +1,6 @@
 import { listCheckouts } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
-import { formatAmountFor, formatTime } from '../../io/format.js';
+import { formatAmountOf, formatTime } from '../../io/format.js';
 import { fetchPages, type ListFlags, printList } from '../shared/pages.js';
 
 export interface CheckoutListOptions extends ListFlags {
@@ -22,7 +22,7 @@ export async function runCheckoutList(ctx: Context, opts: CheckoutListOptions): 
     row: (c) => [
       c.checkoutId,
       c.status,
-      c.totalAmount === undefined ? undefined : formatAmountFor(c.paymentCurrency ?? 'USD', c.totalAmount),
+      c.totalAmount === undefined ? undefined : formatAmountOf(c.totalAmount, c.paymentCurrency),
       c.email,
       formatTime(c.createdAt),
     ],

@@ -4,7 +4,7 @@
  * tables and in --json alike. Pure, so tested without a terminal.
  */
 import { isRecord } from '../../api/shapes.js';
-import { bar, formatAmountFor, formatMoney, formatTime } from '../../io/format.js';
+import { bar, formatAmountFor, formatAmountOf, formatMoney, formatTime } from '../../io/format.js';
 import type { Cell } from '../../io/output.js';
 import type { Checkout } from '../../schemas/orders.js';
 import { showSecret } from '../shared/codes.js';
@@ -13,7 +13,7 @@ export function checkoutFields(c: Checkout): Array<[string, Cell]> {
   const fields: Array<[string, Cell]> = [
     ['checkoutId', c.checkoutId],
     ['status', c.status],
-    ['total', formatAmountFor(c.paymentCurrency ?? 'USD', c.totalAmount)],
+    ['total', formatAmountOf(c.totalAmount, c.paymentCurrency)],
     ['customer', c.customerEmail],
     ['country', c.country],
     ['markup total', c.markupTotal === undefined ? undefined : formatMoney(c.markupTotal, 'USD')],

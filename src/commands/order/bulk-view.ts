@@ -1,7 +1,7 @@
 /** How a bulk run looks in the terminal: the plan, the live progress line, the summary. */
 import type { BulkStats, PlanReport } from '../../bulk/engine.js';
 import type { BulkSummary } from '../../bulk/summary.js';
-import { formatDuration, formatMoney } from '../../io/format.js';
+import { formatAmountOf, formatDuration, formatMoney } from '../../io/format.js';
 import { renderTable } from '../../io/output.js';
 import type { IO } from '../../io/streams.js';
 
@@ -91,7 +91,7 @@ export function renderSummary(io: IO, s: BulkSummary): string {
   );
   parts.push(
     `units: ${s.units.delivered} delivered, ${s.units.failed} failed, of ${s.units.ordered}; charged ${
-      s.charged.map((c) => formatMoney(c.amount, c.currency)).join(' + ') || 'nothing yet'
+      s.charged.map((c) => formatAmountOf(c.amount, c.currency || undefined)).join(' + ') || 'nothing yet'
     }`,
   );
   if (s.failures.length) {

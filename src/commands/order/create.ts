@@ -2,7 +2,7 @@ import { createOrder, getOrder } from '../../api/orders.js';
 import { pollDelay } from '../../bulk/submit.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
-import { formatDuration, formatMoney } from '../../io/format.js';
+import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
@@ -91,7 +91,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   else
     err(
       ctx.io,
-      `created ${res.data.checkoutId} (ref ${ref}), charged ${formatMoney(res.data.totalAmount, res.data.paymentCurrency)}`,
+      `created ${res.data.checkoutId} (ref ${ref}), charged ${formatAmountOf(res.data.totalAmount, res.data.paymentCurrency)}`,
     );
   let order: Order = res.data;
   let raw = res.raw;

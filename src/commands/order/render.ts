@@ -1,6 +1,6 @@
 /** An order for people (codes masked unless revealed) and for --json. */
 
-import { formatMoney, formatTime, maskSecret } from '../../io/format.js';
+import { formatAmountOf, formatTime, maskSecret } from '../../io/format.js';
 import { printFields, printTable } from '../../io/output.js';
 import type { IO } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
@@ -11,7 +11,7 @@ export function printOrder(io: IO, order: Order, reveal: boolean): void {
     ['checkoutId', order.checkoutId],
     ['status', String(order.status)],
     ['externalRef', order.externalRef ?? '-'],
-    ['total', formatMoney(order.totalAmount, order.paymentCurrency)],
+    ['total', formatAmountOf(order.totalAmount, order.paymentCurrency)],
     ['discount', order.appliedDiscountPercent != null ? `${order.appliedDiscountPercent}%` : '-'],
     ['created', formatTime(order.createdAt)],
     ['completed', formatTime(order.completedAt)],

@@ -46,7 +46,7 @@ export function rerunCommand(ctx: Pick<Context, 'argv'>, set: Record<string, str
   const pinned = new Set(Object.keys(set));
   const words = withoutFlags(ctx.argv, new Set([...SECRET_FLAGS, ...pinned]));
   const end = words.indexOf('--');
-  const extra = Object.entries(set).flatMap(([flag, value]) => [flag, value]);
+  const extra = Object.entries(set).flat();
   if (end === -1) words.push(...extra);
   else words.splice(end, 0, ...extra);
   return shellCommand(['giftcodes', ...words]);
