@@ -24,6 +24,7 @@ import type { Account } from '../schemas/account.js';
 import type { Product } from '../schemas/catalog.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
 import type { Rates } from '../schemas/rates.js';
+import { type BoughtSoFar, boughtSoFar, describeBought } from './bought.js';
 import {
   apply,
   archiveJournal,
@@ -54,6 +55,9 @@ import { type AdaptiveLimit, classifySubmitError, pollDelay } from './submit.js'
 import { LineTable, RefColumn } from './table.js';
 import type { InputRow, OutputRecord, PlanLimits, RowError } from './types.js';
 import { productIndex, validateAccount, validateRows } from './validate.js';
+
+/** The stop reason until the shortfall is known (see Runner.execute). */
+const INSUFFICIENT_BALANCE = 'insufficient balance';
 
 export interface BulkOptions {
   input: string;
@@ -128,6 +132,8 @@ export interface PlanReport {
   dailyRemainingUsd?: number;
   monthlyRemainingUsd?: number;
   warnings: string[];
+  /** Set when --force starts over on an output whose batch bought: what would be bought a second time. */
+  rebuy?: BoughtSoFar;
 }
 
 export type Outcome = 'done' | 'failed-items' | 'stopped' | 'interrupted' | 'dry-run' | 'cancelled';
@@ -234,16 +240,24 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
       `${journalPath} is batch ${batch} bought ${journal.batch.seal ? 'with' : 'without'} --seal: resume it ${journal.batch.seal ? 'with' : 'without'} --seal, or pass a new --batch to buy the file ${opts.seal ? 'sealed' : 'unsealed'}`,
     );
   }
+  /** What the batch that --force displaces bought: a new batch has new refs, so it buys those rows again. */
+  let rebuy: BoughtSoFar | undefined;
   if (journal?.batch && (journal.batch.batch !== batch || journal.batch.input !== parsed.sha256)) {
+    const bought = boughtSoFar(journal);
     if (!opts.force) {
       const what =
         journal.batch.batch === batch
           ? `was written for another input file under batch ${batch}`
-          : `belongs to another batch (${journal.batch.batch})`;
+          : `belongs to another batch (${journal.batch.batch}, from another input file or --batch)`;
+      // Never advise --force here once the other batch bought anything: it would buy those rows again.
       throw new UsageError(
-        `${journalPath} ${what}: use another --out, or --force to start over (the old journal is kept aside)`,
+        bought.orders === 0
+          ? `${journalPath} ${what}, which bought nothing: use another --out, or --force to start over (the old journal is kept aside)`
+          : `${journalPath} ${what}: ${describeBought(bought)}. Running this file here would buy those rows again. ` +
+              'To buy only rows that are new, put them in a file of their own and run it with another --out; keep this output and its journal',
       );
     }
+    if (bought.orders > 0) rebuy = bought;
     displaced = journal.batch.batch;
     journal = undefined;
   }
@@ -319,7 +333,12 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
     dailyRemainingUsd: remainingCap(live.account.usage.daily, live.account.limits.dailySpendCapUSD),
     monthlyRemainingUsd: remainingCap(live.account.usage.monthly, live.account.limits.monthlySpendCapUSD),
     warnings: [],
+    ...(rebuy ? { rebuy } : {}),
   };
+  if (rebuy)
+    report.warnings.push(
+      `--force: ${describeBought(rebuy)}; this run buys every row of the file again, those rows included`,
+    );
   const need = report.pending.usd;
   if (need > report.balanceUsd)
     report.warnings.push(
@@ -601,6 +620,11 @@ class Runner {
     }
     for (;;) {
       await this.loop();
+      if (this.balanceStop) {
+        this.shortfall = await this.computeShortfall();
+        if (this.stopReason === INSUFFICIENT_BALANCE)
+          this.stopReason = `insufficient balance: about ${this.shortfall.missingUsd.toFixed(2)} USD more is needed for the remaining ${this.shortfall.remainingOrders} orders (balance ${this.shortfall.balanceUsd.toFixed(2)} USD)`;
+      }
       if (
         !this.balanceStop ||
         this.interrupted ||
@@ -805,23 +829,23 @@ class Runner {
         await this.resplit(order, failure.limit);
         return;
       case 'cap':
+        await this.record({ t: 'unsent', ref: order.ref, reason: failure.limit, at });
         this.submitQueue.unshift(order);
         this.stop(`the ${failure.limit} was reached (${failure.message})`);
         return;
       case 'stop':
+        // Left 'submitted': an unexpected refusal (a 409 race, say) is not proof that nothing exists.
         this.submitQueue.unshift(order);
         this.stop(failure.message);
         return;
-      case 'balance': {
+      case 'balance':
+        await this.record({ t: 'unsent', ref: order.ref, reason: INSUFFICIENT_BALANCE, at });
+        // The figure is computed once every order in flight has settled (execute), so
+        // none is counted twice or missed.
         this.submitQueue.unshift(order);
-        if (!this.balanceStop) {
-          this.balanceStop = true;
-          this.stop('insufficient balance');
-          this.shortfall = await this.computeShortfall();
-          this.stopReason = `insufficient balance: about ${this.shortfall.missingUsd.toFixed(2)} USD more is needed for the remaining ${this.shortfall.remainingOrders} orders (balance ${this.shortfall.balanceUsd.toFixed(2)} USD)`;
-        }
+        this.balanceStop = true;
+        this.stop(INSUFFICIENT_BALANCE);
         return;
-      }
     }
   }
 
@@ -829,15 +853,22 @@ class Runner {
     this.stopReason ??= reason;
   }
 
+  /**
+   * Exact: every order of the plan not yet created (nor refused for good), at its planned
+   * estimate, minus the live balance read first: orders that finish meanwhile are then
+   * not counted as still to pay.
+   */
   private async computeShortfall(): Promise<BalanceShortfall> {
-    const remaining = this.submitQueue;
-    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd({ lines: this.lines(o) }), 0);
     let balanceUsd = 0;
     try {
       balanceUsd = (await patient(this.deps, () => getBalance(this.deps.http))).data.balance;
     } catch {
       // The amount is advice; the stop itself does not depend on it.
     }
+    const remaining = effectiveOrders(this.state).filter(
+      (o) => o.phase !== 'created' && o.phase !== 'rejected',
+    );
+    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd({ lines: this.lines(o) }), 0);
     return {
       missingUsd: Math.max(0, Math.round((remainingUsd - balanceUsd) * 100) / 100),
       balanceUsd,

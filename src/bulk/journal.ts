@@ -24,6 +24,8 @@ export type JournalRecord =
   | { t: 'submit'; ref: string; at: number }
   | { t: 'created'; ref: string; checkoutId: string; status: string; at: number }
   | { t: 'unknown'; ref: string; reason: string; at: number }
+  /** The service answered that it did not act (a cap, the balance, a 429): sent again later. */
+  | { t: 'unsent'; ref: string; reason: string; at: number }
   | { t: 'rejected'; ref: string; code: string; message: string; at: number }
   | { t: 'split'; ref: string; children: PlannedOrder[]; at: number }
   | { t: 'output-pending'; sha256: string }
@@ -99,6 +101,9 @@ export function apply(state: JournalState, record: JournalRecord): JournalState 
         order.checkoutId = record.checkoutId;
         order.status = record.status;
       }
+      break;
+    case 'unsent':
+      if (order && order.phase === 'submitted') order.phase = 'planned';
       break;
     case 'unknown':
       if (order && order.phase !== 'created') {

@@ -17,6 +17,18 @@ const sb = withSandbox({ seed: 23 });
 const bulk = (env: Record<string, string>, args: string[]) =>
   runInProcess(['order', 'bulk', ...args, ...FAST], { env });
 
+/** A deposit paid and confirmed through the operator API (virtual time moves past the confirmations). */
+async function topUp(apiKey: string, amount: number) {
+  const created = await sb.api('POST', '/b2b/deposits', {
+    apiKey,
+    body: { amount, paymentCurrency: 'BTC', paymentMethodId: 'btc' },
+  });
+  expect(created.status, created.text).toBe(201);
+  const depositId = (created.body.depositId ?? created.body.deposit?.depositId) as string;
+  expect((await sb.operator.confirmDeposit(depositId)).status).toBeLessThan(300);
+  await sb.operator.advanceClock(60_000);
+}
+
 async function charges(userId: string) {
   const ledger = await sb.operator.ledger(userId);
   return ledger.entries.filter((e) => e.type === 'order_charge').length;
@@ -105,11 +117,54 @@ describe('order bulk: --force', () => {
 
     const dry = await bulk(acc.env, [b, '--out', out, '--force', '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/--force: batch \S+ already bought rows 1-2 \(\d+ units in \d+ orders: chk_/);
+    expect(dry.stdout).toContain('this run buys every row of the file again');
     expect(readFileSync(`${out}.journal`, 'utf8')).toBe(journal);
+  });
 
+  it('never re-buys a bought batch on --yes: without a terminal --force is refused, loudly', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const out = join(dir, 'o.csv');
+    const rows = mixedRows(4);
+    const a = writeCsv(dir, rows, 'a.csv');
+    expect((await bulk(acc.env, [a, '--out', out, '--yes'])).code).toBe(0);
+    const bought = await charges(acc.userId);
+    const journal = readFileSync(`${out}.journal`, 'utf8');
+
+    // One row appended: a new input, so a new batch with new refs.
+    const grown = writeCsv(dir, [...rows, 'R9,prd_amazon_us,sku_amazon_us_range,9,1,'], 'a.csv');
+    const changed = await bulk(acc.env, [grown, '--out', out, '--yes']);
+    expect(changed.code, changed.stderr).toBe(2);
+    expect(changed.stderr).toMatch(/already bought rows 1-4 \(\d+ units in \d+ orders: chk_\w+/);
+    expect(changed.stderr).toContain('put them in a file of their own');
+    expect(changed.stderr).not.toContain('--force');
+
+    const forced = await bulk(acc.env, [grown, '--out', out, '--yes', '--force']);
+    expect(forced.code, forced.stderr).toBe(2);
+    expect(forced.stderr).toMatch(/--force would buy again what batch \S+ already bought rows 1-4/);
+    expect(forced.stderr).toContain('can only be confirmed at a terminal');
+    expect(await charges(acc.userId)).toBe(bought);
+    expect(readFileSync(`${out}.journal`, 'utf8')).toBe(journal);
+  });
+
+  it('starts over without asking more when the other batch bought nothing', async () => {
+    const acc = await account(sb, { balanceUsd: 0 });
+    const dir = tempDir();
+    const out = join(dir, 'o.csv');
+    const a = writeCsv(dir, mixedRows(2), 'a.csv');
+    const broke = await bulk(acc.env, [a, '--out', out, '--yes']);
+    expect(broke.code, broke.stderr).toBe(4);
+    expect(await charges(acc.userId)).toBe(0);
+    await topUp(acc.apiKey, 10_000);
+    const b = writeCsv(dir, mixedRows(3), 'b.csv');
+    const refused = await bulk(acc.env, [b, '--out', out, '--yes']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('which bought nothing: use another --out, or --force to start over');
     const forced = await bulk(acc.env, [b, '--out', out, '--yes', '--force']);
     expect(forced.code, forced.stderr).toBe(0);
-    expect(archived().length).toBe(1);
+    expect(readdirSync(dir).filter((f) => f.startsWith('o.csv.journal.')).length).toBe(1);
+    await proveExactlyOnce(sb, acc.userId, out, { complete: true });
   });
 });
 

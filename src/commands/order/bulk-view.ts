@@ -58,6 +58,7 @@ export function planJson(report: PlanReport) {
     dailyRemainingUsd: report.dailyRemainingUsd ?? null,
     monthlyRemainingUsd: report.monthlyRemainingUsd ?? null,
     warnings: report.warnings,
+    rebuy: report.rebuy ?? null,
   };
 }
 

@@ -2,18 +2,20 @@
 import { createHash } from 'node:crypto';
 import type { HttpClient } from '../../api/http.js';
 import { DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy } from '../../api/retry.js';
+import { type BoughtSoFar, describeBought } from '../../bulk/bought.js';
 import { type BalanceShortfall, type BulkStats, InvalidInputError, runBulk } from '../../bulk/engine.js';
 import type { OutputFormat } from '../../bulk/output.js';
 import { AdaptiveLimit } from '../../bulk/submit.js';
 import { summarize } from '../../bulk/summary.js';
 import { tuneV8ForBulk } from '../../bulk/v8-tuning.js';
 import type { Context, HttpOverrides } from '../../context.js';
-import { ExitCode, InterruptedError, MissingInputError } from '../../errors.js';
+import { ExitCode, InterruptedError, MissingInputError, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { type Progress, startProgress } from '../../io/progress.js';
 import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
 import { DeclinedError } from '../shared/consent.js';
 import { planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
 
@@ -159,6 +161,7 @@ export async function runOrderBulk(
         confirm: async (report) => {
           progress.stop();
           if (!json || !opts.yes) err(io, renderPlan(io, report));
+          if (report.rebuy) return confirmRebuy(ctx, report.rebuy);
           if (opts.yes) return true;
           if (!canPrompt(io)) throw new MissingInputError('--yes', 'confirmation to spend from the balance');
           const prompter = await ctx.prompter();
@@ -206,6 +209,26 @@ export async function runOrderBulk(
     );
   ctx.exitCode = exitCode;
   return exitCode;
+}
+
+export const REBUY_WORDS = 'buy again';
+
+/**
+ * --force on an output whose batch bought: the new batch has new refs, so the service's
+ * idempotency cannot help and every bought row is bought a second time. That is asked
+ * loudly, by typing words, and never taken from --yes; without a terminal it is refused.
+ */
+async function confirmRebuy(ctx: Context, bought: BoughtSoFar): Promise<boolean> {
+  const what = `--force would buy again what ${describeBought(bought)}`;
+  if (!canPrompt(ctx.io))
+    throw new UsageError(`${what}. That can only be confirmed at a terminal; nothing was bought`);
+  err(ctx.io, style(ctx.io).red(style(ctx.io).bold(`WARNING: ${what}.`)));
+  const prompter = await ctx.prompter();
+  const typed = await prompter.input({
+    message: `Type "${REBUY_WORDS}" to buy those ${bought.units} units a second time (about ${formatMoney(bought.usd, 'USD')}), anything else to stop`,
+    flag: '(a terminal)',
+  });
+  return typed.trim().toLowerCase() === REBUY_WORDS;
 }
 
 /**
