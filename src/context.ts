@@ -52,6 +52,8 @@ export interface Context {
   readonly random: () => number;
   readonly signal: AbortSignal;
   readonly flags: GlobalOptions;
+  /** Parse-only seam (see `commands/invoke.ts`): when set, actions hand it their options instead of running. */
+  readonly runF?: (options: unknown) => void;
   /** Set by commands that finish with a non-zero outcome but no error (e.g. 3: failed items). */
   exitCode: ExitCode;
   debug(line: string): void;
@@ -73,6 +75,8 @@ export interface ContextDeps {
   random?: () => number;
   /** Tests inject a store in a temporary directory. */
   config?: ConfigStore;
+  /** Tests of flag parsing (gh's `runF`): receives what the action would pass to its run function. */
+  runF?: (options: unknown) => void;
 }
 
 export const realClock: Clock = {
@@ -98,6 +102,7 @@ export function createContext(deps: ContextDeps): Context {
     random: deps.random ?? Math.random,
     signal: deps.signal,
     flags: deps.flags,
+    runF: deps.runF,
     exitCode: ExitCode.ok,
     debug(line) {
       if (!deps.flags.debug) return;

@@ -1,5 +1,6 @@
 /** `giftcodes catalog` and `giftcodes catalog show`. */
 
+import { invoke } from '../invoke.js';
 import { surfaceOption } from '../surface-option.js';
 import type { Register } from '../types.js';
 
@@ -13,7 +14,7 @@ export const registerCatalog: Register = (program, contextFor) => {
     .option('--category <category>', 'only products in this category')
     .action(async (opts, command) => {
       const { runCatalogList } = await import('./list.js');
-      await runCatalogList(contextFor(command), opts);
+      await invoke(contextFor(command), runCatalogList, opts);
     });
 
   catalog
@@ -22,6 +23,6 @@ export const registerCatalog: Register = (program, contextFor) => {
     .addOption(surfaceOption())
     .action(async (product: string, opts, command) => {
       const { runCatalogShow } = await import('./show.js');
-      await runCatalogShow(contextFor(command), { product, surface: opts.surface });
+      await invoke(contextFor(command), runCatalogShow, { product, surface: opts.surface });
     });
 };

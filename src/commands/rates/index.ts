@@ -1,4 +1,6 @@
 /** `giftcodes rates` and `giftcodes rates convert`. */
+
+import { invoke } from '../invoke.js';
 import { decimal } from '../parse.js';
 import { surfaceOption } from '../surface-option.js';
 import type { Register } from '../types.js';
@@ -10,7 +12,7 @@ export const registerRates: Register = (program, contextFor) => {
     .addOption(surfaceOption())
     .action(async (opts, command) => {
       const { runRatesList } = await import('./list.js');
-      await runRatesList(contextFor(command), opts);
+      await invoke(contextFor(command), runRatesList, opts);
     });
 
   rates
@@ -27,6 +29,6 @@ export const registerRates: Register = (program, contextFor) => {
       } catch {
         throw new UsageError(`<amount> must be a number, got "${amount}"`);
       }
-      await runRatesConvert(ctx, { amount: value, from, to, surface: opts.surface });
+      await invoke(ctx, runRatesConvert, { amount: value, from, to, surface: opts.surface });
     });
 };
