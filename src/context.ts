@@ -54,6 +54,8 @@ export interface Context {
   readonly flags: GlobalOptions;
   /** The words the CLI was run with: the source of exact re-run commands in advice. */
   readonly argv: readonly string[];
+  /** Parse-only seam (see `commands/invoke.ts`): when set, actions hand it their options instead of running. */
+  readonly runF?: (options: unknown) => void;
   /** Set by commands that finish with a non-zero outcome but no error (e.g. 3: failed items). */
   exitCode: ExitCode;
   debug(line: string): void;
@@ -76,6 +78,8 @@ export interface ContextDeps {
   random?: () => number;
   /** Tests inject a store in a temporary directory. */
   config?: ConfigStore;
+  /** Tests of flag parsing (gh's `runF`): receives what the action would pass to its run function. */
+  runF?: (options: unknown) => void;
 }
 
 export const realClock: Clock = {
@@ -102,6 +106,7 @@ export function createContext(deps: ContextDeps): Context {
     signal: deps.signal,
     flags: deps.flags,
     argv: deps.argv ?? [],
+    runF: deps.runF,
     exitCode: ExitCode.ok,
     debug(line) {
       if (!deps.flags.debug) return;

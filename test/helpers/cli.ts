@@ -102,7 +102,11 @@ export async function runInProcess(args: string[], opts: InProcessOptions = {}):
     color: false,
     columns: 100,
   };
-  const env = { GIFTCODES_CONFIG_DIR: tempConfigDir(), ...opts.env };
+  // Only make a directory when the caller brings none: a test that runs many times can pass its own and remove it.
+  const env =
+    opts.env && 'GIFTCODES_CONFIG_DIR' in opts.env
+      ? { ...opts.env }
+      : { GIFTCODES_CONFIG_DIR: tempConfigDir(), ...opts.env };
   const code = await run(args, { io, env, ...opts.deps });
   return { code, stdout: out, stderr: errText };
 }

@@ -1,4 +1,6 @@
 /** `giftcodes account` and `giftcodes balance`. */
+
+import { invoke } from '../invoke.js';
 import { decimal } from '../parse.js';
 import { surfaceOption } from '../surface-option.js';
 import type { Register } from '../types.js';
@@ -10,7 +12,7 @@ export const registerAccount: Register = (program, contextFor) => {
     .addOption(surfaceOption())
     .action(async (opts, command) => {
       const { runAccount } = await import('./show.js');
-      await runAccount(contextFor(command), opts);
+      await invoke(contextFor(command), runAccount, opts);
     });
 
   account
@@ -24,7 +26,7 @@ export const registerAccount: Register = (program, contextFor) => {
     .option('-y, --yes', 'do not ask for confirmation (needed without a terminal)')
     .action(async (percent: number, opts, command) => {
       const { runSetMarkup } = await import('./set-markup.js');
-      await runSetMarkup(contextFor(command), { percent, ...opts });
+      await invoke(contextFor(command), runSetMarkup, { percent, ...opts });
     });
 
   program
@@ -32,6 +34,6 @@ export const registerAccount: Register = (program, contextFor) => {
     .description('the prepaid balance (USD)')
     .action(async (_opts, command) => {
       const { runBalance } = await import('./balance.js');
-      await runBalance(contextFor(command));
+      await invoke(contextFor(command), runBalance, {});
     });
 };

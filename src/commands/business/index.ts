@@ -1,4 +1,5 @@
 /** `giftcodes business enable --retailer`: turn on the retailer capability. */
+import { invoke } from '../invoke.js';
 import type { Register } from '../types.js';
 
 export const registerBusiness: Register = (program, contextFor) => {
@@ -10,6 +11,6 @@ export const registerBusiness: Register = (program, contextFor) => {
     .option('-y, --yes', 'do not ask for confirmation (needed without a terminal)')
     .action(async (opts, command) => {
       const { runBusinessEnable } = await import('./enable.js');
-      await runBusinessEnable(contextFor(command), opts);
+      await invoke(contextFor(command), runBusinessEnable, opts);
     });
 };

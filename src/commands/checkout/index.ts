@@ -1,5 +1,6 @@
 /** `giftcodes checkout`: the retailer surface's checkouts. */
 import { ORDER_STATUSES } from '../../schemas/enums.js';
+import { invoke } from '../invoke.js';
 import { collect, decimal } from '../parse.js';
 import { addListOptions, pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
 import type { Register } from '../types.js';
@@ -31,7 +32,7 @@ export const registerCheckout: Register = (program, contextFor) => {
     .option('-y, --yes', 'do not ask for confirmation (needed without a terminal when paying)')
     .action(async (opts, command) => {
       const { runCheckoutCreate } = await import('./create.js');
-      await runCheckoutCreate(contextFor(command), opts);
+      await invoke(contextFor(command), runCheckoutCreate, opts);
     });
 
   checkout
@@ -43,7 +44,7 @@ export const registerCheckout: Register = (program, contextFor) => {
     .addOption(waitTimeoutOption('checkout'))
     .action(async (checkoutId: string, opts, command) => {
       const { runCheckoutGet } = await import('./get.js');
-      await runCheckoutGet(contextFor(command), { checkoutId, ...opts });
+      await invoke(contextFor(command), runCheckoutGet, { checkoutId, ...opts });
     });
 
   addListOptions(
@@ -52,7 +53,7 @@ export const registerCheckout: Register = (program, contextFor) => {
     ORDER_STATUSES,
   ).action(async (opts, command) => {
     const { runCheckoutList } = await import('./list.js');
-    await runCheckoutList(contextFor(command), opts);
+    await invoke(contextFor(command), runCheckoutList, opts);
   });
 
   checkout
@@ -65,6 +66,6 @@ export const registerCheckout: Register = (program, contextFor) => {
     .option('-y, --yes', 'do not ask for confirmation (needed without a terminal)')
     .action(async (checkoutId: string, opts, command) => {
       const { runCheckoutPay } = await import('./pay.js');
-      await runCheckoutPay(contextFor(command), { checkoutId, ...opts });
+      await invoke(contextFor(command), runCheckoutPay, { checkoutId, ...opts });
     });
 };

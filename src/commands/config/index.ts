@@ -1,4 +1,5 @@
 /** `giftcodes login` and `giftcodes config set|get|list|unset|use`. */
+import { invoke } from '../invoke.js';
 import type { Register } from '../types.js';
 
 export const registerConfig: Register = (program, contextFor) => {
@@ -9,7 +10,7 @@ export const registerConfig: Register = (program, contextFor) => {
     .option('--no-verify', 'save without checking the key against the service')
     .action(async (opts, command) => {
       const { runLogin } = await import('./login.js');
-      await runLogin(contextFor(command), {
+      await invoke(contextFor(command), runLogin, {
         keyStdin: Boolean(opts.keyStdin),
         verify: opts.verify !== false,
       });
@@ -22,7 +23,7 @@ export const registerConfig: Register = (program, contextFor) => {
     .description('set base-url, api-key or timeout in the profile; use "-" as value to read it from stdin')
     .action(async (key: string, value: string, _opts, command) => {
       const { runConfigSet } = await import('./edit.js');
-      await runConfigSet(contextFor(command), key, value);
+      await invoke(contextFor(command), (ctx, o) => runConfigSet(ctx, o.key, o.value), { key, value });
     });
 
   config
@@ -30,7 +31,7 @@ export const registerConfig: Register = (program, contextFor) => {
     .description('print one setting of the profile (the API key masked)')
     .action(async (key: string, _opts, command) => {
       const { runConfigGet } = await import('./edit.js');
-      await runConfigGet(contextFor(command), key);
+      await invoke(contextFor(command), (ctx, o) => runConfigGet(ctx, o.key), { key });
     });
 
   config
@@ -38,7 +39,7 @@ export const registerConfig: Register = (program, contextFor) => {
     .description('remove one setting from the profile')
     .action(async (key: string, _opts, command) => {
       const { runConfigUnset } = await import('./edit.js');
-      await runConfigUnset(contextFor(command), key);
+      await invoke(contextFor(command), (ctx, o) => runConfigUnset(ctx, o.key), { key });
     });
 
   config
@@ -46,7 +47,7 @@ export const registerConfig: Register = (program, contextFor) => {
     .description('every profile and its settings (API keys masked), and the file they live in')
     .action(async (_opts, command) => {
       const { runConfigList } = await import('./edit.js');
-      await runConfigList(contextFor(command));
+      await invoke(contextFor(command), runConfigList, {});
     });
 
   config
@@ -54,6 +55,6 @@ export const registerConfig: Register = (program, contextFor) => {
     .description('make a profile the default')
     .action(async (profile: string, _opts, command) => {
       const { runConfigUse } = await import('./edit.js');
-      await runConfigUse(contextFor(command), profile);
+      await invoke(contextFor(command), (ctx, o) => runConfigUse(ctx, o.profile), { profile });
     });
 };

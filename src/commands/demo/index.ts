@@ -1,4 +1,5 @@
 /** `giftcodes demo`: the whole bulk job against an in-process sandbox, in one command. */
+import { invoke } from '../invoke.js';
 import type { Register } from '../types.js';
 
 export const registerDemo: Register = (program, contextFor) => {
@@ -11,6 +12,6 @@ export const registerDemo: Register = (program, contextFor) => {
     .option('--input <csv>', 'the order file (default: the bundled fixtures/demo-orders.csv)')
     .action(async (opts, command) => {
       const { runDemo } = await import('./run.js');
-      await runDemo(contextFor(command), opts);
+      await invoke(contextFor(command), runDemo, opts);
     });
 };

@@ -1,6 +1,7 @@
 /** `giftcodes deposit`: the guided top-up on a terminal, and `create`/`get`/`list` for scripts. */
 import type { Command } from 'commander';
 import { DEPOSIT_STATUSES } from '../../schemas/enums.js';
+import { invoke } from '../invoke.js';
 import { decimal } from '../parse.js';
 import { addListOptions, pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
 import type { Register } from '../types.js';
@@ -19,7 +20,7 @@ export const registerDeposit: Register = (program, contextFor) => {
     .addOption(pollOption())
     .action(async (opts, command) => {
       const { runDepositGuidedCommand } = await import('./guided.js');
-      await runDepositGuidedCommand(contextFor(command), opts);
+      await invoke(contextFor(command), runDepositGuidedCommand, opts);
     });
 
   deposit
@@ -34,7 +35,7 @@ export const registerDeposit: Register = (program, contextFor) => {
     .addOption(qrOption())
     .action(async (opts, command) => {
       const { runDepositCreate } = await import('./create.js');
-      await runDepositCreate(contextFor(command), withPoll(command, opts));
+      await invoke(contextFor(command), runDepositCreate, withPoll(command, opts));
     });
 
   deposit
@@ -45,7 +46,7 @@ export const registerDeposit: Register = (program, contextFor) => {
     .addOption(waitTimeoutOption('deposit'))
     .action(async (depositId: string, opts, command) => {
       const { runDepositGet } = await import('./get.js');
-      await runDepositGet(contextFor(command), { depositId, ...withPoll(command, opts) });
+      await invoke(contextFor(command), runDepositGet, { depositId, ...withPoll(command, opts) });
     });
 
   addListOptions(
@@ -54,6 +55,6 @@ export const registerDeposit: Register = (program, contextFor) => {
     DEPOSIT_STATUSES,
   ).action(async (opts, command) => {
     const { runDepositList } = await import('./list.js');
-    await runDepositList(contextFor(command), opts);
+    await invoke(contextFor(command), runDepositList, opts);
   });
 };

@@ -1,6 +1,7 @@
 /** `giftcodes order bulk|create|get|list`. */
 import { Option } from 'commander';
 import { ORDER_STATUSES, SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
+import { invoke } from '../invoke.js';
 import { decimal, duration, nonNegativeInt, positiveInt } from '../parse.js';
 import type { Register } from '../types.js';
 
@@ -36,7 +37,7 @@ export const registerOrder: Register = (program, contextFor) => {
     .addOption(new Option('--poll-interval <ms>', 'first poll delay').argParser(positiveInt).hideHelp())
     .action(async (input: string, opts, command) => {
       const { runOrderBulk } = await import('./bulk.js');
-      await runOrderBulk(contextFor(command), { input, ...opts });
+      await invoke(contextFor(command), runOrderBulk, { input, ...opts });
     });
 
   order
@@ -66,7 +67,7 @@ export const registerOrder: Register = (program, contextFor) => {
     .option('--yes', 'do not ask for confirmation (required without a terminal)')
     .action(async (opts, command) => {
       const { runOrderCreate } = await import('./create.js');
-      await runOrderCreate(contextFor(command), opts);
+      await invoke(contextFor(command), runOrderCreate, opts);
     });
 
   order
@@ -75,7 +76,7 @@ export const registerOrder: Register = (program, contextFor) => {
     .option('--reveal', 'show codes in full')
     .action(async (checkoutId: string, opts, command) => {
       const { runOrderGet } = await import('./get.js');
-      await runOrderGet(contextFor(command), { checkoutId, reveal: Boolean(opts.reveal) });
+      await invoke(contextFor(command), runOrderGet, { checkoutId, reveal: Boolean(opts.reveal) });
     });
 
   order
@@ -90,6 +91,6 @@ export const registerOrder: Register = (program, contextFor) => {
     .option('--all', 'follow pages until the end')
     .action(async (opts, command) => {
       const { runOrderList } = await import('./list.js');
-      await runOrderList(contextFor(command), opts);
+      await invoke(contextFor(command), runOrderList, opts);
     });
 };

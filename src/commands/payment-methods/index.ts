@@ -1,4 +1,5 @@
 /** `giftcodes payment-methods`: the retailer surface's payment methods. */
+import { invoke } from '../invoke.js';
 import type { Register } from '../types.js';
 
 export const registerPaymentMethods: Register = (program, contextFor) => {
@@ -7,6 +8,6 @@ export const registerPaymentMethods: Register = (program, contextFor) => {
     .description('payment methods for checkouts: id, type, network, minimum, fee, memo, eligibility')
     .action(async (_opts, command) => {
       const { runPaymentMethods } = await import('./list.js');
-      await runPaymentMethods(contextFor(command));
+      await invoke(contextFor(command), runPaymentMethods, {});
     });
 };

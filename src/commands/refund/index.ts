@@ -1,5 +1,6 @@
 /** `giftcodes refund create`: refunds of failed or partial orders and checkouts. */
 import { Option } from 'commander';
+import { invoke } from '../invoke.js';
 import type { Register } from '../types.js';
 
 export const registerRefund: Register = (program, contextFor) => {
@@ -19,6 +20,6 @@ export const registerRefund: Register = (program, contextFor) => {
     .option('-y, --yes', 'do not ask for confirmation (needed without a terminal)')
     .action(async (checkoutId: string, opts, command) => {
       const { runRefundCreate } = await import('./create.js');
-      await runRefundCreate(contextFor(command), { checkoutId, ...opts });
+      await invoke(contextFor(command), runRefundCreate, { checkoutId, ...opts });
     });
 };

@@ -1,5 +1,6 @@
 /** `giftcodes sandbox`: the local emulation of the whole service. */
 import { SANDBOX_FLAGS } from '../../sandbox/flag-spec.js';
+import { invoke } from '../invoke.js';
 import { collect } from '../parse.js';
 import type { Register } from '../types.js';
 
@@ -13,6 +14,6 @@ export const registerSandbox: Register = (program, contextFor) => {
   }
   command.action(async (opts, cmd) => {
     const { runSandbox } = await import('./run.js');
-    await runSandbox(contextFor(cmd), opts);
+    await invoke(contextFor(cmd), runSandbox, opts);
   });
 };

@@ -1,4 +1,6 @@
 /** `giftcodes webhook set|get|test|deliveries|delete|rotate|verify|listen`. */
+
+import { invoke } from '../invoke.js';
 import { collect, duration, nonNegativeInt } from '../parse.js';
 import type { Register } from '../types.js';
 
@@ -27,7 +29,7 @@ export const registerWebhook: Register = (program, contextFor) => {
     .option('-y, --yes', 'replace an existing endpoint without asking')
     .action(async (opts, command) => {
       const { runWebhookSet } = await import('./set.js');
-      await runWebhookSet(contextFor(command), {
+      await invoke(contextFor(command), runWebhookSet, {
         url: opts.url,
         events: opts.events,
         allEvents: Boolean(opts.allEvents),
@@ -40,7 +42,7 @@ export const registerWebhook: Register = (program, contextFor) => {
     .description('the endpoint configuration (secret masked)')
     .action(async (_opts, command) => {
       const { runWebhookGet } = await import('./get.js');
-      await runWebhookGet(contextFor(command));
+      await invoke(contextFor(command), runWebhookGet, {});
     });
 
   webhook
@@ -48,7 +50,7 @@ export const registerWebhook: Register = (program, contextFor) => {
     .description('send a signed ping; prints ok and the receiver HTTP status (exit 1 when not ok)')
     .action(async (_opts, command) => {
       const { runWebhookTest } = await import('./test.js');
-      await runWebhookTest(contextFor(command));
+      await invoke(contextFor(command), runWebhookTest, {});
     });
 
   webhook
@@ -57,7 +59,7 @@ export const registerWebhook: Register = (program, contextFor) => {
     .option('--checkout <id>', 'only deliveries for this checkout')
     .action(async (opts, command) => {
       const { runWebhookDeliveries } = await import('./deliveries.js');
-      await runWebhookDeliveries(contextFor(command), { checkout: opts.checkout });
+      await invoke(contextFor(command), runWebhookDeliveries, { checkout: opts.checkout });
     });
 
   webhook
@@ -66,7 +68,7 @@ export const registerWebhook: Register = (program, contextFor) => {
     .option('-y, --yes', 'do not ask for confirmation')
     .action(async (opts, command) => {
       const { runWebhookDelete } = await import('./delete.js');
-      await runWebhookDelete(contextFor(command), { yes: Boolean(opts.yes) });
+      await invoke(contextFor(command), runWebhookDelete, { yes: Boolean(opts.yes) });
     });
 
   webhook
@@ -79,7 +81,10 @@ export const registerWebhook: Register = (program, contextFor) => {
     .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
     .action(async (opts, command) => {
       const { runWebhookRotate } = await import('./rotate.js');
-      await runWebhookRotate(contextFor(command), { quiet: Boolean(opts.quiet), yes: Boolean(opts.yes) });
+      await invoke(contextFor(command), runWebhookRotate, {
+        quiet: Boolean(opts.quiet),
+        yes: Boolean(opts.yes),
+      });
     });
 
   webhook
@@ -101,7 +106,7 @@ export const registerWebhook: Register = (program, contextFor) => {
     .option('--now <ms>', 'the time to check against, epoch milliseconds (default: now)', nonNegativeInt)
     .action(async (opts, command) => {
       const { runWebhookVerify } = await import('./verify.js');
-      await runWebhookVerify(contextFor(command), {
+      await invoke(contextFor(command), runWebhookVerify, {
         secrets: opts.secret ?? [],
         header: opts.header,
         bodyFile: opts.bodyFile,
@@ -128,7 +133,7 @@ export const registerWebhook: Register = (program, contextFor) => {
     )
     .action(async (opts, command) => {
       const { runWebhookListen } = await import('./listen.js');
-      await runWebhookListen(contextFor(command), {
+      await invoke(contextFor(command), runWebhookListen, {
         port: opts.port,
         secrets: opts.secret ?? [],
         forwardTo: opts.forwardTo,

@@ -1,0 +1,20 @@
+/**
+ * Every action ends here: `await invoke(ctx, runX, options)`. One place to hand the
+ * parsed options to the run function, so tests can set `ctx.runF` and see exactly what
+ * a command line turns into without running it (gh's `runF`), and so a flag that never
+ * reaches its run function is caught for every command at once
+ * (test/commands/flags-reach-run.test.ts). Type imports only: it loads at start-up.
+ */
+import type { Context } from '../context.js';
+
+export async function invoke<O>(
+  ctx: Context,
+  run: (ctx: Context, options: O) => Promise<unknown>,
+  options: O,
+): Promise<void> {
+  if (ctx.runF) {
+    ctx.runF(options);
+    return;
+  }
+  await run(ctx, options);
+}
