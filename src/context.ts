@@ -20,6 +20,7 @@ import type { ConfigStore } from './config/store.js';
 import { ExitCode, UsageError } from './errors.js';
 import { maskSecret } from './io/format.js';
 import type { Prompter } from './io/prompts.js';
+import { renderForTerminal } from './io/sanitize.js';
 import type { IO } from './io/streams.js';
 
 export type Env = Record<string, string | undefined>;
@@ -104,7 +105,8 @@ export function createContext(deps: ContextDeps): Context {
       let safe = line;
       // Belt and braces: whatever produced the line, a known secret never reaches the terminal.
       for (const secret of secrets) safe = safe.split(secret).join(maskSecret(secret));
-      deps.io.stderr.write(`debug: ${safe}\n`);
+      // Debug lines quote URLs, bodies and messages from the service: sanitized like any sink.
+      deps.io.stderr.write(`${renderForTerminal(`debug: ${safe}`, deps.io.color)}\n`);
     },
     async config() {
       if (!store) {
