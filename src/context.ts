@@ -13,6 +13,7 @@ import {
   NO_API_KEY_MESSAGE,
   NO_BASE_URL_MESSAGE,
   profileName,
+  resolveMaxResponseBytes,
   resolveSettings,
   type Settings,
 } from './config/resolve.js';
@@ -172,6 +173,7 @@ export function createContext(deps: ContextDeps): Context {
           ...common,
           ...target,
           timeoutMs: deps.flags.timeout ?? DEFAULT_TIMEOUT_MS,
+          maxResponseBytes: resolveMaxResponseBytes(deps.flags, deps.env),
           ...overrides,
         });
         clients.push(client);
@@ -192,6 +194,7 @@ export function createContext(deps: ContextDeps): Context {
         baseUrl: resolved.baseUrl,
         apiKey: resolved.apiKey,
         timeoutMs: resolved.timeoutMs,
+        maxResponseBytes: resolved.maxResponseBytes,
         ...overrides,
       });
       clients.push(client);

@@ -64,6 +64,11 @@ export function buildProgram(io: IO, version: string, contextFor: ContextFor): C
       ),
     )
     .option('--timeout <ms>', 'per-request timeout in milliseconds (default 30000)', positiveInt)
+    .option(
+      '--max-response-bytes <n>',
+      'refuse a response body larger than this (default 67108864, 64 MiB; env GIFTCODES_MAX_RESPONSE_BYTES)',
+      positiveInt,
+    )
     .option('--insecure-http', 'allow plain http:// to a non-loopback host (sends the key in clear)')
     .option('--no-color', 'disable colour (NO_COLOR is honoured too)');
 
