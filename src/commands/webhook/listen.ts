@@ -68,7 +68,11 @@ export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions)
       onEvent: (event) => {
         if (event.duplicate) {
           // A retry of something already shown: a note, not another event.
-          err(ctx.io, `duplicate delivery ${event.deliveryId} (${event.type ?? '-'}) ignored`);
+          const id = sanitize(event.deliveryId ?? '-', { newlines: false });
+          err(
+            ctx.io,
+            `duplicate delivery ${id} (${sanitize(event.type ?? '-', { newlines: false })}) ignored`,
+          );
           return;
         }
         if (ctx.flags.json) out(ctx.io, safeJson({ time: formatTime(event.receivedAt), ...event }));
