@@ -326,3 +326,29 @@ describe('webhook listen', () => {
     expect(res.stderr).toContain('duplicate delivery evt_1');
   });
 });
+
+describe('order bulk on a terminal (the spinner)', () => {
+  it('the live progress line and the summary show hostile names escaped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'giftcodes-hostile-'));
+    dirs.push(dir);
+    const input = join(dir, 'in.csv');
+    writeFileSync(
+      input,
+      'ref,productId,skuId,amount,quantity\r\nr1,prd_amazon_us,sku_amazon_us_range,30,1\r\n',
+    );
+    const res = await runInProcess(
+      ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes', '--poll-interval', '30'],
+      { env: idEnv, tty: true },
+    );
+    expect(res.code, res.stderr).toBe(0);
+    // ora's own cursor and erase sequences (CSI ... letter) are the CLI's; nothing else may appear.
+    const own = new RegExp(`${ESC}\\[\\??[0-9;]*[A-Za-z]`, 'g');
+    const rest = (res.stdout + res.stderr).replace(own, '');
+    const raw = RAW_CONTROL.exec(rest);
+    expect(
+      raw,
+      JSON.stringify(rest.slice(Math.max(0, (raw?.index ?? 0) - 40), (raw?.index ?? 0) + 10)),
+    ).toBeNull();
+    expect(res.stdout + res.stderr).toContain('^[]0;pwned^G');
+  });
+});
