@@ -13,6 +13,7 @@ import {
   NO_API_KEY_MESSAGE,
   NO_BASE_URL_MESSAGE,
   profileName,
+  resolveMaxResponseBytes,
   resolveSettings,
   type Settings,
 } from './config/resolve.js';
@@ -20,6 +21,7 @@ import type { ConfigStore } from './config/store.js';
 import { ExitCode, UsageError } from './errors.js';
 import { maskSecret } from './io/format.js';
 import type { Prompter } from './io/prompts.js';
+import { renderForTerminal } from './io/sanitize.js';
 import type { IO } from './io/streams.js';
 
 export type Env = Record<string, string | undefined>;
@@ -113,7 +115,8 @@ export function createContext(deps: ContextDeps): Context {
       let safe = line;
       // Belt and braces: whatever produced the line, a known secret never reaches the terminal.
       for (const secret of secrets) safe = safe.split(secret).join(maskSecret(secret));
-      deps.io.stderr.write(`debug: ${safe}\n`);
+      // Debug lines quote URLs, bodies and messages from the service: sanitized like any sink.
+      deps.io.stderr.write(`${renderForTerminal(`debug: ${safe}`, deps.io.color)}\n`);
     },
     async config() {
       if (!store) {
@@ -179,6 +182,7 @@ export function createContext(deps: ContextDeps): Context {
           ...common,
           ...target,
           timeoutMs: deps.flags.timeout ?? DEFAULT_TIMEOUT_MS,
+          maxResponseBytes: resolveMaxResponseBytes(deps.flags, deps.env),
           ...overrides,
         });
         clients.push(client);
@@ -199,6 +203,7 @@ export function createContext(deps: ContextDeps): Context {
         baseUrl: resolved.baseUrl,
         apiKey: resolved.apiKey,
         timeoutMs: resolved.timeoutMs,
+        maxResponseBytes: resolved.maxResponseBytes,
         ...overrides,
       });
       clients.push(client);

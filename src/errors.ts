@@ -129,14 +129,46 @@ export class NetworkError extends CliError {
 export class UnexpectedResponseError extends CliError {
   readonly status: number;
   readonly requestId?: string;
-  constructor(status: number, message: string, details?: unknown, requestId?: string) {
+  constructor(
+    status: number,
+    message: string,
+    details?: unknown,
+    requestId?: string,
+    code = 'UNEXPECTED_RESPONSE',
+  ) {
     super(`unexpected response (HTTP ${status}): ${message}`, {
       exitCode: ExitCode.service,
-      code: 'UNEXPECTED_RESPONSE',
+      code,
       details,
     });
     this.status = status;
     this.requestId = requestId;
+  }
+}
+
+/**
+ * A body larger than the response cap: refused instead of buffered without limit. An
+ * unexpected response, so a write whose answer was refused counts as an unknown outcome
+ * (the bulk engine re-reads it) and a 2xx is not retried.
+ */
+export class ResponseTooLargeError extends UnexpectedResponseError {
+  readonly limitBytes: number;
+  constructor(opts: {
+    status: number;
+    method: string;
+    path: string;
+    limitBytes: number;
+    requestId?: string;
+  }) {
+    super(
+      opts.status,
+      `the response to ${opts.method} ${opts.path} is larger than ${opts.limitBytes} bytes, the response cap ` +
+        '(raise it with --max-response-bytes or GIFTCODES_MAX_RESPONSE_BYTES)',
+      undefined,
+      opts.requestId,
+      'RESPONSE_TOO_LARGE',
+    );
+    this.limitBytes = opts.limitBytes;
   }
 }
 

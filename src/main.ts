@@ -4,6 +4,7 @@
  */
 import type { Context, ContextDeps, Env, GlobalOptions } from './context.js';
 import { ApiError, CliError, ExitCode, UnexpectedResponseError } from './errors.js';
+import { renderForTerminal, safeJson } from './io/sanitize.js';
 import { colorEnabled, type IO, processIO } from './io/streams.js';
 import { VERSION } from './version.js';
 
@@ -55,16 +56,24 @@ export function reportError(io: IO, error: unknown, debug: boolean): number {
   if (error instanceof CliError) {
     const requestId =
       error instanceof ApiError || error instanceof UnexpectedResponseError ? error.requestId : undefined;
-    io.stderr.write(`error ${error.code}: ${error.message}${requestId ? ` (request ${requestId})` : ''}\n`);
-    if (debug && error.details !== undefined) {
-      io.stderr.write(`details: ${JSON.stringify(error.details, null, 2)}\n`);
-    }
+    // Code, message and request id may all come from the service: one line, sanitized.
+    writeLine(io, `error ${error.code}: ${error.message}${requestId ? ` (request ${requestId})` : ''}`);
+    if (debug && error.details !== undefined) writeBlock(io, `details: ${safeJson(error.details, 2)}`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`error INTERNAL: ${message}\n`);
-  if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  writeLine(io, `error INTERNAL: ${message}`);
+  if (debug && error instanceof Error && error.stack) writeBlock(io, error.stack);
   return ExitCode.service;
+}
+
+/** One line: a newline from outside could fake a second line of output. */
+function writeLine(io: IO, line: string): void {
+  io.stderr.write(`${renderForTerminal(line, io.color, { newlines: false })}\n`);
+}
+
+function writeBlock(io: IO, text: string): void {
+  io.stderr.write(`${renderForTerminal(text, io.color)}\n`);
 }
 
 /** Duck-typed so this module need not load commander (see `run`). */

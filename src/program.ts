@@ -19,6 +19,7 @@ import { registerRefund } from './commands/refund/index.js';
 import { registerSandbox } from './commands/sandbox/index.js';
 import type { ContextFor, Register } from './commands/types.js';
 import { registerWebhook } from './commands/webhook/index.js';
+import { renderForTerminal } from './io/sanitize.js';
 import type { IO } from './io/streams.js';
 
 /** Help lists commands in this order: the main job first, setup last. */
@@ -48,8 +49,9 @@ export function buildProgram(io: IO, version: string, contextFor: ContextFor): C
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      // Commander quotes argv back in its errors; sanitized like every other sink.
+      writeOut: (text) => io.stdout.write(renderForTerminal(text, io.color)),
+      writeErr: (text) => io.stderr.write(renderForTerminal(text, io.color)),
     })
     .option('--json', 'print the machine-readable result on stdout and nothing else')
     .option('--debug', 'print requests, retries and error details on stderr (keys masked, codes never shown)')
@@ -62,6 +64,11 @@ export function buildProgram(io: IO, version: string, contextFor: ContextFor): C
       ),
     )
     .option('--timeout <ms>', 'per-request timeout in milliseconds (default 30000)', positiveInt)
+    .option(
+      '--max-response-bytes <n>',
+      'refuse a response body larger than this (default 67108864, 64 MiB; env GIFTCODES_MAX_RESPONSE_BYTES)',
+      positiveInt,
+    )
     .option('--insecure-http', 'allow plain http:// to a non-loopback host (sends the key in clear)')
     .option('--no-color', 'disable colour (NO_COLOR is honoured too)');
 

@@ -6,11 +6,13 @@
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/resolve.js';
 import {
   ApiError,
   InterruptedError,
   NetworkError,
   RateLimitError,
+  ResponseTooLargeError,
   RetryBudgetSpentError,
   UnexpectedResponseError,
 } from '../errors.js';
@@ -41,6 +43,8 @@ export interface HttpClientOptions {
   baseUrl: string;
   apiKey: string;
   timeoutMs: number;
+  /** A larger body is refused (ResponseTooLargeError); default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
   userAgent: string;
   retryPolicy?: RetryPolicy;
   budget?: RetryBudget;
@@ -237,8 +241,15 @@ export class HttpClient {
       });
       status = res.statusCode;
       responseHeaders = res.headers;
-      text = await res.body.text();
+      // The same signal bounds the body: one that stalls part-way ends at the timeout.
+      text = await this.readCapped(res, opts);
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) {
+        this.log(
+          `< ${error.status} refused: body over ${error.limitBytes} bytes: ${opts.method} ${opts.path}`,
+        );
+        throw error;
+      }
       if (this.options.signal?.aborted) throw new InterruptedError();
       const code = (error as { code?: string }).code;
       if (timeout.aborted || (code && TIMEOUT_CODES.has(code))) {
@@ -290,6 +301,35 @@ export class HttpClient {
       );
     }
     return { data: parsed.data, raw: body, status, requestId };
+  }
+
+  /**
+   * The body as text, refused once it passes the cap (by its declared length when it
+   * has one, else by counting), so a huge or endless answer is never buffered whole.
+   */
+  private async readCapped(res: Dispatcher.ResponseData, opts: RequestOptions<unknown>): Promise<string> {
+    const limitBytes = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const tooLarge = () => {
+      res.body.destroy();
+      return new ResponseTooLargeError({
+        status: res.statusCode,
+        method: opts.method,
+        path: opts.path,
+        limitBytes,
+        requestId: firstHeader(res.headers['x-request-id']),
+      });
+    };
+    const declared = Number(firstHeader(res.headers['content-length']));
+    if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > limitBytes) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+    // TextDecoder, as undici's own text() uses: a leading BOM is dropped, not parsed.
+    return new TextDecoder().decode(Buffer.concat(chunks));
   }
 
   private toError(

@@ -2,9 +2,9 @@
  * The codes file: CSV (default) or JSON, written atomically (temporary file, fsync,
  * rename, fsync of the directory) with mode 0600, because it holds secrets.
  *
- * Spreadsheet safety: a CSV cell that starts with `=`, `+`, `-`, `@`, tab or CR is
- * prefixed with a single quote (OWASP's CSV-injection advice) so it is shown as text
- * instead of run as a formula. The quote is then part of the cell; `--format json`
+ * Spreadsheet safety: a CSV cell that starts with `=`, `+`, `-`, `@` or any control
+ * character (tab, CR, LF, ESC, DEL, C1) is prefixed with a single quote (OWASP's
+ * CSV-injection advice) so it is shown as text instead of run as a formula. The quote is then part of the cell; `--format json`
  * gives every value's exact bytes.
  */
 import { createHash } from 'node:crypto';
@@ -15,7 +15,9 @@ import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
 export type OutputFormat = 'csv' | 'json';
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** Formula starters, and any control character (tab, CR, ESC, C1): spreadsheets trim or act on them. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it guards against
+const FORMULA_START = /^[=+\-@\u0000-\u001f\u007f-\u009f]/;
 
 export function protectFormula(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text;

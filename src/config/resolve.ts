@@ -6,6 +6,8 @@ import { UsageError } from '../errors.js';
 import type { Profile } from './store.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Generous: the largest real answer (a full catalog, a big order) is a few MB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_PROFILE = 'default';
 
 export interface GlobalFlags {
@@ -13,6 +15,7 @@ export interface GlobalFlags {
   baseUrl?: string;
   profile?: string;
   timeout?: number;
+  maxResponseBytes?: number;
   insecureHttp?: boolean;
 }
 
@@ -25,6 +28,8 @@ export interface Settings {
   apiKey?: string;
   apiKeySource?: Source;
   timeoutMs: number;
+  /** Responses above this many bytes are refused (flag > environment > default). */
+  maxResponseBytes: number;
   insecureHttp: boolean;
 }
 
@@ -63,8 +68,27 @@ export function resolveSettings(
     apiKey: apiKey?.value,
     apiKeySource: apiKey?.source,
     timeoutMs: timeout?.value ?? DEFAULT_TIMEOUT_MS,
+    maxResponseBytes: resolveMaxResponseBytes(flags, env),
     insecureHttp: Boolean(flags.insecureHttp),
   };
+}
+
+/** Not stored in profiles: a safety bound, raised for one run when a response needs it. */
+export function resolveMaxResponseBytes(
+  flags: Pick<GlobalFlags, 'maxResponseBytes'>,
+  env: Record<string, string | undefined>,
+): number {
+  if (flags.maxResponseBytes !== undefined) return flags.maxResponseBytes;
+  const fromEnv = env.GIFTCODES_MAX_RESPONSE_BYTES;
+  if (fromEnv) return parseByteCount(fromEnv, 'GIFTCODES_MAX_RESPONSE_BYTES');
+  return DEFAULT_MAX_RESPONSE_BYTES;
+}
+
+export function parseByteCount(value: string, name = '--max-response-bytes'): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(`${name} must be a positive whole number of bytes, got "${value}"`);
+  return n;
 }
 
 export function parseTimeout(value: string, name = '--timeout'): number {

@@ -1,4 +1,5 @@
 /** Presentation of numbers, money, times and secrets. Display rounding lives only here. */
+import { CONTROL_CHARS } from './sanitize.js';
 
 /** Money for people: at most `digits` decimals, never rounding the stored value. */
 export function formatMoney(amount: number, currency?: string, digits = 2): string {
@@ -54,11 +55,15 @@ export function formatDuration(ms: number): string {
   return `${s}s`;
 }
 
-/** A secret shown only by its last four characters. */
+/**
+ * A secret shown only by its last four printable characters. Control characters are
+ * dropped first: a code ending in a C1 CSI must not turn its mask into an escape.
+ */
 export function maskSecret(secret: string | null | undefined): string {
   if (!secret) return '-';
-  if (secret.length <= 4) return '****';
-  return `****${secret.slice(-4)}`;
+  const printable = secret.replace(CONTROL_CHARS, '');
+  if (printable.length <= 4) return '****';
+  return `****${printable.slice(-4)}`;
 }
 
 /** `[#####.....] 50%`. Over 100% the bar is full but the figure stays true (a cap lowered mid-day). */

@@ -1,10 +1,15 @@
-/** Results on stdout: JSON for scripts, cli-table3 tables for people. */
+/**
+ * Results on stdout: JSON for scripts, cli-table3 tables for people. Every cell and
+ * header is sanitized here (sanitize.ts), so no command can forget to; JSON keeps the
+ * exact data, with DEL and C1 written as `\u` escapes.
+ */
 import Table from 'cli-table3';
-import type { IO } from './streams.js';
+import { markOwnAnsi, renderForTerminal, safeJson } from './sanitize.js';
+import { type IO, out } from './streams.js';
 import { styler } from './style.js';
 
 export function printJson(io: IO, value: unknown): void {
-  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  io.stdout.write(`${safeJson(value, 2)}\n`);
 }
 
 export type Cell = string | number | boolean | null | undefined;
@@ -19,20 +24,32 @@ const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' };
  */
 const NO_STYLE = { head: [], border: [] };
 
+/**
+ * A cell as the terminal will show it: controls escaped, the CLI's colours as real
+ * SGR (cli-table3 measures widths without them) or gone when colour is off.
+ */
+function cellText(io: IO, cell: Cell): string {
+  return renderForTerminal(cell === null || cell === undefined ? '-' : String(cell), io.color);
+}
+
+/**
+ * The table as styled text, ready for `out`/`err`: every cell was sanitized before
+ * cli-table3 saw it, so the only SGR left in its output is the CLI's, marked again.
+ */
 export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
+  const cyan = styler(io.color).cyan;
   const table = new Table({
-    head: head.map(styler(io.color).cyan),
+    head: head.map((h) => cellText(io, cyan(h))),
     chars: COMPACT,
     style: NO_STYLE,
     wordWrap: true,
   });
-  for (const row of rows)
-    table.push(row.map((cell) => (cell === null || cell === undefined ? '-' : String(cell))));
-  return table.toString();
+  for (const row of rows) table.push(row.map((cell) => cellText(io, cell)));
+  return markOwnAnsi(table.toString());
 }
 
 export function printTable(io: IO, head: string[], rows: Cell[][]): void {
-  io.stdout.write(`${renderTable(io, head, rows)}\n`);
+  out(io, renderTable(io, head, rows));
 }
 
 /** Key/value pairs as a two-column table. */
@@ -42,8 +59,6 @@ export function printFields(io: IO, fields: Array<[string, Cell]>): void {
     style: NO_STYLE,
     wordWrap: true,
   });
-  for (const [key, value] of fields) {
-    table.push({ [key]: value === null || value === undefined ? '-' : String(value) });
-  }
-  io.stdout.write(`${table.toString()}\n`);
+  for (const [key, value] of fields) table.push({ [cellText(io, key)]: cellText(io, value) });
+  out(io, markOwnAnsi(table.toString()));
 }

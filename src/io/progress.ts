@@ -2,6 +2,7 @@
  * Progress on stderr. On a TTY an ora spinner; without one nothing animates, and
  * only the final outcome lines are printed so logs stay readable.
  */
+import { renderForTerminal } from './sanitize.js';
 import type { IO } from './streams.js';
 
 export interface Progress {
@@ -14,34 +15,36 @@ export interface Progress {
 }
 
 export async function startProgress(io: IO, text: string): Promise<Progress> {
+  // One line each: a spinner redraws its line, so a newline from outside would smear it.
+  const safe = (t: string) => renderForTerminal(t, io.color, { newlines: false });
   if (!io.stderrIsTTY) {
     return {
       update: () => {},
-      succeed: (t) => io.stderr.write(`${t}\n`),
-      fail: (t) => io.stderr.write(`${t}\n`),
-      warn: (t) => io.stderr.write(`${t}\n`),
+      succeed: (t) => io.stderr.write(`${safe(t)}\n`),
+      fail: (t) => io.stderr.write(`${safe(t)}\n`),
+      warn: (t) => io.stderr.write(`${safe(t)}\n`),
       stop: () => {},
     };
   }
   const { default: ora } = await import('ora');
   const spinner = ora({
-    text,
+    text: safe(text),
     stream: io.stderr,
     isEnabled: true,
     color: io.color ? 'cyan' : undefined,
   }).start();
   return {
     update: (t) => {
-      spinner.text = t;
+      spinner.text = safe(t);
     },
     succeed: (t) => {
-      spinner.succeed(t);
+      spinner.succeed(safe(t));
     },
     fail: (t) => {
-      spinner.fail(t);
+      spinner.fail(safe(t));
     },
     warn: (t) => {
-      spinner.warn(t);
+      spinner.warn(safe(t));
     },
     stop: () => {
       spinner.stop();

@@ -5,6 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { InterruptedError, MissingInputError } from '../errors.js';
+import { renderForTerminal } from './sanitize.js';
 import type { IO } from './streams.js';
 
 export interface Choice<T> {
@@ -53,6 +54,17 @@ export function createPrompter(io: IO, signal?: AbortSignal): Prompter {
   // Prompts draw on stderr so stdout stays clean for data.
   const context = { input: io.stdin, output: promptOutput(io.stderr), signal, clearPromptOnDone: false };
 
+  // Messages, defaults, choices and validation answers may quote outside text (a product
+  // name, a stored URL): sanitized like every other sink, colour markers resolved.
+  const show = (text: string) => renderForTerminal(text, io.color, { newlines: false });
+  const showOpt = (text: string | undefined) => (text === undefined ? undefined : show(text));
+  const checked =
+    (validate: ((v: string) => true | string) | undefined) =>
+    (value: string): true | string => {
+      const verdict = validate ? validate(value) : true;
+      return verdict === true ? true : show(verdict);
+    };
+
   async function guarded<T>(flag: string, what: string, ask: () => Promise<T>): Promise<T> {
     if (!canPrompt(io)) throw new MissingInputError(flag, what);
     try {
@@ -68,22 +80,34 @@ export function createPrompter(io: IO, signal?: AbortSignal): Prompter {
     input: (opts) =>
       guarded(opts.flag, opts.message, async () => {
         const { input } = await import('@inquirer/prompts');
-        return input({ message: opts.message, default: opts.default, validate: opts.validate }, context);
+        return input(
+          { message: show(opts.message), default: showOpt(opts.default), validate: checked(opts.validate) },
+          context,
+        );
       }),
     password: (opts) =>
       guarded(opts.flag, opts.message, async () => {
         const { password } = await import('@inquirer/prompts');
-        return password({ message: opts.message, mask: '*', validate: opts.validate }, context);
+        return password(
+          { message: show(opts.message), mask: '*', validate: checked(opts.validate) },
+          context,
+        );
       }),
     select: (opts) =>
       guarded(opts.flag, opts.message, async () => {
         const { select } = await import('@inquirer/prompts');
-        return select({ message: opts.message, choices: opts.choices, default: opts.default }, context);
+        const choices = opts.choices.map((c) => ({
+          ...c,
+          name: show(c.name),
+          description: showOpt(c.description),
+          disabled: typeof c.disabled === 'string' ? show(c.disabled) : c.disabled,
+        }));
+        return select({ message: show(opts.message), choices, default: opts.default }, context);
       }),
     confirm: (opts) =>
       guarded(opts.flag ?? '--yes', 'confirmation', async () => {
         const { confirm } = await import('@inquirer/prompts');
-        return confirm({ message: opts.message, default: opts.default ?? false }, context);
+        return confirm({ message: show(opts.message), default: opts.default ?? false }, context);
       }),
   };
 }

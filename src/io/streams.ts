@@ -3,6 +3,7 @@
  * never touch `process.stdout` directly, so tests can hand them buffers.
  */
 import type { Readable, Writable } from 'node:stream';
+import { renderForTerminal } from './sanitize.js';
 
 export interface IO {
   stdin: Readable;
@@ -41,12 +42,16 @@ export function processIO(env: Env = process.env): IO {
   };
 }
 
-/** Write a line to stdout (data). */
+/**
+ * Write a line (or a block of lines) to stdout (data). Every human-readable write goes
+ * through here or another src/io/ sink: control characters from outside are shown
+ * visibly and the CLI's own colour markers become SGR (sanitize.ts).
+ */
 export function out(io: IO, line = ''): void {
-  io.stdout.write(`${line}\n`);
+  io.stdout.write(`${renderForTerminal(line, io.color)}\n`);
 }
 
-/** Write a line to stderr (progress, diagnostics). */
+/** Write a line to stderr (progress, diagnostics), sanitized like `out`. */
 export function err(io: IO, line = ''): void {
-  io.stderr.write(`${line}\n`);
+  io.stderr.write(`${renderForTerminal(line, io.color)}\n`);
 }

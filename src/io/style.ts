@@ -1,4 +1,9 @@
-/** ANSI styling that switches itself off when colour is off (no TTY, NO_COLOR). */
+/**
+ * ANSI styling that switches itself off when colour is off (no TTY, NO_COLOR). With
+ * colour on it writes markers, not ESC: the sinks turn them into SGR after escaping
+ * everything else (sanitize.ts), so outside text can neither use nor fake colours.
+ */
+import { sgrMarker } from './sanitize.js';
 import type { IO } from './streams.js';
 
 const CODES = {
@@ -16,7 +21,9 @@ export type Styler = Record<StyleName, (text: string) => string>;
 export function styler(enabled: boolean): Styler {
   const entries = Object.entries(CODES).map(([name, [open, close]]) => [
     name,
-    enabled ? (text: string) => `\u001b[${open}m${text}\u001b[${close}m` : (text: string) => text,
+    enabled
+      ? (text: string) => `${sgrMarker(String(open))}${text}${sgrMarker(String(close))}`
+      : (text: string) => text,
   ]);
   return Object.fromEntries(entries) as Styler;
 }

@@ -8,6 +8,7 @@ import {
   statusWarning,
   usageLine,
 } from '../../src/commands/account/render.js';
+import { renderForTerminal } from '../../src/io/sanitize.js';
 import { styler } from '../../src/io/style.js';
 import { Account, rebateOffers } from '../../src/schemas/account.js';
 
@@ -34,7 +35,8 @@ describe('statusWarning', () => {
   });
 
   it('is coloured only when colour is on', () => {
-    expect(statusWarning(account({ status: 'suspended' }), styler(true))).toContain('\u001b[31m');
+    const coloured = statusWarning(account({ status: 'suspended' }), styler(true)) ?? '';
+    expect(renderForTerminal(coloured, true)).toContain('\u001b[31m');
     expect(statusWarning(account({ status: 'suspended' }), plain)).not.toContain('\u001b');
   });
 

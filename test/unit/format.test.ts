@@ -1,6 +1,7 @@
 /** Presentation helpers: secrets, bars, money, times. */
 import { describe, expect, it } from 'vitest';
 import { bar, formatDuration, formatMoney, formatTime, maskSecret } from '../../src/io/format.js';
+import { renderForTerminal } from '../../src/io/sanitize.js';
 import { colorEnabled } from '../../src/io/streams.js';
 import { styler } from '../../src/io/style.js';
 
@@ -84,8 +85,10 @@ describe('colour', () => {
     expect(colorEnabled(tty, env)).toBe(expected);
   });
 
-  it('styler adds ANSI codes only when enabled', () => {
+  it('styler adds ANSI codes only when enabled, and only a sink turns them into bytes', () => {
     expect(styler(false).red('x')).toBe('x');
-    expect(styler(true).red('x')).toBe('\u001b[31mx\u001b[39m');
+    expect(styler(true).red('x')).not.toContain('\u001b');
+    expect(renderForTerminal(styler(true).red('x'), true)).toBe('\u001b[31mx\u001b[39m');
+    expect(renderForTerminal(styler(true).red('x'), false)).toBe('x');
   });
 });

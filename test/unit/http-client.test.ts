@@ -3,7 +3,7 @@
  * body, unexpected bodies, which calls are retried and which never are, timeouts,
  * connection resets, the retry hook and budget, headers, and key redaction.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { HttpClient, type HttpClientOptions, type RetryInfo } from '../../src/api/http.js';
 import { DEFAULT_RETRY_POLICY, RetryBudget } from '../../src/api/retry.js';
@@ -12,6 +12,7 @@ import {
   InterruptedError,
   NetworkError,
   RateLimitError,
+  ResponseTooLargeError,
   RetryBudgetSpentError,
   UnexpectedResponseError,
 } from '../../src/errors.js';
@@ -453,6 +454,62 @@ describe('timeouts and connection faults', () => {
     const error = await failure(h.client.get('/b2b/products'));
     expect(error).toMatchObject({ kind: 'timeout' });
     expect(h.server.requests).toHaveLength(2);
+  });
+
+  describe('the response cap', () => {
+    const big = JSON.stringify({ products: [{ name: 'x'.repeat(4_000) }] });
+
+    it('refuses a body whose declared length passes the cap, naming the request, without retrying', async () => {
+      const h = await setup(
+        { 'GET /b2b/products': (_req, res) => json(res, 200, JSON.parse(big)) },
+        {
+          maxResponseBytes: 1_000,
+        },
+      );
+      const error = await failure(h.client.get('/b2b/products'));
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect(error).toMatchObject({ code: 'RESPONSE_TOO_LARGE', exitCode: 1, limitBytes: 1_000 });
+      expect((error as Error).message).toContain('GET /b2b/products');
+      expect((error as Error).message).toContain('1000 bytes');
+      expect(h.server.requests).toHaveLength(1);
+      expect(h.retries).toEqual([]);
+    });
+
+    it('counts the bytes of a chunked body with no declared length, and stops reading it', async () => {
+      let written = 0;
+      let closed = false;
+      const h = await setup(
+        {
+          'GET /b2b/products': (_req, res) => {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            // An endless body: without the cap the client would buffer it until memory ran out.
+            const timer = setInterval(() => {
+              written += 1_000;
+              res.write(' '.repeat(1_000));
+            }, 1);
+            res.on('close', () => {
+              closed = true;
+              clearInterval(timer);
+            });
+          },
+        },
+        { maxResponseBytes: 50_000, timeoutMs: 10_000 },
+      );
+      const error = await failure(h.client.get('/b2b/products'));
+      expect(error).toBeInstanceOf(ResponseTooLargeError);
+      await vi.waitFor(() => expect(closed).toBe(true));
+      expect(written).toBeLessThan(10_000_000);
+    });
+
+    it('accepts a body exactly at the cap', async () => {
+      const body = JSON.stringify({ products: [] });
+      const h = await setup(
+        { 'GET /b2b/products': (_req, res) => json(res, 200, JSON.parse(body)) },
+        { maxResponseBytes: Buffer.byteLength(body) },
+      );
+      await expect(h.client.get('/b2b/products')).resolves.toMatchObject({ status: 200 });
+    });
   });
 
   it('Ctrl-C (the abort signal) interrupts a request in flight and is never retried', async () => {

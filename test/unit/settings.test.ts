@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   assertSafeTransport,
+  DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,
   type GlobalFlags,
   isLoopbackHost,
@@ -106,6 +107,20 @@ describe('resolveSettings precedence', () => {
     });
   });
 
+  it.each([
+    ['default', {}, {}, DEFAULT_MAX_RESPONSE_BYTES],
+    ['environment', {}, { GIFTCODES_MAX_RESPONSE_BYTES: '1024' }, 1024],
+    ['flag over environment', { maxResponseBytes: 2048 }, { GIFTCODES_MAX_RESPONSE_BYTES: '1024' }, 2048],
+  ] as const)('the response cap: %s', (_name, f, e, expected) => {
+    expect(resolveSettings(f, e, profile, 'default').maxResponseBytes).toBe(expected);
+  });
+
+  it('rejects a GIFTCODES_MAX_RESPONSE_BYTES that is not a positive whole number', () => {
+    expect(() => resolveSettings({}, { GIFTCODES_MAX_RESPONSE_BYTES: '64MB' }, undefined, 'default')).toThrow(
+      /GIFTCODES_MAX_RESPONSE_BYTES must be a positive whole number of bytes/,
+    );
+  });
+
   it('rejects a GIFTCODES_TIMEOUT that is not a positive whole number', () => {
     expect(() => resolveSettings({}, { GIFTCODES_TIMEOUT: 'soon' }, undefined, 'default')).toThrow(
       /GIFTCODES_TIMEOUT must be a positive whole number/,
@@ -140,6 +155,7 @@ describe('assertSafeTransport', () => {
     profile: 'default',
     baseUrl: normalizeBaseUrl(baseUrl),
     timeoutMs: 1000,
+    maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
     insecureHttp,
   });
 

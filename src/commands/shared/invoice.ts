@@ -8,6 +8,7 @@
  */
 import type { Context } from '../../context.js';
 import { formatDuration, formatMoney, formatTime } from '../../io/format.js';
+import { markOwnAnsi } from '../../io/sanitize.js';
 import { out } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
 import type { Invoice } from '../../schemas/payments.js';
@@ -83,6 +84,7 @@ export async function printInvoice(
   if (qrText && mode !== 'none') {
     out(ctx.io);
     out(ctx.io, 'Scan to pay (amount included):');
-    out(ctx.io, await renderQr(qrText, { ansi: mode === 'ansi' }));
+    // The QR is drawn by the qrcode package from the invoice text: its colours are ours.
+    out(ctx.io, markOwnAnsi(await renderQr(qrText, { ansi: mode === 'ansi' })));
   }
 }

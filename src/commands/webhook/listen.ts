@@ -5,6 +5,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { formatTime } from '../../io/format.js';
+import { safeJson, sanitize } from '../../io/sanitize.js';
 import { err, out } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
 import { type ListenerEvent, startListener } from '../../webhooks/listener.js';
@@ -30,11 +31,13 @@ export function formatEventLine(event: ListenerEvent, s: Styler): string {
       : 'status' in event.forward
         ? `  -> ${event.forward.status}`
         : `  -> ${s.red(`error ${event.forward.error}`)}`;
+  // One line per delivery: a newline in a payload field must not forge a second one.
+  const field = (value: string | null) => (value === null ? '-' : sanitize(value, { newlines: false }));
   return [
     formatTime(event.receivedAt),
-    event.type ?? '-',
-    event.deliveryId ?? '-',
-    event.checkoutId ?? '-',
+    field(event.type),
+    field(event.deliveryId),
+    field(event.checkoutId),
     `${verdict}${forward}`,
   ].join('  ');
 }
@@ -65,10 +68,14 @@ export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions)
       onEvent: (event) => {
         if (event.duplicate) {
           // A retry of something already shown: a note, not another event.
-          err(ctx.io, `duplicate delivery ${event.deliveryId} (${event.type ?? '-'}) ignored`);
+          const id = sanitize(event.deliveryId ?? '-', { newlines: false });
+          err(
+            ctx.io,
+            `duplicate delivery ${id} (${sanitize(event.type ?? '-', { newlines: false })}) ignored`,
+          );
           return;
         }
-        if (ctx.flags.json) out(ctx.io, JSON.stringify({ time: formatTime(event.receivedAt), ...event }));
+        if (ctx.flags.json) out(ctx.io, safeJson({ time: formatTime(event.receivedAt), ...event }));
         else out(ctx.io, formatEventLine(event, s));
       },
       onNotice: (line) => err(ctx.io, line),

@@ -1,0 +1,80 @@
+/**
+ * Terminal safety for text the CLI does not own (gh's answer to the same problem).
+ * A product name, an error message, a webhook payload or a CSV cell may carry
+ * control characters that set the title, clear the screen, move the cursor, rewrite
+ * an earlier line with a carriage return or plant an OSC 8 hyperlink. Every sink in
+ * src/io/ passes its text through `renderForTerminal`, which shows such characters
+ * visibly (`^[`, `^M`, `\u009b`) instead of emitting them.
+ *
+ * The CLI's own colours must survive that pass, and text from outside must not be
+ * able to fake them. So the styler never writes ESC: it writes a marker made of a
+ * private-use character and a per-process random nonce, which no outside string can
+ * know. The sink escapes every control character first and only then turns the
+ * markers into SGR sequences (colour on) or drops them (colour off).
+ */
+
+// Matching control characters is this module's job, hence the lint exemptions below.
+/** C0 except tab (ESC is U+001B, a C0), DEL, and C1 (U+0080-U+009F). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters to escape
+const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+/** The same, newline kept: a block of lines, a table cell. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters to escape
+const CONTROLS_KEEP_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** Every control character, tab and newline included: what a mask drops, what a file cell guards. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters to find
+export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+function visible(char: string): string {
+  const code = char.charCodeAt(0);
+  if (code < 0x20) return `^${String.fromCharCode(code + 0x40)}`;
+  if (code === 0x7f) return '^?';
+  return `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+export interface SanitizeOptions {
+  /** Keep `\n` (a multi-line block, a table cell); single-line text shows it as `^J`. */
+  newlines?: boolean;
+}
+
+/** Every control character shown visibly; tab (and newline, when allowed) kept. Idempotent. */
+export function sanitize(text: string, opts: SanitizeOptions = {}): string {
+  return text.replace(opts.newlines === false ? CONTROLS : CONTROLS_KEEP_NEWLINE, visible);
+}
+
+function nonce(): string {
+  const words = globalThis.crypto.getRandomValues(new Uint32Array(2));
+  return Array.from(words, (w) => w.toString(36)).join('');
+}
+
+const MARK = `\ue000${nonce()}`;
+const MARKER = new RegExp(`${MARK}([0-9;]*)m`, 'g');
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the sequences to mark
+const SGR = /\u001b\[([0-9;]*)m/g;
+
+/** The CLI's own SGR sequence `ESC [ params m`, as a marker only a sink turns into bytes. */
+export function sgrMarker(params: string): string {
+  return `${MARK}${params}m`;
+}
+
+/**
+ * Text the CLI drew itself with real SGR sequences (a QR code, a rendered table whose
+ * every cell was already sanitized): its sequences become markers, so it can flow on
+ * to a sink like any styled string. Never call it on text that came from outside.
+ */
+export function markOwnAnsi(text: string): string {
+  return text.replace(SGR, (_, params: string) => sgrMarker(params));
+}
+
+/** What a sink writes: controls escaped, then the CLI's markers as colour or nothing. */
+export function renderForTerminal(text: string, color: boolean, opts: SanitizeOptions = {}): string {
+  return sanitize(text, opts).replace(MARKER, (_, params: string) => (color ? `\u001b[${params}m` : ''));
+}
+
+/**
+ * JSON for a terminal or a pipe. JSON.stringify escapes C0 but leaves DEL and C1 raw;
+ * `\u009b` is still valid JSON for the same string, so the data round-trips exactly.
+ */
+export function safeJson(value: unknown, indent?: number): string {
+  const text = JSON.stringify(value, null, indent) ?? 'null';
+  return text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
