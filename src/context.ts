@@ -22,7 +22,7 @@ import { ExitCode, UsageError } from './errors.js';
 import { maskSecret } from './io/format.js';
 import type { Prompter } from './io/prompts.js';
 import { renderForTerminal } from './io/sanitize.js';
-import type { IO } from './io/streams.js';
+import { err, type IO } from './io/streams.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -82,6 +82,11 @@ export interface ContextDeps {
   config?: ConfigStore;
   /** Tests of flag parsing (gh's `runF`): receives what the action would pass to its run function. */
   runF?: (options: unknown) => void;
+}
+
+/** "retrying GET /b2b/balance (HTTP 503), attempt 2 of 6, in 1.3s" */
+export function retryLine(info: RetryInfo): string {
+  return `retrying ${info.method} ${info.path} (${info.reason}), attempt ${info.retry + 1} of ${info.maxAttempts}, in ${(info.delayMs / 1000).toFixed(1)}s`;
 }
 
 export const realClock: Clock = {
@@ -175,6 +180,9 @@ export function createContext(deps: ContextDeps): Context {
         sleep: ctx.clock.sleep,
         signal: ctx.signal,
         debug: (line: string) => ctx.debug(line),
+        // Waits are said on a terminal, so a 12 s backoff never looks like a hang; scripts
+        // keep a quiet stderr (--debug shows every retry). A run may set its own.
+        onRetry: deps.io.stderrIsTTY ? (info: RetryInfo) => err(deps.io, retryLine(info)) : undefined,
       };
       if (target) {
         secrets.add(target.apiKey);

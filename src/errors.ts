@@ -118,9 +118,14 @@ export class RateLimitError extends ApiError {
 
 /** The connection failed, was reset, or timed out: the outcome of a write is unknown. */
 export class NetworkError extends CliError {
-  readonly kind: 'timeout' | 'connection';
-  constructor(kind: 'timeout' | 'connection', message: string, cause?: unknown) {
-    super(message, { exitCode: ExitCode.service, code: kind === 'timeout' ? 'TIMEOUT' : 'NETWORK', cause });
+  /** `unresolved`: the host name does not resolve (ENOTFOUND): nothing was sent, and waiting will not fix it. */
+  readonly kind: 'timeout' | 'connection' | 'unresolved';
+  constructor(kind: 'timeout' | 'connection' | 'unresolved', message: string, cause?: unknown) {
+    super(message, {
+      exitCode: ExitCode.service,
+      code: kind === 'timeout' ? 'TIMEOUT' : kind === 'unresolved' ? 'HOST_NOT_FOUND' : 'NETWORK',
+      cause,
+    });
     this.kind = kind;
   }
 }
@@ -222,7 +227,8 @@ export function writeOutcome(error: unknown): WriteOutcome {
   if (error instanceof RetryBudgetSpentError) return writeOutcome(error.last);
   if (error instanceof RateLimitError) return 'throttled';
   if (error instanceof ApiError) return error.status >= 500 ? 'maybe-applied' : 'not-applied';
-  if (error instanceof NetworkError || error instanceof UnexpectedResponseError) return 'maybe-applied';
+  if (error instanceof NetworkError) return error.kind === 'unresolved' ? 'not-applied' : 'maybe-applied';
+  if (error instanceof UnexpectedResponseError) return 'maybe-applied';
   if (error instanceof InterruptedError) return 'maybe-applied';
   if (error instanceof CliError) return 'not-applied';
   return 'maybe-applied';

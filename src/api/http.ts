@@ -34,6 +34,8 @@ export interface RetryInfo {
   path: string;
   /** Retries made so far for this request, this one included. */
   retry: number;
+  /** Attempts allowed for one request, the first included. */
+  maxAttempts: number;
   delayMs: number;
   reason: string;
   status?: number;
@@ -89,7 +91,6 @@ const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'EPIPE',
   'ETIMEDOUT',
-  'ENOTFOUND',
   'EAI_AGAIN',
   'EHOSTUNREACH',
   'ENETUNREACH',
@@ -166,6 +167,7 @@ export class HttpClient {
         method: opts.method,
         path: opts.path,
         retry: attempt + 1,
+        maxAttempts: policy.maxAttempts,
         delayMs: decision.delayMs,
         reason,
         status: outcome.kind === 'status' ? outcome.status : undefined,
@@ -255,6 +257,14 @@ export class HttpClient {
       if (timeout.aborted || (code && TIMEOUT_CODES.has(code))) {
         this.log(`< timeout after ${timeoutMs}ms: ${opts.method} ${opts.path}`);
         throw new NetworkError('timeout', `no response from ${this.origin()} within ${timeoutMs}ms`, error);
+      }
+      if (code === 'ENOTFOUND') {
+        this.log(`< host not found: ${opts.method} ${opts.path}`);
+        throw new NetworkError(
+          'unresolved',
+          `the host ${this.origin()} does not resolve (ENOTFOUND): check the base URL`,
+          error,
+        );
       }
       if (code && NETWORK_CODES.has(code)) {
         this.log(`< connection error ${code}: ${opts.method} ${opts.path}`);

@@ -12,7 +12,12 @@
  * deposit or a secret rotation) is never repeated: its outcome may already exist.
  */
 
-export type Outcome = { kind: 'status'; status: number } | { kind: 'timeout' } | { kind: 'connection' };
+export type Outcome =
+  | { kind: 'status'; status: number }
+  | { kind: 'timeout' }
+  | { kind: 'connection' }
+  /** The host name does not resolve: a misconfiguration, not weather; never retried. */
+  | { kind: 'unresolved' };
 
 export interface RequestTraits {
   method: string;
@@ -57,6 +62,7 @@ export function isRetryable(traits: RequestTraits, outcome: Outcome): boolean {
     if (outcome.status >= 500) return isIdempotentRequest(traits);
     return false;
   }
+  if (outcome.kind === 'unresolved') return false;
   return isIdempotentRequest(traits);
 }
 

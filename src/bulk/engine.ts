@@ -157,6 +157,8 @@ export interface BulkResult {
   spent?: Map<string, { currency: string; amount: number }>;
   /** Sum of finished orders' totalAmount per paymentCurrency: what the balance paid. */
   charged?: Map<string, number>;
+  /** What this run itself paid (new orders); the rest of `charged` was paid by earlier runs. */
+  chargedThisRun?: Map<string, number>;
 }
 
 export class InvalidInputError extends UsageError {
@@ -580,6 +582,9 @@ class Runner {
   private readonly refundable: BulkResult['refundable'] = [];
   private readonly spentSums = new Map<string, { currency: string; sum: MoneySum }>();
   private readonly chargedSums = new Map<string, MoneySum>();
+  /** The part of chargedSums paid by this run: orders whose create answered 201 now, not a replay. */
+  private readonly chargedNowSums = new Map<string, MoneySum>();
+  private readonly chargedNow = new Set<string>();
   private inflight = 0;
   private inflightSubmits = 0;
   private stopReason: string | undefined;
@@ -765,6 +770,7 @@ class Runner {
     try {
       const res = await createOrder(this.deps.http, body);
       created = res.data;
+      if (!res.replayed) this.chargedNow.add(order.ref);
     } catch (error) {
       await this.onSubmitError(order, error);
       return;
@@ -972,6 +978,10 @@ class Runner {
     const currency = fetched.paymentCurrency ?? '';
     const charge = this.chargedSums.get(currency) ?? new MoneySum();
     this.chargedSums.set(currency, charge.add(fetched.totalAmount));
+    if (this.chargedNow.has(order.ref)) {
+      const now = this.chargedNowSums.get(currency) ?? new MoneySum();
+      this.chargedNowSums.set(currency, now.add(fetched.totalAmount));
+    }
     for (const item of fetched.items) {
       if (item.unitPrice === undefined) continue;
       const entry = this.spentSums.get(item.productId) ?? {
@@ -1025,6 +1035,7 @@ class Runner {
       [...this.spentSums].map(([id, e]) => [id, { currency: e.currency, amount: e.sum.value }]),
     );
     const charged = new Map([...this.chargedSums].map(([currency, sum]) => [currency, sum.value]));
+    const chargedThisRun = new Map([...this.chargedNowSums].map(([currency, sum]) => [currency, sum.value]));
     const ordered = new Map<string, number>();
     const table = this.state.lines;
     for (const order of effective)
@@ -1049,6 +1060,7 @@ class Runner {
       ordered,
       spent,
       charged,
+      chargedThisRun,
     };
   }
 }

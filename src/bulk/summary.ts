@@ -21,7 +21,10 @@ export interface BulkSummary {
   out: string;
   units: { ordered: number; delivered: number; failed: number };
   products: ProductSummary[];
+  /** Every finished order of the batch, whichever run paid it. */
   charged: Array<{ currency: string; amount: number }>;
+  /** What this run paid: empty on a re-run that bought nothing new. */
+  chargedThisRun: Array<{ currency: string; amount: number }>;
   failures: Array<{
     row: number;
     index: number;
@@ -72,6 +75,10 @@ export function summarize(result: BulkResult, out: string, exitCode: number, max
     units: { ordered: result.report.total.units, delivered, failed },
     products: [...byProduct.values()].sort((a, b) => a.productId.localeCompare(b.productId)),
     charged: [...(result.charged ?? new Map()).entries()].map(([currency, amount]) => ({ currency, amount })),
+    chargedThisRun: [...(result.chargedThisRun ?? new Map()).entries()].map(([currency, amount]) => ({
+      currency,
+      amount,
+    })),
     failures,
     refunds: result.refundable
       .slice()

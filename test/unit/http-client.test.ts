@@ -159,7 +159,15 @@ describe('responses and errors', () => {
     expect(h.server.requests).toHaveLength(2);
     expect(h.sleeps).toEqual([7_000]);
     expect(h.retries).toEqual([
-      { method: 'GET', path: '/b2b/rates', retry: 1, delayMs: 7_000, reason: 'HTTP 429', status: 429 },
+      {
+        method: 'GET',
+        path: '/b2b/rates',
+        retry: 1,
+        maxAttempts: 6,
+        delayMs: 7_000,
+        reason: 'HTTP 429',
+        status: 429,
+      },
     ]);
   });
 

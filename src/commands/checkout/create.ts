@@ -14,6 +14,7 @@ import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { precheck } from '../shared/precheck.js';
+import { refReusedError, replayDifference } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
 import { collectItems } from './items.js';
 import { printCheckout } from './view.js';
@@ -91,8 +92,19 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
         `(the same ref never creates or charges twice): ${rerunCommand(ctx, { '--ref': ref })}`,
     );
   });
-  if (res.replayed)
+  if (res.replayed) {
+    const diff = replayDifference(items, res.data.items);
+    if (diff) throw refReusedError('checkout', ref, res.data.checkoutId, diff);
+    if (
+      res.data.customerEmail !== undefined &&
+      res.data.customerEmail.toLowerCase() !== opts.email.toLowerCase()
+    )
+      throw refReusedError('checkout', ref, res.data.checkoutId, {
+        asked: `customer ${opts.email}`,
+        got: `customer ${res.data.customerEmail}`,
+      });
     err(ctx.io, `externalRef ${ref} was already used: this is the existing checkout (no second charge).`);
+  }
   if (ctx.flags.json) {
     printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
     return;
@@ -102,7 +114,7 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
   const payment = res.data.payment as Invoice | null | undefined;
   if (payment && typeof (payment as { state?: unknown }).state !== 'string') {
     out(ctx.io);
-    out(ctx.io, style(ctx.io).bold('Invoice'));
+    out(ctx.io, style(ctx.io).bold(payment.status === 'confirmed' ? 'Payment' : 'Invoice'));
     await printInvoice(ctx, payment, { qr: opts.qr });
   }
 }

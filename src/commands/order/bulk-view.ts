@@ -91,9 +91,7 @@ export function renderSummary(io: IO, s: BulkSummary): string {
     ),
   );
   parts.push(
-    `units: ${s.units.delivered} delivered, ${s.units.failed} failed, of ${s.units.ordered}; charged ${
-      s.charged.map((c) => formatAmountOf(c.amount, c.currency || undefined)).join(' + ') || 'nothing yet'
-    }`,
+    `units: ${s.units.delivered} delivered, ${s.units.failed} failed, of ${s.units.ordered}; ${chargedText(s)}`,
   );
   if (s.failures.length) {
     parts.push('failed units:');
@@ -113,4 +111,19 @@ export function renderSummary(io: IO, s: BulkSummary): string {
   }
   parts.push(`codes written to ${s.out} (mode 0600)`);
   return parts.join('\n');
+}
+
+const money = (list: BulkSummary['charged']) =>
+  list.map((c) => formatAmountOf(c.amount, c.currency || undefined)).join(' + ');
+
+/** Charged by this run versus earlier runs of the batch: a re-run that buys nothing never says "charged". */
+export function chargedText(s: Pick<BulkSummary, 'charged' | 'chargedThisRun'>): string {
+  if (s.charged.length === 0) return 'nothing charged yet';
+  if (s.chargedThisRun.length === 0) return `nothing charged by this run (earlier runs: ${money(s.charged)})`;
+  const sameAsAll =
+    s.chargedThisRun.length === s.charged.length &&
+    s.chargedThisRun.every((c) => s.charged.some((a) => a.currency === c.currency && a.amount === c.amount));
+  return sameAsAll
+    ? `charged ${money(s.chargedThisRun)}`
+    : `charged ${money(s.chargedThisRun)} by this run (batch total ${money(s.charged)})`;
 }

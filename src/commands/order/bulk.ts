@@ -199,6 +199,10 @@ export async function runOrderBulk(
   const summary = summarize(result, opts.out, exitCode);
   if (json) printJson(io, summary);
   else out(io, renderSummary(io, summary));
+  if (summary.charged.length > 0 && summary.chargedThisRun.length === 0)
+    err(io, '(nothing new bought: every order of this batch was paid by an earlier run)');
+  else if (result.report.resumed)
+    err(io, '(resumed: orders paid by earlier runs of this batch were not charged again)');
   if (result.stopReason) {
     err(io, `stopped: ${result.stopReason}`);
     err(io, 'run the same command again to resume: nothing is bought twice');

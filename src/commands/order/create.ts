@@ -8,6 +8,7 @@ import { err } from '../../io/streams.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { refReusedError, replayDifference } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
 import { printLastOnTimeout, WaitTimeoutError } from '../shared/wait.js';
 import { printOrder } from './render.js';
@@ -87,8 +88,14 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
       ? withOutcomeAdvice(error, orderRerunAdvice(ctx, ref))
       : error;
   });
-  if (res.replayed) err(ctx.io, `externalRef ${ref} already existed: this is that order (no new charge)`);
-  else
+  if (res.replayed) {
+    const diff = replayDifference(
+      [{ productId: opts.product, amount: opts.amount, quantity: opts.quantity }],
+      res.data.items,
+    );
+    if (diff) throw refReusedError('order', ref, res.data.checkoutId, diff);
+    err(ctx.io, `externalRef ${ref} already existed: this is that order (no new charge)`);
+  } else
     err(
       ctx.io,
       `created ${res.data.checkoutId} (ref ${ref}), charged ${formatAmountOf(res.data.totalAmount, res.data.paymentCurrency)}`,

@@ -37,6 +37,11 @@ export function refundBody(checkoutId: string, data: string | undefined): Record
     throw new UsageError(`--data: not valid JSON (${(error as Error).message})`);
   }
   if (!isRecord(parsed)) throw new UsageError('--data: expected a JSON object, e.g. {"checkoutId":"..."}');
+  // The confirmation names the argument: a body refunding another checkout must not slip past it.
+  if ('checkoutId' in parsed && parsed.checkoutId !== checkoutId)
+    throw new UsageError(
+      `--data: its checkoutId ${JSON.stringify(parsed.checkoutId)} contradicts the argument ${checkoutId}; nothing was sent`,
+    );
   return parsed;
 }
 

@@ -7,7 +7,7 @@
  * and NO_COLOR terminals get plain characters.
  */
 import type { Context } from '../../context.js';
-import { formatDuration, formatMoney, formatTime } from '../../io/format.js';
+import { formatAmountOf, formatDuration, formatMoney, formatTime } from '../../io/format.js';
 import { markOwnAnsi } from '../../io/sanitize.js';
 import { out } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
@@ -56,6 +56,16 @@ export function invoiceLines(invoice: Invoice, now: number, s: Styler): string[]
   return lines;
 }
 
+/** A confirmed payment: what was paid and how; a "Send exactly" here would read as a bill. */
+export function paidLine(invoice: Invoice, s: Styler): string {
+  const amount =
+    invoice.appliedAmount !== undefined
+      ? formatAmountOf(invoice.appliedAmount, invoice.appliedCurrency)
+      : `${invoice.amount ?? '?'} ${invoice.currency ?? ''}`.trim();
+  const method = invoice.paymentMethodId ? ` with ${invoice.paymentMethodId}` : '';
+  return `${s.green(s.bold('Paid'))}: ${amount}${method} (confirmed; nothing to send)`;
+}
+
 export function expiryText(expiresAt: number, now: number): string {
   const left = expiresAt - now;
   if (left <= 0) return `${formatTime(expiresAt)} (passed)`;
@@ -78,6 +88,11 @@ export async function printInvoice(
   opts: { qr?: boolean } = {},
 ): Promise<void> {
   const s = style(ctx.io);
+  // Paid already (the balance method confirms at once): nothing to send, no expiry, no QR.
+  if (invoice.status === 'confirmed') {
+    out(ctx.io, paidLine(invoice, s));
+    return;
+  }
   for (const line of invoiceLines(invoice, ctx.clock.now(), s)) out(ctx.io, line);
   const qrText = invoice.qr?.withAmount;
   const mode = qrMode(ctx.io, Boolean(opts.qr));
