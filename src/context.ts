@@ -20,6 +20,8 @@ import type { ConfigStore } from './config/store.js';
 import { ExitCode, UsageError } from './errors.js';
 import { maskSecret } from './io/format.js';
 import type { Prompter } from './io/prompts.js';
+import { redactUrls } from './io/redact-url.js';
+import { giftcodesCommand } from './io/shell.js';
 import type { IO } from './io/streams.js';
 
 export type Env = Record<string, string | undefined>;
@@ -101,7 +103,7 @@ export function createContext(deps: ContextDeps): Context {
     exitCode: ExitCode.ok,
     debug(line) {
       if (!deps.flags.debug) return;
-      let safe = line;
+      let safe = redactUrls(line);
       // Belt and braces: whatever produced the line, a known secret never reaches the terminal.
       for (const secret of secrets) safe = safe.split(secret).join(maskSecret(secret));
       deps.io.stderr.write(`debug: ${safe}\n`);
@@ -109,7 +111,7 @@ export function createContext(deps: ContextDeps): Context {
     async config() {
       if (!store) {
         const { openConfigStore } = await import('./config/store.js');
-        store = openConfigStore(deps.env);
+        store = openConfigStore(deps.env, (line) => deps.io.stderr.write(`${line}\n`));
       }
       return store;
     },
@@ -179,7 +181,7 @@ export function createContext(deps: ContextDeps): Context {
       if ((!resolved.baseUrl || !resolved.apiKey) && profileMissing) {
         throw new UsageError(
           `no profile "${resolved.profile}" (from ${deps.flags.profile ? '--profile' : 'GIFTCODES_PROFILE'}): ` +
-            `create it with \`giftcodes login --profile ${resolved.profile}\` or see \`giftcodes config list\``,
+            `create it with \`${giftcodesCommand('login', '--profile', resolved.profile)}\` or see \`giftcodes config list\``,
         );
       }
       if (!resolved.baseUrl) throw new UsageError(NO_BASE_URL_MESSAGE);

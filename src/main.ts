@@ -4,6 +4,7 @@
  */
 import type { Context, ContextDeps, Env, GlobalOptions } from './context.js';
 import { ApiError, CliError, ExitCode, UnexpectedResponseError } from './errors.js';
+import { redactUrls } from './io/redact-url.js';
 import { colorEnabled, type IO, processIO } from './io/streams.js';
 import { VERSION } from './version.js';
 
@@ -55,14 +56,16 @@ export function reportError(io: IO, error: unknown, debug: boolean): number {
   if (error instanceof CliError) {
     const requestId =
       error instanceof ApiError || error instanceof UnexpectedResponseError ? error.requestId : undefined;
-    io.stderr.write(`error ${error.code}: ${error.message}${requestId ? ` (request ${requestId})` : ''}\n`);
+    io.stderr.write(
+      `error ${error.code}: ${redactUrls(error.message)}${requestId ? ` (request ${requestId})` : ''}\n`,
+    );
     if (debug && error.details !== undefined) {
       io.stderr.write(`details: ${JSON.stringify(error.details, null, 2)}\n`);
     }
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.stderr.write(`error INTERNAL: ${message}\n`);
+  io.stderr.write(`error INTERNAL: ${redactUrls(message)}\n`);
   if (debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
   return ExitCode.service;
 }

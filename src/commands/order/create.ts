@@ -11,6 +11,7 @@ import {
 } from '../../errors.js';
 import { formatDuration, formatMoney } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { maskCodes } from '../shared/codes.js';
@@ -53,14 +54,9 @@ export function parseFields(values: string[] | undefined): Record<string, string
   return fields;
 }
 
-/** A word as the shell reads it back (POSIX single quotes when it needs any). */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 /** The same purchase with the same externalRef: the service replays it instead of charging again. */
 export function rerunCommand(ctx: Context, opts: OrderCreateOptions, ref: string): string {
-  const args = ['giftcodes'];
+  const args: string[] = [];
   if (ctx.flags.profile) args.push('--profile', ctx.flags.profile);
   args.push('order', 'create', '--product', opts.product, '--sku', opts.sku);
   args.push('--amount', String(opts.amount), '--quantity', String(opts.quantity), '--ref', ref);
@@ -69,7 +65,7 @@ export function rerunCommand(ctx: Context, opts: OrderCreateOptions, ref: string
   if (opts.callbackUrl) args.push('--callback-url', opts.callbackUrl);
   if (opts.wait) args.push('--wait');
   if (opts.yes) args.push('--yes');
-  return args.map(shellWord).join(' ');
+  return giftcodesCommand(...args);
 }
 
 /**
@@ -144,7 +140,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
           if (left <= 0) {
             throw new WaitTimeoutError(
               `order ${current.data.checkoutId} is still ${current.data.status} after ${formatDuration(waitTimeout)}; ` +
-                `it is paid and finishes on its own: see it with giftcodes order get ${current.data.checkoutId}`,
+                `it is paid and finishes on its own: see it with ${giftcodesCommand('order', 'get', current.data.checkoutId)}`,
               current.raw,
             );
           }
@@ -164,7 +160,10 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   if (ctx.flags.json) printJson(ctx.io, maskCodes(raw, Boolean(opts.reveal)));
   else printOrder(ctx.io, order, Boolean(opts.reveal));
   if (opts.wait && (order.status === 'partial' || order.status === 'failed')) {
-    err(ctx.io, `refund the failed units with: giftcodes refund create ${order.checkoutId} --surface b2b`);
+    err(
+      ctx.io,
+      `refund the failed units with: ${giftcodesCommand('refund', 'create', order.checkoutId, '--surface', 'b2b')}`,
+    );
     ctx.exitCode = 3;
   }
 }

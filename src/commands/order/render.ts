@@ -2,6 +2,7 @@
 
 import { formatMoney, formatTime, maskSecret } from '../../io/format.js';
 import { printFields, printTable } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import type { IO } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { showSecret } from '../shared/codes.js';
@@ -33,5 +34,5 @@ export function printOrder(io: IO, order: Order, reveal: boolean): void {
   });
   printTable(io, ['product', 'amount', 'unit', 'status', 'code', 'pin', 'url / message'], rows);
   if (!reveal && rows.length)
-    io.stderr.write(`codes masked: giftcodes order get ${order.checkoutId} --reveal\n`);
+    io.stderr.write(`codes masked: ${giftcodesCommand('order', 'get', order.checkoutId, '--reveal')}\n`);
 }
