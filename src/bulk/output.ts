@@ -9,9 +9,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { type FileHandle, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, lstat, readdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { fsyncDir } from './journal.js';
-import { createExclusive } from './safe-files.js';
+import { createExclusive, currentUid } from './safe-files.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
 export type OutputFormat = 'csv' | 'json';
@@ -151,11 +152,38 @@ export async function writeAtomic(
     await beforeRename(sha);
     await rename(tmp, path);
     fsyncDir(path);
+    await removeStaleTemps(path);
     return sha;
   } catch (error) {
     // Codes must not linger under a random name nobody will look for.
     await rm(tmp, { force: true });
     throw error;
+  }
+}
+
+const STALE_TEMP = /^\.[0-9a-f]{16}\.tmp$/;
+
+/**
+ * Temporary outputs that a run killed mid-write left beside `path` (they hold codes).
+ * Only the user's own regular files are removed; anything else is left alone.
+ */
+async function removeStaleTemps(path: string, uid = currentUid()): Promise<void> {
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(base) || !STALE_TEMP.test(name.slice(base.length))) continue;
+    const full = join(dirname(path), name);
+    try {
+      const info = await lstat(full);
+      if (info.isFile() && (uid === undefined || info.uid === uid)) await rm(full, { force: true });
+    } catch {
+      // Gone already, or not ours to remove: the output itself is written.
+    }
   }
 }
 
