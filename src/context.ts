@@ -21,7 +21,9 @@ import type { ConfigStore } from './config/store.js';
 import { ExitCode, UsageError } from './errors.js';
 import { maskSecret } from './io/format.js';
 import type { Prompter } from './io/prompts.js';
+import { redactUrls } from './io/redact-url.js';
 import { renderForTerminal } from './io/sanitize.js';
+import { giftcodesCommand } from './io/shell.js';
 import { err, type IO } from './io/streams.js';
 
 export type Env = Record<string, string | undefined>;
@@ -117,7 +119,7 @@ export function createContext(deps: ContextDeps): Context {
     exitCode: ExitCode.ok,
     debug(line) {
       if (!deps.flags.debug) return;
-      let safe = line;
+      let safe = redactUrls(line);
       // Belt and braces: whatever produced the line, a known secret never reaches the terminal.
       for (const secret of secrets) safe = safe.split(secret).join(maskSecret(secret));
       // Debug lines quote URLs, bodies and messages from the service: sanitized like any sink.
@@ -126,7 +128,7 @@ export function createContext(deps: ContextDeps): Context {
     async config() {
       if (!store) {
         const { openConfigStore } = await import('./config/store.js');
-        store = openConfigStore(deps.env);
+        store = openConfigStore(deps.env, (line) => err(deps.io, line));
       }
       return store;
     },
@@ -200,7 +202,7 @@ export function createContext(deps: ContextDeps): Context {
       if ((!resolved.baseUrl || !resolved.apiKey) && profileMissing) {
         throw new UsageError(
           `no profile "${resolved.profile}" (from ${deps.flags.profile ? '--profile' : 'GIFTCODES_PROFILE'}): ` +
-            `create it with \`giftcodes login --profile ${resolved.profile}\` or see \`giftcodes config list\``,
+            `create it with \`${giftcodesCommand('login', '--profile', resolved.profile)}\` or see \`giftcodes config list\``,
         );
       }
       if (!resolved.baseUrl) throw new UsageError(NO_BASE_URL_MESSAGE);

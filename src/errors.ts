@@ -131,6 +131,19 @@ export class NetworkError extends CliError {
 }
 
 /** A body that is not JSON, or not the shape the spec describes. */
+/**
+ * A response nested deeper than any real one (a hostile or broken server): refused
+ * before code that walks it recursively (masking, JSON output) runs out of stack.
+ */
+export class ResponseTooDeepError extends CliError {
+  constructor(limit: number) {
+    super(`unexpected response: nested deeper than ${limit} levels; refusing to process it`, {
+      exitCode: ExitCode.service,
+      code: 'UNEXPECTED_RESPONSE',
+    });
+  }
+}
+
 export class UnexpectedResponseError extends CliError {
   readonly status: number;
   readonly requestId?: string;

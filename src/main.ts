@@ -4,6 +4,7 @@
  */
 import type { Context, ContextDeps, Env, GlobalOptions } from './context.js';
 import { ApiError, CliError, ExitCode, UnexpectedResponseError } from './errors.js';
+import { redactUrls } from './io/redact-url.js';
 import { renderForTerminal, safeJson } from './io/sanitize.js';
 import { colorEnabled, type IO, processIO } from './io/streams.js';
 import { VERSION } from './version.js';
@@ -57,12 +58,15 @@ export function reportError(io: IO, error: unknown, debug: boolean): number {
     const requestId =
       error instanceof ApiError || error instanceof UnexpectedResponseError ? error.requestId : undefined;
     // Code, message and request id may all come from the service: one line, sanitized.
-    writeLine(io, `error ${error.code}: ${error.message}${requestId ? ` (request ${requestId})` : ''}`);
+    writeLine(
+      io,
+      `error ${error.code}: ${redactUrls(error.message)}${requestId ? ` (request ${requestId})` : ''}`,
+    );
     if (debug && error.details !== undefined) writeBlock(io, `details: ${safeJson(error.details, 2)}`);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  writeLine(io, `error INTERNAL: ${message}`);
+  writeLine(io, `error INTERNAL: ${redactUrls(message)}`);
   if (debug && error instanceof Error && error.stack) writeBlock(io, error.stack);
   return ExitCode.service;
 }

@@ -17,6 +17,7 @@ import {
   UnexpectedResponseError,
 } from '../errors.js';
 import { maskSecret } from '../io/format.js';
+import { redactUrls } from '../io/redact-url.js';
 import { ErrorEnvelope, RateLimitBody } from '../schemas/errors.js';
 import {
   DEFAULT_RETRY_BUDGET,
@@ -229,7 +230,7 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     const started = performance.now();
-    this.log(`> ${opts.method} ${url} (x-api-key ${maskSecret(this.options.apiKey)})`);
+    this.log(`> ${opts.method} ${redactUrls(url.toString())} (x-api-key ${maskSecret(this.options.apiKey)})`);
     let status: number;
     let text: string;
     let responseHeaders: Record<string, string | string[] | undefined>;

@@ -51,6 +51,7 @@ import { readFile } from './parse.js';
 import { estimatePlan, limitsFrom, orderUsd, type PlanEstimate, planInto, splitOrder } from './plan.js';
 import { orderRecords, rejectedRecords, Tally } from './records.js';
 import { defaultBatchId, isValidBatchId } from './refs.js';
+import { checkCompanions } from './safe-files.js';
 import { type AdaptiveLimit, classifySubmitError, pollDelay } from './submit.js';
 import { LineTable, RefColumn } from './table.js';
 import type { InputRow, OutputRecord, PlanLimits, RowError } from './types.js';
@@ -174,6 +175,11 @@ export function journalPathFor(out: string): string {
   return `${out}.journal`;
 }
 
+/** The scratch file of finished orders' rendered codes (see PartStore). */
+export function partsPathFor(out: string): string {
+  return `${out}.parts`;
+}
+
 interface Live {
   products: Map<string, Product>;
   account: Account;
@@ -214,6 +220,10 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${opts.input}: ${(error as NodeJS.ErrnoException).code ?? error}`);
   }
+
+  // The output and its companions: a link or another user's file planted at one of
+  // these names is refused now, before any request, never after a charge.
+  await checkCompanions([opts.out, journalPathFor(opts.out), partsPathFor(opts.out)]);
 
   // 1. Parse the whole file before anything else. Rows are kept as columns (not an
   //    object per row) until planned; of each row only its ref outlives the plan.
@@ -397,7 +407,10 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
     const kept = await archiveJournal(journalPath, displaced, deps.now());
     deps.notice(`kept the other batch's journal as ${kept}`);
   }
-  const writer = await JournalWriter.open(journalPath, { truncate: !resumed || freshJournal });
+  const writer = await JournalWriter.open(
+    journalPath,
+    resumed ? 'append' : freshJournal ? 'truncate' : 'create',
+  );
   const record = async (rec: JournalRecord) => {
     await writer.append(rec);
     apply(state, rec);
@@ -434,7 +447,7 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
       state.planComplete = true;
       apply(state, header);
     }
-    const parts = await PartStore.open(`${opts.out}.parts`);
+    const parts = await PartStore.open(partsPathFor(opts.out));
     try {
       const run = new Runner(opts, deps, state, record, refOf, stats, parts);
       await run.execute(all);

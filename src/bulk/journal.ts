@@ -10,8 +10,9 @@
  * every submission replays the same externalRef.
  */
 import { closeSync, fsyncSync, openSync } from 'node:fs';
-import { type FileHandle, open, rename, stat, truncate } from 'node:fs/promises';
+import { type FileHandle, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { createExclusive, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 import type { PlannedLine, PlannedOrder } from './types.js';
 
@@ -212,7 +213,8 @@ export function parseJournal(text: string): { state: JournalState; goodBytes: nu
 export async function loadJournal(path: string): Promise<JournalState | undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    // Read-write: a torn tail is cut through this descriptor, never by name (a link).
+    handle = await openOwn(path, 'update');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -226,10 +228,10 @@ export async function loadJournal(path: string): Promise<JournalState | undefine
       reader.push(buffer.subarray(0, bytesRead));
     }
     reader.end();
+    if (reader.torn) await handle.truncate(reader.goodBytes);
   } finally {
     await handle.close();
   }
-  if (reader.torn) await truncate(path, reader.goodBytes);
   return reader.state;
 }
 
@@ -272,9 +274,12 @@ export class JournalWriter {
     readonly path: string,
   ) {}
 
-  /** `truncate` starts a new journal (a fresh plan); otherwise records are appended. */
-  static async open(path: string, opts: { truncate?: boolean } = {}): Promise<JournalWriter> {
-    const handle = await open(path, opts.truncate ? 'w' : 'a', 0o600);
+  /**
+   * `create` starts a journal where none exists, `truncate` rewrites the user's own
+   * torn one (a fresh plan), `append` resumes. None of them follows a link.
+   */
+  static async open(path: string, mode: 'create' | 'truncate' | 'append'): Promise<JournalWriter> {
+    const handle = mode === 'create' ? await createExclusive(path) : await openOwn(path, mode);
     await handle.chmod(0o600);
     fsyncDir(path);
     return new JournalWriter(handle, path);

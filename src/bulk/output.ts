@@ -7,10 +7,12 @@
  * CSV-injection advice) so it is shown as text instead of run as a formula. The quote is then part of the cell; `--format json`
  * gives every value's exact bytes.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, lstat, readdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { fsyncDir } from './journal.js';
+import { createExclusive, currentUid } from './safe-files.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
 export type OutputFormat = 'csv' | 'json';
@@ -130,25 +132,61 @@ export async function writeAtomic(
   path: string,
   chunks: Iterable<string> | AsyncIterable<string>,
   beforeRename: (sha256: string) => Promise<void>,
+  randomHex: () => string = () => randomBytes(8).toString('hex'),
 ): Promise<string> {
-  const tmp = `${path}.tmp`;
+  // An unguessable name in the same folder (so the rename stays atomic), created
+  // exclusively: a link planted at a predictable name is never written through.
+  const tmp = `${path}.${randomHex()}.tmp`;
   const hash = createHash('sha256');
-  const handle = await open(tmp, 'w', 0o600);
+  const handle = await createExclusive(tmp);
   try {
-    await handle.chmod(0o600);
-    for await (const chunk of chunks) {
-      hash.update(chunk);
-      await handle.write(chunk);
+    try {
+      await handle.chmod(0o600);
+      for await (const chunk of chunks) {
+        hash.update(chunk);
+        await handle.write(chunk);
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
     }
-    await handle.sync();
-  } finally {
-    await handle.close();
+    const sha = hash.digest('hex');
+    await beforeRename(sha);
+    await rename(tmp, path);
+    fsyncDir(path);
+    await removeStaleTemps(path);
+    return sha;
+  } catch (error) {
+    // Codes must not linger under a random name nobody will look for.
+    await rm(tmp, { force: true });
+    throw error;
   }
-  const sha = hash.digest('hex');
-  await beforeRename(sha);
-  await rename(tmp, path);
-  fsyncDir(path);
-  return sha;
+}
+
+const STALE_TEMP = /^\.[0-9a-f]{16}\.tmp$/;
+
+/**
+ * Temporary outputs that a run killed mid-write left beside `path` (they hold codes).
+ * Only the user's own regular files are removed; anything else is left alone.
+ */
+async function removeStaleTemps(path: string, uid = currentUid()): Promise<void> {
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(base) || !STALE_TEMP.test(name.slice(base.length))) continue;
+    const full = join(dirname(path), name);
+    try {
+      const info = await lstat(full);
+      if (info.isFile() && (uid === undefined || info.uid === uid)) await rm(full, { force: true });
+    } catch {
+      // Gone already, or not ours to remove: the output itself is written.
+    }
+  }
 }
 
 /**
@@ -166,8 +204,10 @@ export class PartStore {
     readonly path: string,
   ) {}
 
+  /** A leftover of a crashed run (checked in preflight to be the user's own) is replaced. */
   static async open(path: string): Promise<PartStore> {
-    const handle = await open(path, 'w+', 0o600);
+    await rm(path, { force: true });
+    const handle = await createExclusive(path, { read: true });
     await handle.chmod(0o600);
     return new PartStore(handle, path);
   }

@@ -3,6 +3,8 @@
  * the failed units' customer-safe messages, and the refund command per failed or
  * partial order. Codes never appear here: this is what the terminal shows.
  */
+
+import { giftcodesCommand } from '../io/shell.js';
 import type { BulkResult } from './engine.js';
 
 export interface ProductSummary {
@@ -38,7 +40,7 @@ export interface BulkSummary {
 }
 
 export function refundCommand(checkoutId: string): string {
-  return `giftcodes refund create ${checkoutId} --surface b2b`;
+  return giftcodesCommand('refund', 'create', checkoutId, '--surface', 'b2b');
 }
 
 export function summarize(result: BulkResult, out: string, exitCode: number, maxFailures = 50): BulkSummary {

@@ -1,8 +1,11 @@
 /**
  * Named profiles on disk, kept by `conf`. The file holds API keys, so it is
- * written with mode 0600. `GIFTCODES_CONFIG_DIR` moves it (tests, CI, containers).
+ * written with mode 0600 in a folder created 0700 (whatever the umask), and a file
+ * others can read is warned about (as ssh does). Reading never creates the folder.
+ * `GIFTCODES_CONFIG_DIR` moves it (tests, CI, containers).
  */
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Conf from 'conf';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
@@ -38,12 +41,32 @@ export interface ConfigStore {
   deleteProfile(name: string): boolean;
 }
 
-export function openConfigStore(env: Record<string, string | undefined>): ConfigStore {
+/**
+ * conf creates its folder on every read of a missing file, with the umask's mode
+ * (0777 under `umask 000`). Its `_ensureDirectory` is made a no-op here (it is
+ * private in conf's types, hence the property definition); `write` below creates the
+ * folder itself, 0700, and only when there is something to write.
+ */
+class PrivateConf<T extends Record<string, unknown>> extends Conf<T> {}
+Object.defineProperty(PrivateConf.prototype, '_ensureDirectory', { value: () => {} });
+
+function ensurePrivateDir(dir: string): void {
+  if (existsSync(dir)) return;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // mkdir's mode passes through the umask: set it exactly.
+  chmodSync(dir, 0o700);
+}
+
+export function openConfigStore(
+  env: Record<string, string | undefined>,
+  warn: (line: string) => void = () => {},
+): ConfigStore {
   let conf: Conf<StoreShape>;
+  let checkedMode = false;
   try {
     // No `defaults`: with them conf writes the file on open, so a read-only command
     // would create (or fail to create) a config file. `read()` supplies the defaults.
-    conf = new Conf<StoreShape>({
+    conf = new PrivateConf<StoreShape>({
       projectName: 'giftcodes',
       projectSuffix: '',
       cwd: env.GIFTCODES_CONFIG_DIR || undefined,
@@ -60,6 +83,10 @@ export function openConfigStore(env: Record<string, string | undefined>): Config
     } catch (error) {
       throw unreadable(conf.path, error);
     }
+    if (!checkedMode) {
+      checkedMode = true;
+      warnIfExposed(conf.path, warn);
+    }
     const parsed = StoreShape.safeParse(raw);
     // Never fall back to an empty store here: the next write would wipe the user's profiles.
     if (!parsed.success) {
@@ -72,6 +99,7 @@ export function openConfigStore(env: Record<string, string | undefined>): Config
     return parsed.data;
   };
   const write = (next: StoreShape) => {
+    ensurePrivateDir(dirname(conf.path));
     conf.store = next;
     // conf honours configFileMode on create; tighten an older file too.
     if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
@@ -98,4 +126,20 @@ export function openConfigStore(env: Record<string, string | undefined>): Config
       return true;
     },
   };
+}
+
+/** Like ssh with a private key: say so when others can read the file that holds keys. */
+function warnIfExposed(path: string, warn: (line: string) => void): void {
+  if (process.platform === 'win32') return;
+  let mode: number;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch {
+    return;
+  }
+  if (mode & 0o077) {
+    warn(
+      `warning: ${path} is accessible by others (mode ${mode.toString(8).padStart(4, '0')}) and holds API keys: run chmod 600 ${path}`,
+    );
+  }
 }

@@ -213,6 +213,11 @@ export const DEFAULT_FAULT_DELAY_MS = 30_000;
 
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 1_000_000;
+/**
+ * Spec §7 lists no status for an oversized body: 413 (RFC 9110) with the §7 envelope
+ * and code VALIDATION_ERROR (bad input), `details.reason` "too_large".
+ */
+export const BODY_TOO_LARGE_STATUS = 413;
 
 /** Status of `PUT /retailer/v1/webhook`: 201 on first create, 200 on later updates (not shown). */
 export const WEBHOOK_CREATE_STATUS = 201;

@@ -3,6 +3,7 @@
  * `startSandbox()` builds the state, clock, scheduler and server and seeds one ready
  * account; `parseSandboxFlags()` (flags.ts) turns `giftcodes sandbox` flags into options.
  */
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Catalog } from './catalog.js';
 import {
@@ -21,6 +22,7 @@ import { VirtualClock } from './clock.js';
 import type { Core, SandboxTuning } from './context.js';
 import { type FaultConfig, type FaultConfigInput, FaultEngine } from './faults.js';
 import { loadFixtures } from './fixtures.js';
+import { isLoopbackHostname } from './loopback.js';
 import { customerPays } from './payments.js';
 import { CodeFactory, IdFactory } from './random.js';
 import { RatesService } from './rates.js';
@@ -37,6 +39,7 @@ export { ENDPOINT_SCOPES } from './auth.js';
 export type { Core, SandboxTuning } from './context.js';
 export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema } from './faults.js';
 export { parseSandboxFlags, SANDBOX_FLAGS, SandboxFlagError, type SandboxFlags } from './flags.js';
+export { isLoopbackHostname } from './loopback.js';
 export { type OutboundRequest, signatureHeader, type WebhookSender } from './webhook-delivery.js';
 
 /** The port `giftcodes sandbox` listens on without --port. */
@@ -65,6 +68,11 @@ export interface SandboxOptions {
   webhookSender?: WebhookSender;
   /** Request and event lines (never codes or keys). */
   log?: (line: string) => void;
+  /**
+   * The ready account's key when bound beyond loopback without `apiKey`: the seeded
+   * default is published in the README, so anyone on the network could use it.
+   */
+  randomKey?: () => string;
 }
 
 export interface Sandbox {
@@ -129,15 +137,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const router = new Router();
   for (const def of ALL_ROUTES) router.add(def);
+  const host = options.host ?? '127.0.0.1';
+  const readyKey =
+    options.apiKey ||
+    (isLoopbackHostname(host)
+      ? undefined
+      : (options.randomKey ?? (() => `gc_sandbox_${randomBytes(24).toString('base64url')}`))());
   const { account, apiKey } = core.store.createAccount({
     tier,
     capabilities: DEFAULT_OPERATOR_CAPABILITIES,
     balanceUsd: options.balanceUsd ?? DEFAULT_START_BALANCE_USD,
-    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(readyKey ? { apiKey: readyKey } : {}),
   });
 
   const { server, dispose } = createSandboxServer(core, router);
-  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? DEFAULT_SANDBOX_PORT, host, () => {

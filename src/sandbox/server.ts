@@ -9,11 +9,17 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { CAPABILITY_HINTS, capabilityFor, ENDPOINT_SCOPES, hasScope } from './auth.js';
-import { INJECTED_ERROR_CODE, INJECTED_ERROR_STATUS, MAX_BODY_BYTES, TIER_LIMITS } from './choices.js';
+import {
+  BODY_TOO_LARGE_STATUS,
+  INJECTED_ERROR_CODE,
+  INJECTED_ERROR_STATUS,
+  MAX_BODY_BYTES,
+  TIER_LIMITS,
+} from './choices.js';
 import type { Core } from './context.js';
 import { ApiError, forbidden, validationError } from './errors.js';
 import type { FaultDecision } from './faults.js';
-import { isLoopbackAddress } from './loopback.js';
+import { operatorRefusal } from './loopback.js';
 import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
 import { type AccountState, type ApiKeyRecord, hashKey } from './state.js';
@@ -95,10 +101,21 @@ export function createSandboxServer(core: Core, router: Router): SandboxServer {
       req.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > MAX_BODY_BYTES) {
+          // Answered (413, the envelope) instead of destroying the socket, which left the
+          // client with a reset and no reason. The rest of the body is read and dropped;
+          // the connection closes after the answer.
+          req.removeAllListeners('data');
+          req.removeAllListeners('end');
+          req.resume();
           reject(
-            validationError('Request body too large', { reason: 'too_large', maxBytes: MAX_BODY_BYTES }),
+            new ApiError(
+              BODY_TOO_LARGE_STATUS,
+              'VALIDATION_ERROR',
+              'Request body too large',
+              { reason: 'too_large', maxBytes: MAX_BODY_BYTES },
+              { connection: 'close' },
+            ),
           );
-          req.destroy();
           return;
         }
         chunks.push(chunk);
@@ -182,9 +199,15 @@ export function createSandboxServer(core: Core, router: Router): SandboxServer {
       const hasBody = method !== 'GET' && method !== 'DELETE';
 
       if (def.kind === 'operator') {
-        if (!isLoopbackAddress(req.socket.remoteAddress)) {
+        const refusal = operatorRefusal({
+          remoteAddress: req.socket.remoteAddress,
+          localPort: req.socket.localPort,
+          host: req.headers.host,
+          origin: req.headers.origin,
+        });
+        if (refusal) {
           req.resume();
-          finish(errorResult(forbidden('The operator API is loopback-only'), requestId));
+          finish(errorResult(forbidden(refusal), requestId));
           return;
         }
         const body = hasBody ? await readBody(req) : undefined;

@@ -9,7 +9,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { isRecord } from '../api/shapes.js';
-import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, verifySignature } from './signature.js';
+import { DedupeMemory } from './dedupe.js';
+import {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  type VerifyFailureReason,
+  verifySignature,
+} from './signature.js';
 
 export interface ListenerEvent {
   receivedAt: number;
@@ -37,14 +44,28 @@ export interface ListenerOptions {
   onEvent: (event: ListenerEvent) => void;
   /** Problems that are not about one event (a request that is not a delivery). */
   onNotice?: (line: string) => void;
+  /**
+   * A request that failed verification (only with secrets): answered 400, neither
+   * forwarded nor shown. Only the reason code is passed on; nothing the sender wrote.
+   */
+  onRejected?: (reason: VerifyFailureReason) => void;
+  /**
+   * Unsafe, for debugging a wrong secret: forward and show requests that failed
+   * verification, as if no secret were given. Any web page can POST to a loopback port.
+   */
+  forwardUnverified?: boolean;
   maxBodyBytes?: number;
   /** How many delivery ids to remember for de-duplication. */
   dedupeWindow?: number;
+  /** Bytes the remembered ids may take (default 1 MiB). */
+  dedupeMaxBytes?: number;
 }
 
 export interface Listener {
   url: string;
   port: number;
+  /** What the de-duplication memory holds now. */
+  remembered(): { ids: number; bytes: number };
   close(): Promise<void>;
 }
 
@@ -59,21 +80,19 @@ const HOP_BY_HOP = new Set([
   'trailer',
   'upgrade',
   'content-length',
+  // Node has already answered `100 Continue` to the sender; undici refuses the header.
+  'expect',
 ]);
 
 export async function startListener(opts: ListenerOptions): Promise<Listener> {
   const host = opts.host ?? '127.0.0.1';
   const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
-  const window = opts.dedupeWindow ?? 10_000;
-  const seen = new Set<string>();
+  const seen = new DedupeMemory({
+    maxEntries: opts.dedupeWindow ?? 10_000,
+    maxBytes: opts.dedupeMaxBytes ?? 1024 * 1024,
+  });
   const agent = opts.forwardTo ? new Agent({ keepAliveTimeout: 5_000 }) : undefined;
   const pending = new Set<Promise<void>>();
-
-  const remember = (id: string) => {
-    seen.add(id);
-    // A Set iterates in insertion order: dropping the first entry forgets the oldest id.
-    if (seen.size > window) seen.delete(seen.values().next().value as string);
-  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') {
@@ -116,6 +135,13 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
       });
       event.verified = result.valid;
       if (!result.valid) {
+        if (!opts.forwardUnverified) {
+          // Not the service: nothing of it is forwarded, remembered or shown.
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ received: false, reason: result.reason }));
+          opts.onRejected?.(result.reason);
+          return;
+        }
         event.reason = result.reason;
         event.message = result.message;
       }
@@ -124,7 +150,7 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
     // request cannot make the listener drop the real delivery that carries its id.
     if (deliveryId !== null) {
       event.duplicate = seen.has(deliveryId);
-      if (!event.duplicate && event.verified !== false) remember(deliveryId);
+      if (!event.duplicate && event.verified !== false) seen.remember(deliveryId);
     }
     // Answer first; forwarding happens after the service has its 2xx.
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -157,6 +183,7 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
   return {
     url: `http://${shownHost}:${port}/`,
     port,
+    remembered: () => ({ ids: seen.size, bytes: seen.bytes }),
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -131,7 +131,7 @@ export interface VerifyOptions {
   secret: string | readonly string[];
   /** The current time in epoch milliseconds. */
   now: number;
-  /** Allowed |now - t|, in seconds; default 300. `Infinity` disables the check. */
+  /** Allowed |now - t|, in seconds; default 300. Must be finite: there is no "skip the check". */
   toleranceSeconds?: number;
 }
 
@@ -142,12 +142,23 @@ export function verifySignature(opts: VerifyOptions): VerifyResult {
   );
   if (secrets.length === 0) throw new TypeError('at least one non-empty secret is required');
   const tolerance = opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!(tolerance >= 0)) throw new TypeError('toleranceSeconds must be >= 0');
+  // NaN compares false with everything, so a NaN `now` or tolerance would silently skip
+  // the age check and accept a replay of any age: refuse non-finite inputs outright.
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new TypeError('toleranceSeconds must be a finite number >= 0');
+  if (typeof opts.now !== 'number' || !Number.isFinite(opts.now))
+    throw new TypeError('now must be a finite epoch-milliseconds number');
 
   const parsed = parseSignatureHeader(opts.header);
   if (!parsed.ok)
     return { valid: false, reason: 'malformed_header', message: `malformed header: ${parsed.message}` };
   const { timestamp, signatures } = parsed.header;
+  if (!Number.isFinite(timestamp))
+    return {
+      valid: false,
+      reason: 'malformed_header',
+      message: 'malformed header: t is not a finite number',
+    };
 
   // Decode every candidate once; entries that are not 64 hex digits can never match.
   const candidates = signatures.filter((s) => HEX_SHA256.test(s)).map((s) => Buffer.from(s, 'hex'));

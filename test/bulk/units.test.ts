@@ -127,7 +127,7 @@ describe('journal', () => {
 
   it('appends durably with mode 0600, many appends at once', async () => {
     const path = join(tmp(), 'j');
-    const w = await JournalWriter.open(path, { truncate: true });
+    const w = await JournalWriter.open(path, 'create');
     await Promise.all(plan.map((r) => w.append(r)));
     await w.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);

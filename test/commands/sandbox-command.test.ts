@@ -153,3 +153,25 @@ describe('giftcodes sandbox', () => {
     });
   });
 });
+
+describe('giftcodes sandbox --host beyond loopback (issue 12)', () => {
+  it('warns, and serves a random key instead of the published seeded default', async () => {
+    const local = startBinary(['sandbox', '--port', '0', '--seed', '1']);
+    const [, seededLine = ''] = await local.lines(2);
+    await local.interrupt();
+    const seededKey = seededLine.slice('GIFTCODES_API_KEY='.length);
+
+    const wide = startBinary(['sandbox', '--host', '0.0.0.0', '--port', '0', '--seed', '1']);
+    const [urlLine = '', keyLine = ''] = await wide.lines(2);
+    const apiKey = keyLine.slice('GIFTCODES_API_KEY='.length);
+    expect(apiKey).toMatch(/^gc_sandbox_\S{20,}$/);
+    expect(apiKey).not.toBe(seededKey);
+    const port = new URL(urlLine.slice('GIFTCODES_BASE_URL='.length)).port;
+    const url = `http://127.0.0.1:${port}`;
+    expect((await call(url, 'GET', '/b2b/balance', { apiKey })).status).toBe(200);
+    expect((await call(url, 'GET', '/b2b/balance', { apiKey: seededKey })).status).toBe(401);
+    const result = await wide.interrupt();
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/warning: the sandbox listens on 0\.0\.0\.0, beyond this machine/);
+  });
+});

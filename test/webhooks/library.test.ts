@@ -52,4 +52,31 @@ describe('library entry', () => {
     const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
     expect(JSON.parse(stdout)).toEqual([true, 'no_matching_signature']);
   });
+
+  it('throws on a non-finite now, tolerance or timestamp instead of skipping the age check', async () => {
+    // Before issue 12, now: NaN made a signature a million seconds old valid.
+    const script = `
+      import { verifyWebhook, signatureHeader } from 'giftcodes';
+      const body = '{"id":"whd_1","type":"ping","createdAt":1,"data":{}}';
+      const secret = 'whsec_lib_test_1';
+      const header = signatureHeader({ secrets: [secret], timestamp: 1000, payload: body });
+      const outcome = (opts) => {
+        try { const r = verifyWebhook({ payload: body, header, secret, ...opts }); return r.valid || r.reason; }
+        catch (e) { return e.constructor.name + ': ' + e.message; }
+      };
+      console.log(JSON.stringify([
+        outcome({ now: 1_000_000_000 }),
+        outcome({ now: NaN }),
+        outcome({ now: Infinity }),
+        outcome({ now: 2000, toleranceSeconds: NaN }),
+        outcome({ now: 1_000_000_000, toleranceSeconds: Infinity }),
+      ]));`;
+    const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
+    const [old, ...rest] = JSON.parse(stdout) as string[];
+    expect(old).toBe('timestamp_outside_tolerance');
+    expect(rest[0]).toMatch(/^TypeError: now must be a finite/);
+    expect(rest[1]).toMatch(/^TypeError: now must be a finite/);
+    expect(rest[2]).toMatch(/^TypeError: toleranceSeconds must be a finite/);
+    expect(rest[3]).toMatch(/^TypeError: toleranceSeconds must be a finite/);
+  });
 });

@@ -37,6 +37,14 @@ async function deliver(url: string, id: string, secret = SECRET) {
   return { status: res.statusCode, body };
 }
 
+async function until(test: () => boolean | undefined, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out; stderr:\n${running?.stderr()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('webhook listen (binary)', () => {
   it('prints one line per event with time, type, delivery, checkout and verdict; forwards; exits 0 on Ctrl-C', async () => {
     app = await startServer({ 'POST /app': (_req, res) => json(res, 204, {}) });
@@ -45,10 +53,11 @@ describe('webhook listen (binary)', () => {
     const line = await running.waitForLine((l) => l.includes('whd_l1'));
     expect(line).toMatch(/^\d{4}-\d\d-\d\dT\S+Z\s+order\.completed\s+whd_l1\s+chk_77\s+verified\s+-> 204$/);
     await deliver(running.url, 'whd_l1');
-    await deliver(running.url, 'whd_l2', 'whsec_not_mine_at_all');
-    const bad = await running.waitForLine((l) => l.includes('whd_l2'));
-    expect(bad).toContain('not verified: no matching signature');
+    expect((await deliver(running.url, 'whd_l2', 'whsec_not_mine_at_all')).status).toBe(400);
+    await until(() => running?.stderr().includes('rejected: no matching signature'));
     expect(running.stdoutLines.filter((l) => l.includes('whd_l1'))).toHaveLength(1);
+    expect(running.stdoutLines.join('\n')).not.toContain('whd_l2');
+    expect(app.hits('/app')).toHaveLength(1);
     expect(running.stderr()).toContain('duplicate delivery whd_l1');
     expect(await running.stop()).toBe(0);
   });
@@ -64,5 +73,52 @@ describe('webhook listen (binary)', () => {
       verified: true,
       duplicate: false,
     });
+  });
+});
+
+describe('webhook listen with a secret: unverified requests (issue 12)', () => {
+  // What any web page can send to a loopback port without a preflight: a "simple" POST.
+  const hostile = JSON.stringify({
+    id: 'whd_evil\u001b[2J',
+    type: 'order.completed\u001b]0;pwned\u0007',
+    data: { checkoutId: 'chk_$(touch /tmp/x)' },
+  });
+  const sendHostile = async (url: string) => {
+    const res = await request(url, {
+      method: 'POST',
+      body: hostile,
+      headers: { 'content-type': 'text/plain', cookie: 'session=s3cret', authorization: 'Bearer tok' },
+    });
+    await res.body.dump();
+    return res.statusCode;
+  };
+
+  it('answers 400, forwards nothing and prints one sanitized "rejected" line', async () => {
+    app = await startServer({ 'POST /app': (_req, res) => json(res, 204, {}) });
+    running = await spawnListen(['--secret', SECRET, '--forward-to', `${app.url}/app`]);
+    expect(await sendHostile(running.url)).toBe(400);
+    await until(() => running?.stderr().includes('rejected: malformed header'));
+    // A real delivery afterwards proves the listener went on, and that nothing came before it.
+    await deliver(running.url, 'whd_after');
+    await running.waitForLine((l) => l.includes('whd_after'));
+    expect(app.hits('/app')).toHaveLength(1);
+    expect(app.hits('/app')[0]?.headers.cookie).toBeUndefined();
+    const printed = running.stdoutLines.join('\n') + running.stderr();
+    for (const raw of ['whd_evil', 'pwned', 'touch', '\u001b']) expect(printed).not.toContain(raw);
+  });
+
+  it('--forward-unverified is an explicit, loudly unsafe opt-in', async () => {
+    app = await startServer({ 'POST /app': (_req, res) => json(res, 204, {}) });
+    running = await spawnListen([
+      '--secret',
+      SECRET,
+      '--forward-to',
+      `${app.url}/app`,
+      '--forward-unverified',
+    ]);
+    await until(() => /--forward-unverified: .*unsafe/.test(running?.stderr() ?? ''));
+    expect(await sendHostile(running.url)).toBe(200);
+    await until(() => (app?.hits('/app').length ?? 0) > 0);
+    expect(app.hits('/app')[0]?.body).toBe(hostile);
   });
 });

@@ -1,9 +1,11 @@
 /** The local listener against real loopback sockets: verify, answer, de-duplicate, forward. */
+import { request as httpRequest } from 'node:http';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatEventLine } from '../../src/commands/webhook/listen.js';
 import { signatureHeader } from '../../src/index.js';
 import { styler } from '../../src/io/style.js';
+import { DedupeMemory } from '../../src/webhooks/dedupe.js';
 import { type Listener, type ListenerEvent, startListener } from '../../src/webhooks/listener.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
@@ -46,7 +48,7 @@ afterEach(async () => {
 async function start(extra: Partial<Parameters<typeof startListener>[0]> = {}) {
   const events: ListenerEvent[] = [];
   const waiters: Array<() => void> = [];
-  listener = await startListener({
+  const started = await startListener({
     port: 0,
     secrets: [SECRET],
     toleranceSeconds: 300,
@@ -57,8 +59,9 @@ async function start(extra: Partial<Parameters<typeof startListener>[0]> = {}) {
     },
     ...extra,
   });
+  listener = started;
   const next = () => new Promise<void>((resolve) => waiters.push(resolve));
-  return { events, next, url: listener.url };
+  return { events, next, url: started.url, remembered: started.remembered };
 }
 
 async function post(url: string, d: { body: string; headers: Record<string, string> }) {
@@ -84,17 +87,23 @@ describe('webhook listener', () => {
     });
   });
 
-  it('reports why a delivery is not verified, still answering 2xx', async () => {
-    const l = await start();
-    let seen = l.next();
-    expect(await post(l.url, delivery('whd_b', { secret: 'whsec_someone_else_' }))).toBe(200);
-    await seen;
-    seen = l.next();
+  it('answers 400 to a delivery that fails verification and only reports the reason', async () => {
+    app = await startServer({ 'POST /hook': (_req, res) => json(res, 200, {}) });
+    const rejected: string[] = [];
+    const l = await start({ forwardTo: `${app.url}/hook`, onRejected: (r) => rejected.push(r) });
+    expect(await post(l.url, delivery('whd_b', { secret: 'whsec_someone_else_' }))).toBe(400);
+    expect(await post(l.url, delivery('whd_c', { t: NOW - 3_600_000 }))).toBe(400);
+    expect(rejected).toEqual(['no_matching_signature', 'timestamp_outside_tolerance']);
+    expect(l.events).toEqual([]);
+    expect(app.hits('/hook')).toEqual([]);
+  });
+
+  it('with forwardUnverified (unsafe) still forwards and reports why it is not verified', async () => {
+    const l = await start({ forwardUnverified: true });
+    const seen = l.next();
     expect(await post(l.url, delivery('whd_c', { t: NOW - 3_600_000 }))).toBe(200);
     await seen;
-    expect(l.events.map((e) => e.reason)).toEqual(['no_matching_signature', 'timestamp_outside_tolerance']);
-    const line = formatEventLine(l.events[1] as ListenerEvent, styler(false));
-    expect(line).toContain('whd_c');
+    const line = formatEventLine(l.events[0] as ListenerEvent, styler(false));
     expect(line).toContain('not verified: timestamp outside tolerance');
   });
 
@@ -114,7 +123,7 @@ describe('webhook listener', () => {
   });
 
   it('a forged request cannot make the real delivery with its id a "duplicate"', async () => {
-    const l = await start();
+    const l = await start({ forwardUnverified: true });
     let seen = l.next();
     await post(l.url, delivery('whd_e', { secret: 'whsec_forger_secret_' }));
     await seen;
@@ -185,5 +194,57 @@ describe('webhook listener', () => {
     expect(formatEventLine(l.events[0] as ListenerEvent, styler(false))).toContain(
       'unverified (no --secret)',
     );
+  });
+
+  it('forwards an `Expect: 100-continue` request with its body', async () => {
+    app = await startServer({ 'POST /in': (_req, res) => json(res, 200, {}) });
+    const l = await start({ forwardTo: `${app.url}/in` });
+    const d = delivery('whd_continue');
+    const seen = l.next();
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(l.url, {
+        method: 'POST',
+        headers: { ...d.headers, expect: '100-continue', 'content-length': Buffer.byteLength(d.body) },
+      });
+      req.on('continue', () => req.end(d.body));
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+    });
+    expect(status).toBe(200);
+    await seen;
+    expect(l.events[0]?.forward).toEqual({ status: 200 });
+    expect(app.hits('/in')[0]?.body).toBe(d.body);
+  });
+
+  it('keeps the de-duplication memory bounded in bytes, whatever the ids weigh', async () => {
+    const l = await start({ secrets: [], dedupeMaxBytes: 64 * 1024 });
+    const huge = (i: number) => `${String(i).padStart(6, '0')}${'x'.repeat(300 * 1024)}`;
+    for (let i = 0; i < 40; i++) {
+      const seen = l.next();
+      await post(l.url, { body: JSON.stringify({ id: huge(i), type: 'order.completed' }), headers: {} });
+      await seen;
+    }
+    // 40 ids of 300 KB each would be 12 MB; what is held is a fixed digest per id.
+    expect(l.remembered().ids).toBe(40);
+    expect(l.remembered().bytes).toBeLessThanOrEqual(40 * 64);
+    // Still a working memory: the same huge id again is a duplicate.
+    const seen = l.next();
+    await post(l.url, { body: JSON.stringify({ id: huge(39), type: 'order.completed' }), headers: {} });
+    await seen;
+    expect(l.events.at(-1)?.duplicate).toBe(true);
+  });
+});
+
+describe('DedupeMemory', () => {
+  it('3,000 ids of 300 KB stay within the byte budget (issue 12: 1 GB RSS before)', () => {
+    const memory = new DedupeMemory({ maxEntries: 10_000, maxBytes: 64 * 1024 });
+    const base = 'y'.repeat(300 * 1024);
+    for (let i = 0; i < 3_000; i++) memory.remember(`${i}${base}`);
+    expect(memory.bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(memory.has(`2999${base}`)).toBe(true);
+    expect(memory.has(`0${base}`)).toBe(false);
   });
 });

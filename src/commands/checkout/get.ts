@@ -5,6 +5,7 @@ import { ExitCode, InterruptedError } from '../../errors.js';
 import { formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { startProgress } from '../../io/progress.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { maskCodes } from '../shared/codes.js';
@@ -56,7 +57,7 @@ async function waitForCheckout(
       }
       if (opts.waitTimeout !== undefined && ctx.clock.now() - started >= opts.waitTimeout) {
         throw new WaitTimeoutError(
-          `checkout ${opts.checkoutId} is still ${res.data.status} after ${formatDuration(opts.waitTimeout)}; resume with: giftcodes checkout get ${opts.checkoutId} --wait`,
+          `checkout ${opts.checkoutId} is still ${res.data.status} after ${formatDuration(opts.waitTimeout)}; resume with: ${giftcodesCommand('checkout', 'get', opts.checkoutId, '--wait')}`,
           res.raw,
         );
       }
@@ -70,7 +71,10 @@ async function waitForCheckout(
   } catch (error) {
     progress.stop();
     if (ctx.signal.aborted || error instanceof InterruptedError) {
-      err(ctx.io, `Stopped watching; resume with: giftcodes checkout get ${opts.checkoutId} --wait`);
+      err(
+        ctx.io,
+        `Stopped watching; resume with: ${giftcodesCommand('checkout', 'get', opts.checkoutId, '--wait')}`,
+      );
       throw new InterruptedError();
     }
     throw error;

@@ -3,6 +3,7 @@ import { listPaymentMethods } from '../../api/payment-methods.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { maskCodes } from '../shared/codes.js';
@@ -63,7 +64,7 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
     ),
   );
   await printInvoice(ctx, res.data.payment, { qr: opts.qr });
-  err(ctx.io, `Follow it with: giftcodes checkout get ${opts.checkoutId} --wait`);
+  err(ctx.io, `Follow it with: ${giftcodesCommand('checkout', 'get', opts.checkoutId, '--wait')}`);
 }
 
 /**

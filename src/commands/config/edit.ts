@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { MissingInputError, UsageError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
+import { redactUrls } from '../../io/redact-url.js';
 import { err, out } from '../../io/streams.js';
 
 function assertKey(key: string): ProfileKey {
@@ -88,7 +89,7 @@ export async function runConfigList(ctx: Context): Promise<void> {
     return {
       profile: name,
       default: name === (store.defaultProfile() ?? DEFAULT_PROFILE),
-      baseUrl: p.baseUrl ?? null,
+      baseUrl: p.baseUrl ? redactUrls(p.baseUrl) : null,
       apiKey: p.apiKey ? maskSecret(p.apiKey) : null,
       timeoutMs: p.timeoutMs ?? null,
     };

@@ -12,6 +12,7 @@ import { fileExists } from '../../bulk/output.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
+import { giftcodesCommand, shellWord } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { runOrderBulk } from '../order/bulk.js';
 import { DEFAULT_CONCURRENCY } from '../order/index.js';
@@ -79,11 +80,11 @@ export async function runDemo(ctx: Context, opts: { out: string; input?: string 
             ? 'Some units failed on purpose: the GameStop card fails every third unit, so its orders end "partial".'
             : '',
           'What to try next:',
-          `  head -5 ${opts.out}                      # the codes (mode 0600)`,
+          `  head -5 ${shellWord(opts.out)}                      # the codes (mode 0600)`,
           '  giftcodes sandbox --port 4010           # a sandbox that stays up (another terminal)',
           '  export GIFTCODES_BASE_URL=http://127.0.0.1:4010 GIFTCODES_API_KEY=<key it prints>',
           '  giftcodes catalog                       # products, SKUs, denominations',
-          `  giftcodes order bulk ${input} --out codes.csv --dry-run`,
+          `  ${giftcodesCommand('order', 'bulk', input, '--out', 'codes.csv', '--dry-run')}`,
           '  giftcodes order bulk <file> --out codes.csv --yes   # kill it at any point and run it again',
           '  giftcodes order list --status partial',
           '  giftcodes refund create <checkoutId> --surface b2b',

@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
 import { DEFAULT_POLL_MS } from '../shared/options.js';
@@ -55,7 +56,10 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
     }
     if (opts.method || created.data.payment) {
       await showInvoice(ctx, requireDepositId(created), created.data.payment ?? undefined, { qr: opts.qr });
-      err(ctx.io, `Watch it with: giftcodes deposit get ${depositId} --wait`);
+      err(
+        ctx.io,
+        `Watch it with: ${giftcodesCommand('deposit', 'get', requireDepositId(created), '--wait')}`,
+      );
       return;
     }
     const methods = sortMethods(created.data.availablePaymentMethods ?? [], opts.amount);

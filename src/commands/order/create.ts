@@ -4,6 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { maskCodes } from '../shared/codes.js';
@@ -114,7 +115,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
           if (left <= 0) {
             throw new WaitTimeoutError(
               `order ${current.data.checkoutId} is still ${current.data.status} after ${formatDuration(waitTimeout)}; ` +
-                `it is paid and finishes on its own: see it with giftcodes order get ${current.data.checkoutId}`,
+                `it is paid and finishes on its own: see it with ${giftcodesCommand('order', 'get', current.data.checkoutId)}`,
               current.raw,
             );
           }
@@ -134,7 +135,10 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   if (ctx.flags.json) printJson(ctx.io, maskCodes(raw, Boolean(opts.reveal)));
   else printOrder(ctx.io, order, Boolean(opts.reveal));
   if (opts.wait && (order.status === 'partial' || order.status === 'failed')) {
-    err(ctx.io, `refund the failed units with: giftcodes refund create ${order.checkoutId} --surface b2b`);
+    err(
+      ctx.io,
+      `refund the failed units with: ${giftcodesCommand('refund', 'create', order.checkoutId, '--surface', 'b2b')}`,
+    );
     ctx.exitCode = 3;
   }
 }

@@ -2,6 +2,7 @@
 
 import { formatAmountOf, formatTime, maskSecret } from '../../io/format.js';
 import { printFields, printTable } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import { err, type IO } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { showSecret } from '../shared/codes.js';
@@ -32,5 +33,6 @@ export function printOrder(io: IO, order: Order, reveal: boolean): void {
     ]);
   });
   printTable(io, ['product', 'amount', 'unit', 'status', 'code', 'pin', 'url / message'], rows);
-  if (!reveal && rows.length) err(io, `codes masked: giftcodes order get ${order.checkoutId} --reveal`);
+  if (!reveal && rows.length)
+    err(io, `codes masked: ${giftcodesCommand('order', 'get', order.checkoutId, '--reveal')}`);
 }

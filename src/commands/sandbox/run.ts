@@ -5,6 +5,7 @@ import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import {
   DEFAULT_SANDBOX_PORT,
+  isLoopbackHostname,
   parseSandboxFlags,
   SandboxFlagError,
   type SandboxFlags,
@@ -30,6 +31,16 @@ export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<voi
     throw listenProblem(error, options.host ?? '127.0.0.1', options.port ?? DEFAULT_SANDBOX_PORT) ?? error;
   }
   const s = style(ctx.io);
+  if (!isLoopbackHostname(sandbox.host)) {
+    // Development-only: every account's codes are one key away, over plain http.
+    err(
+      ctx.io,
+      s.red(
+        `warning: the sandbox listens on ${sandbox.host}, beyond this machine: anyone who can reach it can use the API over plain http. ` +
+          `${options.apiKey ? 'The ready account uses the --key you gave' : 'The ready account got a random key, not the published default'}; the operator API stays loopback-only.`,
+      ),
+    );
+  }
   if (ctx.flags.json) {
     printJson(ctx.io, {
       url: sandbox.url,

@@ -6,15 +6,7 @@
  * GIFTCODES_API_KEY supplies it again).
  */
 import type { Context } from '../../context.js';
-
-/** A word as the shell reads it back (POSIX single quotes when it needs any). */
-export function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-export function shellCommand(words: readonly string[]): string {
-  return words.map(shellWord).join(' ');
-}
+import { giftcodesCommand } from '../../io/shell.js';
 
 /** Flags whose value must not be repeated in printed advice. */
 const SECRET_FLAGS = new Set(['--api-key']);
@@ -49,5 +41,5 @@ export function rerunCommand(ctx: Pick<Context, 'argv'>, set: Record<string, str
   const extra = Object.entries(set).flat();
   if (end === -1) words.push(...extra);
   else words.splice(end, 0, ...extra);
-  return shellCommand(['giftcodes', ...words]);
+  return giftcodesCommand(...words);
 }

@@ -126,6 +126,10 @@ export const registerWebhook: Register = (program, contextFor) => {
     )
     .option('--forward-to <url>', 'forward each delivery, headers and body unchanged, to this URL')
     .option(
+      '--forward-unverified',
+      'UNSAFE: also forward and print requests that fail verification (any web page can POST to this port)',
+    )
+    .option(
       '--tolerance <seconds>',
       'allowed difference between now and t, in seconds or a duration like 5m (default 300)',
       // No commander default: it would print the parsed value (ms) beside "(default 300)".
@@ -137,6 +141,7 @@ export const registerWebhook: Register = (program, contextFor) => {
         port: opts.port,
         secrets: opts.secret ?? [],
         forwardTo: opts.forwardTo,
+        forwardUnverified: Boolean(opts.forwardUnverified),
         toleranceSeconds: toSeconds(opts.tolerance ?? DEFAULT_TOLERANCE_MS),
       });
     });

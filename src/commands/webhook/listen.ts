@@ -15,6 +15,8 @@ export interface WebhookListenOptions {
   port: number;
   secrets: string[];
   forwardTo?: string;
+  /** Unsafe opt-in: forward and print requests that fail verification. */
+  forwardUnverified?: boolean;
   toleranceSeconds: number;
 }
 
@@ -65,6 +67,10 @@ export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions)
       toleranceSeconds: opts.toleranceSeconds,
       now: ctx.clock.now,
       forwardTo,
+      forwardUnverified: opts.forwardUnverified,
+      // The reason is a fixed code of ours: nothing the sender wrote reaches the terminal.
+      onRejected: (reason) =>
+        err(ctx.io, `rejected: ${reason.replace(/_/g, ' ')} (answered 400, not forwarded)`),
       onEvent: (event) => {
         if (event.duplicate) {
           // A retry of something already shown: a note, not another event.
@@ -89,6 +95,8 @@ export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions)
   if (secrets.length === 0)
     err(ctx.io, s.yellow('no --secret given: deliveries are shown but their signatures are not checked'));
   if (forwardTo) err(ctx.io, `forwarding each delivery to ${forwardTo}`);
+  if (opts.forwardUnverified && secrets.length > 0)
+    err(ctx.io, s.red('--forward-unverified: requests that fail verification are forwarded too (unsafe)'));
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
