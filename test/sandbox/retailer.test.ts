@@ -274,7 +274,8 @@ describe('§3 payments: invoices, crypto under-payment, re-quote, race, expiry',
       expectedAmount: Number((sent + due).toFixed(8)),
       currency: 'BTC',
     });
-    expect(view.payment.confirmedAmount).toBeCloseTo(c.totalAmount * (sent / expected), 2);
+    // Sent but not confirmed: progress lives in partialPayment, not in confirmedAmount (§2).
+    expect(view.payment.confirmedAmount).toBe(0);
 
     // Sending what the fresh invoice asks for completes the payment.
     await sb.operator.payCheckout(c.checkoutId, due);
@@ -307,6 +308,34 @@ describe('§3 payments: invoices, crypto under-payment, re-quote, race, expiry',
       body: { paymentMethodId: 'btc', payCurrency: 'BTC' },
     });
     expect(late.status).toBe(400);
+  });
+});
+
+describe('§2 Aggregate payment state', () => {
+  it('confirmedAmount counts confirmed payments only: not a pending under-payment, not a confirming one', async () => {
+    const c = (await checkout({ payment: { paymentMethodId: 'btc' } })).body;
+    const expected = Number(c.payment.amount);
+    const sent = Number((expected * 0.5).toFixed(8));
+    await sb.operator.payCheckout(c.checkoutId, sent);
+    const partial = (await get(c.checkoutId)).payment;
+    expect(partial.state).toBe('partial');
+    expect(partial.payments[0].status).toBe('pending');
+    expect(partial.payments[0].partialPayment.sentAmount).toBe(sent);
+    expect(partial.confirmedAmount).toBe(0);
+    expect(partial.totalAmount).toBe(c.totalAmount);
+
+    // The rest arrives: the payment is confirming, still not confirmed.
+    await sb.operator.payCheckout(c.checkoutId);
+    const confirming = (await get(c.checkoutId)).payment;
+    expect(confirming.payments[0].status).toBe('confirming');
+    expect(confirming.state).not.toBe('confirmed');
+    expect(confirming.confirmedAmount).toBe(0);
+
+    await sb.operator.advanceClock(2_000);
+    const done = (await get(c.checkoutId)).payment;
+    expect(done.state).toBe('confirmed');
+    expect(done.payments[0].status).toBe('confirmed');
+    expect(done.confirmedAmount).toBeCloseTo(c.totalAmount, 2);
   });
 });
 
