@@ -40,7 +40,7 @@ describe('§4 POST /retailer/v1/checkouts validation', () => {
     [
       'blocked country',
       {
-        customerCountry: 'ru',
+        customerCountry: 'RU',
         items: [{ productId: 'prd_netflix_global', skuId: 'sku_netflix_15', amount: 15, quantity: 1 }],
       },
       'customerCountry',
@@ -68,13 +68,49 @@ describe('§4 POST /retailer/v1/checkouts validation', () => {
   });
 });
 
+describe('§4 POST /retailer/v1/checkouts customerCountry: ISO 3166-1 alpha-2', () => {
+  it.each([
+    ['ZZ', 'user-assigned "Unknown Region"'],
+    ['AA', 'user-assigned'],
+    ['QM', 'user-assigned'],
+    ['QZ', 'user-assigned'],
+    ['XA', 'user-assigned'],
+    ['XK', 'user-assigned (Kosovo, not an ISO assignment)'],
+    ['XZ', 'user-assigned'],
+    ['EU', 'exceptionally reserved'],
+    ['UK', 'exceptionally reserved'],
+    ['SU', 'withdrawn'],
+    ['de', 'lower case'],
+    ['De', 'mixed case'],
+    ['D1', 'not letters'],
+  ])('%s (%s) is 400 VALIDATION_ERROR naming customerCountry', async (code) => {
+    const res = await checkout({ customerCountry: code });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details.field).toBe('customerCountry');
+  });
+
+  it.each(['DE', 'US', 'GB', 'BR', 'AX', 'SS'])('%s is accepted and echoed as country', async (code) => {
+    const res = await checkout({ customerCountry: code });
+    expect(res.status).toBe(201);
+    expect(res.body.country).toBe(code);
+  });
+
+  it('every shipped code is one ICU can name (no typos in the list)', async () => {
+    const { ISO_3166_ALPHA2 } = await import('../../src/sandbox/countries.js');
+    const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+    expect(ISO_3166_ALPHA2.size).toBe(249);
+    for (const code of ISO_3166_ALPHA2) expect(names.of(code), code).toBeDefined();
+  });
+});
+
 describe('§1 rule 11 markup and §2 checkout shape', () => {
   it('adds markupPercent on top of the retail price; markupTotal in USD; payment methods listed', async () => {
     const res = await checkout({
       markupPercent: 10,
       paymentCurrency: 'EUR',
       externalRef: 'shape-1',
-      customerCountry: 'de',
+      customerCountry: 'DE',
     });
     expect(res.status).toBe(201);
     expect(Checkout.safeParse(res.body).success).toBe(true);
@@ -94,7 +130,7 @@ describe('§1 rule 11 markup and §2 checkout shape', () => {
       markupPercent: 10,
       paymentCurrency: 'EUR',
       externalRef: 'shape-1',
-      customerCountry: 'de',
+      customerCountry: 'DE',
     });
     expect(replay.status).toBe(200);
     expect(replay.body.checkoutId).toBe(c.checkoutId);

@@ -58,7 +58,7 @@ export const checkoutRoutes: RouteDef[] = [
       );
     }
     checkCallbackUrl(core, input.callbackUrl);
-    const country = input.customerCountry ? input.customerCountry.toUpperCase() : null;
+    const country = input.customerCountry ?? null;
     const paymentCurrency = core.rates.normalize(input.paymentCurrency ?? DEFAULT_PAYMENT_CURRENCY);
     if (!paymentCurrency) {
       throw validationError(`No exchange rate for currency ${input.paymentCurrency}`, {
