@@ -115,6 +115,19 @@ export const MARKUP_FIELD = 'markupPercent';
 export const MARKUP_FIELD_ALIASES: readonly string[] = ['defaultMarkupPercent'];
 /** The account default markup before any PATCH (not shown either). */
 export const DEFAULT_MARKUP_PERCENT = 0;
+/**
+ * Spec §5 rule 4: "A key without the scope an operation needs gets `403 FORBIDDEN`", and the
+ * §5 scope table lists no scope for setting the markup (§4 `PATCH /retailer/v1/account`
+ * "sets the default markup"). No scope is invented: any valid key of an account with the
+ * `retailer` capability may set it (null = no scope needed, as in auth.ts ENDPOINT_SCOPES).
+ */
+export const MARKUP_PATCH_SCOPE = null;
+/**
+ * The response of `PATCH /retailer/v1/account` is not shown either. It is `{markupPercent}`
+ * (the MARKUP_FIELD name) and nothing else: the key needs no `balance:read` ("read balance
+ * and account overview", §5), so the account record with its balance must not come back.
+ */
+export const MARKUP_PATCH_RESPONSE = '{markupPercent}';
 
 /** Spec §4: "Response shape of `GET /retailer/v1/payment-methods`: not shown." -> `{paymentMethods: [...]}`. */
 export const PAYMENT_METHODS_LIST_KEY = 'paymentMethods';

@@ -276,6 +276,23 @@ describe('account set-markup and business enable', () => {
     expect(checkout.items[0].unitMarkup).toBeCloseTo(2.5);
   });
 
+  it('a key without balance:read sets the markup unchecked (the service checks the cap)', async () => {
+    const { env } = op.account({
+      balanceUsd: 0,
+      capabilities: ['b2b', 'retailer'],
+      scopes: ['orders:read', 'products:read'],
+    });
+    const ok = await runBinary(['account', 'set-markup', '4', '--field', 'markupPercent', '--yes'], { env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toBe('default markup set to 4%\n');
+    expect(ok.stderr).toContain('was not checked');
+    const over = await runBinary(['account', 'set-markup', '25', '--field', 'markupPercent', '--yes'], {
+      env,
+    });
+    expect(over.code).toBe(4);
+    expect(over.stderr).toContain('B2B_LIMIT_EXCEEDED');
+  });
+
   it('enables the retailer surface after confirmation', async () => {
     const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b'] });
     const before = await runBinary(['payment-methods'], { env });

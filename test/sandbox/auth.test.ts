@@ -83,7 +83,7 @@ const SANDBOX_SCOPE_CHOICES: Readonly<Record<string, string | null>> = {
   'GET /b2b/rates/convert': 'products:read',
   'GET /retailer/v1/rates': 'products:read',
   'GET /retailer/v1/rates/convert': 'products:read',
-  'PATCH /retailer/v1/account': 'orders:create',
+  'PATCH /retailer/v1/account': null,
   'POST /user/business/enable': null,
 };
 
@@ -134,6 +134,41 @@ describe('§5 scopes', () => {
     const ok = await sb.operator.createKey(sb.userId, ['orders:read']);
     expect(ok.status).toBe(201);
     expect(typeof ok.body.apiKey).toBe('string');
+  });
+});
+
+describe('§5 scopes: PATCH /retailer/v1/account (no scope in the table)', () => {
+  it('a key without balance:read (or orders:create) sets the markup and gets only the setting back', async () => {
+    const noBalance = SCOPES.filter((s) => s !== 'balance:read' && s !== 'orders:create');
+    const { apiKey } = await sb.operator.createAccount({
+      scopes: noBalance,
+      capabilities: ['b2b', 'retailer'],
+      balanceUsd: 1_234,
+    });
+    const res = await call(sb.url, 'PATCH', '/retailer/v1/account', { apiKey, body: { markupPercent: 3 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ markupPercent: 3 });
+    expect(res.text).not.toContain('1234');
+    // Reading the account overview still needs balance:read.
+    const read = await call(sb.url, 'GET', '/retailer/v1/account', { apiKey });
+    expect(read.status).toBe(403);
+    expect(read.body.error.details.requiredScope).toBe('balance:read');
+  });
+
+  it('a key with no scopes at all may set it; the retailer capability is still required', async () => {
+    const bare = await sb.operator.createAccount({ scopes: [], capabilities: ['b2b', 'retailer'] });
+    const res = await call(sb.url, 'PATCH', '/retailer/v1/account', {
+      apiKey: bare.apiKey,
+      body: { markupPercent: 1 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ markupPercent: 1 });
+    const b2bOnly = await sb.operator.createAccount({ capabilities: ['b2b'] });
+    const off = await call(sb.url, 'PATCH', '/retailer/v1/account', {
+      apiKey: b2bOnly.apiKey,
+      body: { markupPercent: 1 },
+    });
+    expect(off.status).toBe(403);
   });
 });
 
