@@ -19,10 +19,17 @@ export const CHECKOUT_EXPIRY_MS = 60 * MINUTE;
 export const WEBHOOK_BACKOFF_MS: readonly number[] = [1 * MINUTE, 2 * MINUTE, 4 * MINUTE, 8 * MINUTE];
 
 /**
- * Spec §2 gives the delivery log `status` as `sent` or `failed` and nothing for a delivery
- * whose first attempt is still under way: the sandbox lists an entry once its first
- * attempt has an outcome. While retries remain after a failure the entry is `failed`
- * with `attempts` < 5 and `error` set (it turns `sent` if a retry gets through).
+ * Spec §2 gives the delivery log `status` as `sent` or `failed`, and §6 says "A delivery that
+ * exhausts retries is marked `failed`". Neither value fits a delivery whose retries remain,
+ * so the entry then has no `status` at all (never a value outside the spec's two): its
+ * `attempts` (< 5) and `error` (the last attempt's) show the progress. `sent` and `failed`
+ * are final: a `failed` entry never turns `sent`. The manual `ping` is not retried, so it is
+ * final after its one attempt.
+ */
+export const DELIVERY_STATUS_WHILE_RETRYING = 'absent';
+/**
+ * Nor does the spec show an entry whose first attempt is still under way: the sandbox lists
+ * an entry once its first attempt has an outcome (`attempts` >= 1).
  */
 export const DELIVERY_LOGGED_AFTER = 'first attempt outcome';
 

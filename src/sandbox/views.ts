@@ -245,6 +245,7 @@ export function refundView(r: RefundState) {
   };
 }
 
+/** Spec §2 delivery log entry; no `status` while retries remain (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */
 export function deliveryView(d: DeliveryState) {
   return {
     id: d.id,
@@ -254,7 +255,7 @@ export function deliveryView(d: DeliveryState) {
     checkoutId: d.checkoutId,
     payloadHash: d.payloadHash,
     error: d.error,
-    status: d.status,
+    ...(d.status !== null ? { status: d.status } : {}),
     attempts: d.attempts,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,

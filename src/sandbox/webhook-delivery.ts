@@ -183,13 +183,14 @@ function signedHeaders(wh: WebhookEndpoint, delivery: DeliveryState, t: number):
 
 function attempt(core: Core, delivery: DeliveryState): void {
   const wh = core.store.accounts.get(delivery.userId)?.webhook;
-  const t = core.clock.now();
   if (!wh) {
-    delivery.status = 'failed';
-    delivery.error = 'webhook endpoint removed';
-    delivery.updatedAt = t;
+    // Nothing to sign with and nowhere to send: the attempt fails without a request, and
+    // the retries still run (an endpoint set again meanwhile gets them), so the entry is
+    // `failed` only after the fifth, like any other (choices.ts DELIVERY_STATUS_WHILE_RETRYING).
+    settle(core, delivery, 'webhook endpoint removed');
     return;
   }
+  const t = core.clock.now();
   core
     .sender({
       url: delivery.url,
@@ -204,19 +205,28 @@ function attempt(core: Core, delivery: DeliveryState): void {
 }
 
 /**
- * Records an attempt's outcome. The log only ever says `sent` or `failed` (spec §2): after
- * a failed attempt with retries left the entry is `failed` with `attempts < 5` and `error`
- * set, and turns `sent` if a retry gets through. `attempts` counts finished attempts, so
- * status, error and attempts always describe the same attempt.
+ * Records an attempt's outcome. Spec §6: "A delivery that exhausts retries is marked
+ * `failed`": the entry is `sent` when an attempt gets through, `failed` only when the fifth
+ * attempt has failed, and has no `status` in between (attempts < 5, `error` of the last
+ * attempt; choices.ts DELIVERY_STATUS_WHILE_RETRYING). Both are final: a settled entry is
+ * never rewritten. `attempts` counts finished attempts, so status, error and attempts always
+ * describe the same attempt.
  */
 function settle(core: Core, delivery: DeliveryState, error: string | null): void {
+  if (delivery.status !== null) return;
   const now = core.clock.now();
   delivery.attempts++;
   delivery.updatedAt = now;
   delivery.error = error;
-  delivery.status = error === null ? 'sent' : 'failed';
   core.log(`webhook ${delivery.id} ${delivery.eventType} attempt ${delivery.attempts}: ${error ?? 'sent'}`);
-  if (error === null || delivery.attempts >= WEBHOOK_ATTEMPTS) return;
+  if (error === null) {
+    delivery.status = 'sent';
+    return;
+  }
+  if (delivery.attempts >= WEBHOOK_ATTEMPTS) {
+    delivery.status = 'failed';
+    return;
+  }
   const backoff =
     core.tuning.webhookBackoffMs[delivery.attempts - 1] ?? core.tuning.webhookBackoffMs.at(-1) ?? 60_000;
   core.scheduler.at(now + backoff, () => attempt(core, delivery));
@@ -232,7 +242,11 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-/** `POST /retailer/v1/webhook/test`: a synchronous signed `ping`, logged like any delivery. */
+/**
+ * `POST /retailer/v1/webhook/test`: a synchronous signed `ping`, logged like any delivery.
+ * It is not retried (the caller gets the receiver's status at once), so its one attempt is
+ * its last and the entry is final at once: `sent` or `failed` with `attempts: 1`.
+ */
 export async function ping(
   core: Core,
   account: AccountState,

@@ -210,8 +210,9 @@ describe('§6 retries: 5 attempts with backoff on the virtual clock, then failed
         deliveries,
         (d) => d[0]?.attempts === attempt - 1 && d[0]?.error === 'HTTP 500',
       );
-      // Spec §2: the log's status is `sent` or `failed`; with retries left it is `failed`, attempts < 5.
-      expect(log[0]).toMatchObject({ status: 'failed', attempts: attempt - 1, error: 'HTTP 500' });
+      // Spec §6: `failed` only once retries are exhausted; with retries left there is no status yet.
+      expect(log[0]).toMatchObject({ attempts: attempt - 1, error: 'HTTP 500' });
+      expect(log[0]).not.toHaveProperty('status');
       // Just short of the backoff nothing happens; at the backoff the next attempt goes out.
       const backoff = 60_000 * 2 ** (attempt - 2);
       await sb.operator.advanceClock(backoff - 1_000);
@@ -230,11 +231,16 @@ describe('§6 retries: 5 attempts with backoff on the virtual clock, then failed
     expect(bodies.size).toBe(1);
     await sb.operator.advanceClock(24 * 60 * 60_000);
     expect(hits.filter((h) => h.path === '/down')).toHaveLength(5);
+    // Final: the receiver recovering later does not turn it `sent`.
+    statusFor['/down'] = 200;
+    await sb.operator.advanceClock(24 * 60 * 60_000);
+    expect((await deliveries())[0]).toMatchObject({ status: 'failed', attempts: 5, id: final[0].id });
+    expect(hits.filter((h) => h.path === '/down')).toHaveLength(5);
   });
 });
 
-describe('§2 delivery log status: only `sent` or `failed`', () => {
-  it('a failed attempt with retries left is `failed` with attempts < 5; a later success turns it `sent`', async () => {
+describe('§6 Delivery contract: `failed` only once all 5 attempts are exhausted', () => {
+  it('a failed attempt with retries left has no status (attempts < 5, error set); a later success is `sent`', async () => {
     statusFor['/flaky'] = 503;
     const a = await freshAccount();
     // The test polls the log quickly; keep the account's request rate limit out of the way.
@@ -251,19 +257,61 @@ describe('§2 delivery log status: only `sent` or `failed`', () => {
       (await a.api('GET', `/retailer/v1/webhook/deliveries?checkoutId=${c.checkoutId}`)).body.deliveries;
     const seen = new Set<string>();
     const first = await until(log, (d) => {
-      for (const e of d) seen.add(e.status);
+      for (const e of d) seen.add(e.status ?? '(none)');
       return d[0]?.attempts === 1;
     });
-    expect(first[0]).toMatchObject({ status: 'failed', attempts: 1, error: 'HTTP 503' });
+    expect(first[0]).toMatchObject({ attempts: 1, error: 'HTTP 503' });
+    expect(first[0]).not.toHaveProperty('status');
+    expect(DeliveryLog.safeParse({ deliveries: first }).success).toBe(true);
     statusFor['/flaky'] = 200;
     await sb.operator.advanceClock(60_000);
     const after = await until(log, (d) => {
-      for (const e of d) seen.add(e.status);
+      for (const e of d) seen.add(e.status ?? '(none)');
       return d[0]?.attempts === 2;
     });
     expect(after[0]).toMatchObject({ status: 'sent', attempts: 2, error: null, id: first[0].id });
     expect(DeliveryLog.safeParse({ deliveries: after }).success).toBe(true);
-    expect([...seen].sort()).toEqual(['failed', 'sent']);
+    // Never `failed` on the way to `sent`.
+    expect([...seen].sort()).toEqual(['(none)', 'sent']);
+  });
+
+  it('with the endpoint removed, each attempt fails unsent and the entry is `failed` only after the fifth', async () => {
+    statusFor['/gone'] = 500;
+    const a = await freshAccount();
+    await sb.operator.patchAccount(a.userId, { rateLimit: 'off' });
+    await a.api('PUT', '/retailer/v1/webhook', { url: `${base}/gone`, events: ['payment.confirmed'] });
+    const c = (
+      await a.api('POST', '/retailer/v1/checkouts', {
+        customerEmail: 'gone@example.com',
+        items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 }],
+        payment: { paymentMethodId: 'balance' },
+      })
+    ).body;
+    // The log is the account's and stays readable without an endpoint.
+    const entry = async () =>
+      (await a.api('GET', `/retailer/v1/webhook/deliveries?checkoutId=${c.checkoutId}`)).body.deliveries[0];
+    await until(entry, (d) => d?.attempts === 1);
+    expect((await a.api('DELETE', '/retailer/v1/webhook')).status).toBe(200);
+    for (let attempt = 2; attempt <= 4; attempt++) {
+      await sb.operator.advanceClock(60_000 * 2 ** (attempt - 2));
+      const d = await until(entry, (e) => e?.attempts === attempt);
+      expect(d).toMatchObject({ error: 'webhook endpoint removed' });
+      expect(d).not.toHaveProperty('status');
+    }
+    await sb.operator.advanceClock(8 * 60_000);
+    const last = await until(entry, (e) => e?.attempts === 5);
+    expect(last).toMatchObject({ status: 'failed', error: 'webhook endpoint removed' });
+    expect(hits.filter((h) => h.path === '/gone')).toHaveLength(1);
+  });
+
+  it('a test ping is not retried: its one attempt is final (`failed` with attempts 1)', async () => {
+    statusFor['/ping-down'] = 500;
+    const a = await freshAccount();
+    await a.api('PUT', '/retailer/v1/webhook', { url: `${base}/ping-down` });
+    const res = await a.api('POST', '/retailer/v1/webhook/test');
+    expect(res.body).toEqual({ ok: false, status: 500 });
+    const log = (await a.api('GET', '/retailer/v1/webhook/deliveries')).body.deliveries;
+    expect(log[0]).toMatchObject({ eventType: 'ping', status: 'failed', attempts: 1, error: 'HTTP 500' });
   });
 });
 

@@ -82,7 +82,7 @@ export const webhookRoutes: RouteDef[] = [
     for (let i = all.length - 1; i >= 0; i--) {
       const d = all[i];
       // An entry appears once its first attempt has an outcome (choices.ts DELIVERY_LOGGED_AFTER).
-      if (d && d.status !== null && (checkoutId === null || d.checkoutId === checkoutId))
+      if (d && d.attempts > 0 && (checkoutId === null || d.checkoutId === checkoutId))
         out.push(deliveryView(d));
     }
     return ok({ deliveries: out });
