@@ -220,8 +220,16 @@ export const RETAIL_CODE_EXPIRY_MS = 365 * 24 * HOUR;
 /** Customer-safe text on a failed unit (§2 `errorMessage`); wording not shown. */
 export const FULFILLMENT_ERROR_MESSAGE = 'The provider could not issue this card. The amount is refundable.';
 
-/** Capabilities of an account created by `POST /_sandbox/accounts` or at startup (both surfaces, for rehearsal). */
-export const DEFAULT_OPERATOR_CAPABILITIES = ['b2b', 'retailer'] as const;
+/**
+ * Spec §1 rule 1: "Creating the first API key enrolls the account as a `starter`-tier business
+ * with the `b2b` capability enabled." So every account the sandbox makes (the ready account at
+ * startup, `POST /_sandbox/accounts` without `capabilities`) starts with `b2b` only; `retailer`
+ * is turned on as in rule 2 (`POST /user/business/enable`), or by `--retailer` /
+ * `startSandbox({retailer: true})` / `capabilities` for convenience.
+ */
+export const FIRST_KEY_CAPABILITIES = ['b2b'] as const;
+/** What `--retailer` (`SandboxOptions.retailer`) gives the ready account: both surfaces. */
+export const RETAILER_CAPABILITIES = ['b2b', 'retailer'] as const;
 /** Balance of the account created at startup (`--balance`). */
 export const DEFAULT_START_BALANCE_USD = 10_000;
 

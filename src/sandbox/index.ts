@@ -9,11 +9,12 @@ import {
   CHECKOUT_EXPIRY_MS,
   CONFIRMING_MS,
   CRYPTO_INVOICE_TTL_MS,
-  DEFAULT_OPERATOR_CAPABILITIES,
   DEFAULT_START_BALANCE_USD,
   DEFAULT_TIER,
+  FIRST_KEY_CAPABILITIES,
   FULFILLMENT_UNIT_MS,
   PAYMENT_PROVIDER_LATENCY_MS,
+  RETAILER_CAPABILITIES,
   TIERS,
   WEBHOOK_BACKOFF_MS,
 } from './choices.js';
@@ -55,6 +56,11 @@ export interface SandboxOptions {
   balanceUsd?: number;
   /** Tier of that account (`starter`, `growth`, `enterprise`). */
   tier?: string;
+  /**
+   * Turn the `retailer` capability on for that account. Off by default: the spec's first key
+   * gives `b2b` only (§1 rule 1); `POST /user/business/enable` turns it on later.
+   */
+  retailer?: boolean;
   /** Let http:// loopback webhook and callback receivers in (local development). */
   allowHttpWebhooks?: boolean;
   faults?: FaultConfigInput;
@@ -131,7 +137,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   for (const def of ALL_ROUTES) router.add(def);
   const { account, apiKey } = core.store.createAccount({
     tier,
-    capabilities: DEFAULT_OPERATOR_CAPABILITIES,
+    capabilities: options.retailer ? RETAILER_CAPABILITIES : FIRST_KEY_CAPABILITIES,
     balanceUsd: options.balanceUsd ?? DEFAULT_START_BALANCE_USD,
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
   });

@@ -6,6 +6,7 @@ import { call, type Json, withSandbox } from '../helpers/sandbox.js';
 
 const sb = withSandbox({
   seed: 41,
+  retailer: true,
   tier: 'growth',
   balanceUsd: 5_000,
   tuning: { providerLatencyMs: 250, fulfillmentUnitMs: 1_000 },
@@ -186,7 +187,7 @@ describe('§1 balance payment method', () => {
   });
 
   it('fails with 400 details.reason when the balance is short, and creates nothing', async () => {
-    const poor = await sb.operator.createAccount({ balanceUsd: 1 });
+    const poor = await sb.operator.createAccount({ balanceUsd: 1, capabilities: ['b2b', 'retailer'] });
     const res = await call(sb.url, 'POST', '/retailer/v1/checkouts', {
       apiKey: poor.apiKey,
       body: { customerEmail: email, items: [line()], payment: { paymentMethodId: 'balance' } },

@@ -37,7 +37,7 @@ afterAll(async () => {
   await new Promise((r) => receiver.close(r));
 });
 
-const sb = withSandbox({ seed: 51, allowHttpWebhooks: true, balanceUsd: 5_000 });
+const sb = withSandbox({ seed: 51, retailer: true, allowHttpWebhooks: true, balanceUsd: 5_000 });
 
 async function until<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
   for (let i = 0; i < 2_000; i++) {
@@ -62,7 +62,7 @@ function verify(header: string, raw: string, secret: string): boolean {
 }
 
 async function freshAccount() {
-  const a = await sb.operator.createAccount({ balanceUsd: 1_000 });
+  const a = await sb.operator.createAccount({ balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
   return {
     ...a,
     api: (m: string, p: string, body?: unknown) => call(sb.url, m, p, { apiKey: a.apiKey, body }),
@@ -72,7 +72,12 @@ async function freshAccount() {
 describe('§6 rule 1 URL rules', () => {
   let strict: Sandbox;
   beforeAll(async () => {
-    strict = await startSandbox({ port: 0, seed: 52, webhookSender: async () => ({ status: 200 }) });
+    strict = await startSandbox({
+      port: 0,
+      seed: 52,
+      retailer: true,
+      webhookSender: async () => ({ status: 200 }),
+    });
   });
   afterAll(() => strict.close());
 

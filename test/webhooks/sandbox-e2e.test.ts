@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 async function setup() {
-  sandbox = await startSandbox({ port: 0, allowHttpWebhooks: true });
+  sandbox = await startSandbox({ port: 0, retailer: true, allowHttpWebhooks: true });
   const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
   const cli = (args: string[], opts: { tty?: boolean } = {}) => runInProcess(args, { env, ...opts });
   return { sandbox, env, cli };
