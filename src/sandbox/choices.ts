@@ -242,6 +242,17 @@ export const DEFAULT_FAULT_DELAY_MS = 30_000;
 /** Largest accepted request body. */
 export const MAX_BODY_BYTES = 1_000_000;
 
+/**
+ * Spec §6 rule 1: "https with a public hostname; IP addresses, localhost and internal hosts
+ * are rejected". Whether a name is public is only known by resolving it, and a name that
+ * does not resolve (or not within HOST_LOOKUP_TIMEOUT_MS) is not known to be public: it is
+ * rejected, the same way every time, rather than let through to be judged at delivery.
+ * (The sandbox checks when the URL is set, not again before each delivery.)
+ */
+export const UNRESOLVABLE_WEBHOOK_HOST = 'a webhook URL must name a resolvable public host';
+/** Bound on the DNS lookup of a webhook or callback hostname (real ms). */
+export const HOST_LOOKUP_TIMEOUT_MS = 3_000;
+
 /** Status of `PUT /retailer/v1/webhook`: 201 on first create, 200 on later updates (not shown). */
 export const WEBHOOK_CREATE_STATUS = 201;
 

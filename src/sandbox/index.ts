@@ -33,12 +33,14 @@ import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
 import { Store } from './state.js';
 import { defaultSender, type WebhookSender } from './webhook-delivery.js';
+import { defaultLookupHost, type LookupHost } from './webhook-url.js';
 
 export { ENDPOINT_SCOPES } from './auth.js';
 export type { Core, SandboxTuning } from './context.js';
 export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema } from './faults.js';
 export { parseSandboxFlags, SANDBOX_FLAGS, SandboxFlagError, type SandboxFlags } from './flags.js';
 export { type OutboundRequest, signatureHeader, type WebhookSender } from './webhook-delivery.js';
+export type { LookupHost } from './webhook-url.js';
 
 /** The port `giftcodes sandbox` listens on without --port. */
 export const DEFAULT_SANDBOX_PORT = 4010;
@@ -69,6 +71,8 @@ export interface SandboxOptions {
   tuning?: Partial<SandboxTuning>;
   /** Outbound HTTP for webhooks and callbacks. */
   webhookSender?: WebhookSender;
+  /** DNS for the public-hostname check of webhook and callback URLs (default node:dns). */
+  lookupHost?: LookupHost;
   /** Request and event lines (never codes or keys). */
   log?: (line: string) => void;
 }
@@ -130,6 +134,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     paymentMethods: fixtures.paymentMethods,
     sender: options.webhookSender ?? defaultSender,
+    lookupHost: options.lookupHost ?? defaultLookupHost,
     baseUrl: '',
     log,
   };

@@ -7,7 +7,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DEADLINE_MS } from '../schemas/common.js';
 import { DELIVERY_HEADER, EVENT_HEADER, type EventType, SIGNATURE_HEADER } from '../schemas/webhooks.js';
 import type { Core } from './context.js';
@@ -61,50 +60,6 @@ export function activeSecrets(wh: WebhookEndpoint, t: number): string[] {
     secrets.push(wh.previousSecret);
   }
   return secrets;
-}
-
-const INTERNAL_SUFFIXES = [
-  '.local',
-  '.localhost',
-  '.internal',
-  '.lan',
-  '.home.arpa',
-  '.localdomain',
-  '.corp',
-  '.intranet',
-];
-
-function isLoopbackHost(host: string): boolean {
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host.startsWith('127.') ||
-    host === '[::1]' ||
-    host === '::1'
-  );
-}
-
-/**
- * Spec §6 rule 1: https with a public hostname; IP addresses, localhost and internal hosts
- * are rejected. `allowHttp` (`--allow-http-webhooks`) lets loopback receivers in (http or https).
- * Returns the problem, or null when the URL is acceptable.
- */
-export function webhookUrlProblem(raw: string, allowHttp: boolean): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'not a valid absolute URL';
-  }
-  const host = url.hostname.toLowerCase();
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https';
-  if (allowHttp && isLoopbackHost(host)) return null;
-  if (url.protocol !== 'https:') return 'must use https';
-  if (isLoopbackHost(host)) return 'localhost is not allowed';
-  if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return 'IP addresses are not allowed';
-  if (!host.includes('.') || INTERNAL_SUFFIXES.some((s) => host.endsWith(s)))
-    return 'internal hostnames are not allowed';
-  return null;
 }
 
 function sha256(text: string): string {

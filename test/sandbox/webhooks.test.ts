@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { DeliveryLog } from '../../src/schemas/webhooks.js';
-import { call, type Json, withSandbox } from '../helpers/sandbox.js';
+import { call, fakeLookupHost, type Json, withSandbox } from '../helpers/sandbox.js';
 
 interface Hit {
   path: string;
@@ -76,6 +76,7 @@ describe('§6 rule 1 URL rules', () => {
       port: 0,
       seed: 52,
       retailer: true,
+      lookupHost: fakeLookupHost,
       webhookSender: async () => ({ status: 200 }),
     });
   });
@@ -90,6 +91,21 @@ describe('§6 rule 1 URL rules', () => {
     'https://hooks.internal/x',
     'https://intranet/x',
     'not a url',
+    // Credentials, and names that resolve to loopback, private or link-local addresses.
+    'https://user:secret@hooks.example.com/x',
+    'https://user@hooks.example.com/x',
+    'https://localtest.me/x',
+    'https://localhost./x',
+    'https://private.example.com/x',
+    'https://metadata.example.com/latest',
+    'https://cgnat.example.com/x',
+    'https://half-internal.example.com/x',
+    'https://v6-loopback.example.com/x',
+    'https://v6-ula.example.com/x',
+    'https://v6-link-local.example.com/x',
+    'https://mapped-loopback.example.com/x',
+    // Does not resolve: not known to be public (choices.ts UNRESOLVABLE_WEBHOOK_HOST).
+    'https://no-such-host.example.net/x',
   ])('rejects %s', async (url) => {
     const res = await call(strict.url, 'PUT', '/retailer/v1/webhook', {
       apiKey: strict.apiKey,
@@ -109,6 +125,42 @@ describe('§6 rule 1 URL rules', () => {
       (await call(sb.url, 'PUT', '/retailer/v1/webhook', { body: { url: `${base}/x` }, apiKey: sb.apiKey }))
         .status,
     ).toBe(201);
+  });
+});
+
+describe('§6 rule 1 / §4 callbackUrl: the same public-hostname rule per checkout', () => {
+  const checkoutWith = (callbackUrl: string, externalRef?: string) =>
+    call(sb.url, 'POST', '/retailer/v1/checkouts', {
+      apiKey: sb.apiKey,
+      body: {
+        customerEmail: 'cb@example.com',
+        items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 }],
+        callbackUrl,
+        ...(externalRef ? { externalRef } : {}),
+      },
+    });
+
+  it.each([
+    'https://user:pw@hooks.example.com/cb',
+    'https://localtest.me/cb',
+    'https://metadata.example.com/cb',
+    'https://v6-ula.example.com/cb',
+    'https://no-such-host.example.net/cb',
+  ])('rejects %s with 400 naming callbackUrl', async (url) => {
+    const res = await checkoutWith(url);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details.field).toBe('callbackUrl');
+  });
+
+  it('accepts a public name; twin requests with one externalRef make one checkout', async () => {
+    const [a, b] = await Promise.all([
+      checkoutWith('https://hooks.example.com/cb', 'cb-twin-1'),
+      checkoutWith('https://hooks.example.com/cb', 'cb-twin-1'),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 201]);
+    expect(a.body.checkoutId).toBe(b.body.checkoutId);
+    expect(a.body.callbackUrl).toBe('https://hooks.example.com/cb');
   });
 });
 
@@ -389,5 +441,19 @@ describe('§6 rule 2 events filter, also on callbackUrl overrides', () => {
     await sb.operator.advanceClock(60_000);
     await new Promise((r) => setTimeout(r, 30));
     expect(hits.filter((h) => h.path === '/orphan' || h.path === '/b2bonly')).toHaveLength(0);
+  });
+});
+
+describe('§6 rule 1: the default resolver and address classes', () => {
+  it('node:dns resolves localhost (from the hosts file) to addresses judged non-public', async () => {
+    const { defaultLookupHost, isPublicAddress } = await import('../../src/sandbox/webhook-url.js');
+    const addresses = await defaultLookupHost('localhost');
+    expect(addresses.length).toBeGreaterThan(0);
+    for (const a of addresses) expect(isPublicAddress(a), a).toBe(false);
+    expect(isPublicAddress('93.184.216.34')).toBe(true);
+    expect(isPublicAddress('2606:2800:220:1:248:1893:25c8:1946')).toBe(true);
+    expect(isPublicAddress('::ffff:7f00:1')).toBe(false);
+    expect(isPublicAddress('172.31.255.255')).toBe(false);
+    expect(isPublicAddress('172.32.0.1')).toBe(true);
   });
 });
