@@ -3,6 +3,7 @@
  * its scope and surface, and the checks in the spec's order of precedence.
  */
 import { ALL_SCOPES, type Scope } from '../schemas/scopes.js';
+import { MARKUP_PATCH_SCOPE } from './choices.js';
 import type { Capability } from './state.js';
 
 /**
@@ -21,8 +22,8 @@ export const ENDPOINT_SCOPES: Readonly<Record<string, Scope | null>> = {
   'GET /b2b/account': 'balance:read',
   'GET /b2b/balance': 'balance:read',
   'GET /retailer/v1/account': 'balance:read',
-  // Not in the table: changing the default markup changes what checkouts charge.
-  'PATCH /retailer/v1/account': 'orders:create',
+  // Not in the table: no scope is invented (choices.ts MARKUP_PATCH_SCOPE).
+  'PATCH /retailer/v1/account': MARKUP_PATCH_SCOPE,
   'POST /b2b/deposits': 'deposits:create',
   'GET /b2b/deposits': 'deposits:read',
   'GET /b2b/deposits/{depositId}': 'deposits:read',

@@ -19,10 +19,17 @@ export const CHECKOUT_EXPIRY_MS = 60 * MINUTE;
 export const WEBHOOK_BACKOFF_MS: readonly number[] = [1 * MINUTE, 2 * MINUTE, 4 * MINUTE, 8 * MINUTE];
 
 /**
- * Spec §2 gives the delivery log `status` as `sent` or `failed` and nothing for a delivery
- * whose first attempt is still under way: the sandbox lists an entry once its first
- * attempt has an outcome. While retries remain after a failure the entry is `failed`
- * with `attempts` < 5 and `error` set (it turns `sent` if a retry gets through).
+ * Spec §2 gives the delivery log `status` as `sent` or `failed`, and §6 says "A delivery that
+ * exhausts retries is marked `failed`". Neither value fits a delivery whose retries remain,
+ * so the entry then has no `status` at all (never a value outside the spec's two): its
+ * `attempts` (< 5) and `error` (the last attempt's) show the progress. `sent` and `failed`
+ * are final: a `failed` entry never turns `sent`. The manual `ping` is not retried, so it is
+ * final after its one attempt.
+ */
+export const DELIVERY_STATUS_WHILE_RETRYING = 'absent';
+/**
+ * Nor does the spec show an entry whose first attempt is still under way: the sandbox lists
+ * an entry once its first attempt has an outcome (`attempts` >= 1).
  */
 export const DELIVERY_LOGGED_AFTER = 'first attempt outcome';
 
@@ -115,6 +122,19 @@ export const MARKUP_FIELD = 'markupPercent';
 export const MARKUP_FIELD_ALIASES: readonly string[] = ['defaultMarkupPercent'];
 /** The account default markup before any PATCH (not shown either). */
 export const DEFAULT_MARKUP_PERCENT = 0;
+/**
+ * Spec §5 rule 4: "A key without the scope an operation needs gets `403 FORBIDDEN`", and the
+ * §5 scope table lists no scope for setting the markup (§4 `PATCH /retailer/v1/account`
+ * "sets the default markup"). No scope is invented: any valid key of an account with the
+ * `retailer` capability may set it (null = no scope needed, as in auth.ts ENDPOINT_SCOPES).
+ */
+export const MARKUP_PATCH_SCOPE = null;
+/**
+ * The response of `PATCH /retailer/v1/account` is not shown either. It is `{markupPercent}`
+ * (the MARKUP_FIELD name) and nothing else: the key needs no `balance:read` ("read balance
+ * and account overview", §5), so the account record with its balance must not come back.
+ */
+export const MARKUP_PATCH_RESPONSE = '{markupPercent}';
 
 /** Spec §4: "Response shape of `GET /retailer/v1/payment-methods`: not shown." -> `{paymentMethods: [...]}`. */
 export const PAYMENT_METHODS_LIST_KEY = 'paymentMethods';
@@ -200,8 +220,16 @@ export const RETAIL_CODE_EXPIRY_MS = 365 * 24 * HOUR;
 /** Customer-safe text on a failed unit (§2 `errorMessage`); wording not shown. */
 export const FULFILLMENT_ERROR_MESSAGE = 'The provider could not issue this card. The amount is refundable.';
 
-/** Capabilities of an account created by `POST /_sandbox/accounts` or at startup (both surfaces, for rehearsal). */
-export const DEFAULT_OPERATOR_CAPABILITIES = ['b2b', 'retailer'] as const;
+/**
+ * Spec §1 rule 1: "Creating the first API key enrolls the account as a `starter`-tier business
+ * with the `b2b` capability enabled." So every account the sandbox makes (the ready account at
+ * startup, `POST /_sandbox/accounts` without `capabilities`) starts with `b2b` only; `retailer`
+ * is turned on as in rule 2 (`POST /user/business/enable`), or by `--retailer` /
+ * `startSandbox({retailer: true})` / `capabilities` for convenience.
+ */
+export const FIRST_KEY_CAPABILITIES = ['b2b'] as const;
+/** What `--retailer` (`SandboxOptions.retailer`) gives the ready account: both surfaces. */
+export const RETAILER_CAPABILITIES = ['b2b', 'retailer'] as const;
 /** Balance of the account created at startup (`--balance`). */
 export const DEFAULT_START_BALANCE_USD = 10_000;
 
@@ -218,6 +246,17 @@ export const MAX_BODY_BYTES = 1_000_000;
  * and code VALIDATION_ERROR (bad input), `details.reason` "too_large".
  */
 export const BODY_TOO_LARGE_STATUS = 413;
+
+/**
+ * Spec §6 rule 1: "https with a public hostname; IP addresses, localhost and internal hosts
+ * are rejected". Whether a name is public is only known by resolving it, and a name that
+ * does not resolve (or not within HOST_LOOKUP_TIMEOUT_MS) is not known to be public: it is
+ * rejected, the same way every time, rather than let through to be judged at delivery.
+ * (The sandbox checks when the URL is set, not again before each delivery.)
+ */
+export const UNRESOLVABLE_WEBHOOK_HOST = 'a webhook URL must name a resolvable public host';
+/** Bound on the DNS lookup of a webhook or callback hostname (real ms). */
+export const HOST_LOOKUP_TIMEOUT_MS = 3_000;
 
 /** Status of `PUT /retailer/v1/webhook`: 201 on first create, 200 on later updates (not shown). */
 export const WEBHOOK_CREATE_STATUS = 201;

@@ -12,6 +12,7 @@ import type { RatesService } from './rates.js';
 import type { Scheduler } from './scheduler.js';
 import type { Store } from './state.js';
 import type { WebhookSender } from './webhook-delivery.js';
+import type { LookupHost } from './webhook-url.js';
 
 export interface SandboxTuning {
   /** Virtual ms per fulfilled unit. */
@@ -41,6 +42,8 @@ export interface Core {
   readonly faults: FaultEngine;
   readonly paymentMethods: readonly PaymentMethod[];
   readonly sender: WebhookSender;
+  /** DNS for the public-hostname check of webhook and callback URLs. */
+  readonly lookupHost: LookupHost;
   /** Filled in once the server listens. */
   baseUrl: string;
   /** Request and event lines for the CLI; never carries codes or keys. */

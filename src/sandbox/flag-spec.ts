@@ -31,6 +31,11 @@ export const SANDBOX_FLAGS: ReadonlyArray<{
     description: `tier of the ready account: ${TIERS.join(', ')} (default starter)`,
   },
   {
+    flags: '--retailer',
+    key: 'retailer',
+    description: 'enable the retailer capability of the ready account (default: b2b only, as the spec)',
+  },
+  {
     flags: '--allow-http-webhooks',
     key: 'allowHttpWebhooks',
     description: 'accept http:// loopback webhook and callback URLs',

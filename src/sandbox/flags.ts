@@ -35,6 +35,7 @@ export interface SandboxFlags {
   key?: string;
   balance?: string | number;
   tier?: string;
+  retailer?: boolean;
   allowHttpWebhooks?: boolean;
   fault?: Many;
   faultScript?: Many;
@@ -105,6 +106,7 @@ export function parseSandboxFlags(flags: SandboxFlags): SandboxOptions {
       throw new SandboxFlagError('--tier', `unknown tier "${flags.tier}" (one of ${TIERS.join(', ')})`);
     options.tier = flags.tier;
   }
+  if (flags.retailer) options.retailer = true;
   if (flags.allowHttpWebhooks) options.allowHttpWebhooks = true;
   if (flags.fulfillmentMs !== undefined) {
     options.tuning = { fulfillmentUnitMs: int('--fulfillment-ms', flags.fulfillmentMs, 0, 3_600_000) };

@@ -10,11 +10,12 @@ import {
   CHECKOUT_EXPIRY_MS,
   CONFIRMING_MS,
   CRYPTO_INVOICE_TTL_MS,
-  DEFAULT_OPERATOR_CAPABILITIES,
   DEFAULT_START_BALANCE_USD,
   DEFAULT_TIER,
+  FIRST_KEY_CAPABILITIES,
   FULFILLMENT_UNIT_MS,
   PAYMENT_PROVIDER_LATENCY_MS,
+  RETAILER_CAPABILITIES,
   TIERS,
   WEBHOOK_BACKOFF_MS,
 } from './choices.js';
@@ -34,6 +35,7 @@ import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
 import { Store } from './state.js';
 import { defaultSender, type WebhookSender } from './webhook-delivery.js';
+import { defaultLookupHost, type LookupHost } from './webhook-url.js';
 
 export { ENDPOINT_SCOPES } from './auth.js';
 export type { Core, SandboxTuning } from './context.js';
@@ -41,6 +43,7 @@ export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema
 export { parseSandboxFlags, SANDBOX_FLAGS, SandboxFlagError, type SandboxFlags } from './flags.js';
 export { isLoopbackHostname } from './loopback.js';
 export { type OutboundRequest, signatureHeader, type WebhookSender } from './webhook-delivery.js';
+export type { LookupHost } from './webhook-url.js';
 
 /** The port `giftcodes sandbox` listens on without --port. */
 export const DEFAULT_SANDBOX_PORT = 4010;
@@ -58,6 +61,11 @@ export interface SandboxOptions {
   balanceUsd?: number;
   /** Tier of that account (`starter`, `growth`, `enterprise`). */
   tier?: string;
+  /**
+   * Turn the `retailer` capability on for that account. Off by default: the spec's first key
+   * gives `b2b` only (§1 rule 1); `POST /user/business/enable` turns it on later.
+   */
+  retailer?: boolean;
   /** Let http:// loopback webhook and callback receivers in (local development). */
   allowHttpWebhooks?: boolean;
   faults?: FaultConfigInput;
@@ -66,6 +74,8 @@ export interface SandboxOptions {
   tuning?: Partial<SandboxTuning>;
   /** Outbound HTTP for webhooks and callbacks. */
   webhookSender?: WebhookSender;
+  /** DNS for the public-hostname check of webhook and callback URLs (default node:dns). */
+  lookupHost?: LookupHost;
   /** Request and event lines (never codes or keys). */
   log?: (line: string) => void;
   /**
@@ -132,6 +142,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     paymentMethods: fixtures.paymentMethods,
     sender: options.webhookSender ?? defaultSender,
+    lookupHost: options.lookupHost ?? defaultLookupHost,
     baseUrl: '',
     log,
   };
@@ -145,7 +156,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       : (options.randomKey ?? (() => `gc_sandbox_${randomBytes(24).toString('base64url')}`))());
   const { account, apiKey } = core.store.createAccount({
     tier,
-    capabilities: DEFAULT_OPERATOR_CAPABILITIES,
+    capabilities: options.retailer ? RETAILER_CAPABILITIES : FIRST_KEY_CAPABILITIES,
     balanceUsd: options.balanceUsd ?? DEFAULT_START_BALANCE_USD,
     ...(readyKey ? { apiKey: readyKey } : {}),
   });

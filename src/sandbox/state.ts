@@ -252,7 +252,10 @@ export interface DeliveryState {
   checkoutId: string | null;
   payloadHash: string;
   error: string | null;
-  /** null until the first attempt has an outcome; such entries are not in the log yet. */
+  /**
+   * Final outcome: `sent`, or `failed` once every attempt failed. null while attempts remain
+   * (the view leaves `status` out); an entry is in the log once `attempts` > 0.
+   */
   status: 'sent' | 'failed' | null;
   /** Finished attempts. */
   attempts: number;

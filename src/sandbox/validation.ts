@@ -15,6 +15,7 @@ import {
 import { CreateCheckoutRequest, CreateOrderRequest, OrderLineRequest } from '../schemas/orders.js';
 import { REASONS } from './choices.js';
 import type { Core } from './context.js';
+import { isAssignedCountry } from './countries.js';
 import { ApiError, fromZod, validationError } from './errors.js';
 
 const Line = OrderLineRequest.extend({ amount: z.number().positive() });
@@ -28,12 +29,16 @@ export const B2bOrderBody = CreateOrderRequest.extend({
 });
 export type B2bOrderBody = z.infer<typeof B2bOrderBody>;
 
-/** `POST /retailer/v1/checkouts`: customerCountry is two letters (ISO 3166-1 alpha-2). */
+/**
+ * `POST /retailer/v1/checkouts`: customerCountry is an assigned ISO 3166-1 alpha-2 code in
+ * upper case (spec §4); `ZZ`, `XK` or `de` are 400 naming the field.
+ */
 export const CheckoutBody = CreateCheckoutRequest.extend({
   items: Items,
   customerCountry: z
     .string()
-    .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code (2 letters)')
+    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code (2 upper-case letters)')
+    .refine(isAssignedCountry, 'is not an assigned ISO 3166-1 alpha-2 country code')
     .optional(),
   externalRef: z.string().min(1).max(EXTERNAL_REF_MAX).optional(),
   callbackUrl: z.string().min(1).optional(),

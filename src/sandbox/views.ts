@@ -17,7 +17,7 @@ import type {
   UnitState,
   WebhookEndpoint,
 } from './state.js';
-import { round2, sentValue } from './state.js';
+import { round2 } from './state.js';
 
 function fulfillmentView(f: UnitState, retailer: boolean) {
   const sealed = f.giftCardId !== null;
@@ -126,7 +126,11 @@ export function invoiceView(core: Core, p: PaymentState) {
   };
 }
 
-/** Spec §2 "Aggregate payment state", or null before any payment exists. */
+/**
+ * Spec §2 "Aggregate payment state", or null before any payment exists. `confirmedAmount`
+ * counts `confirmed` payments only: money merely sent (a `pending` under-payment, or a
+ * `confirming` one) is progress, shown per payment in `partialPayment` (§3), not settled.
+ */
 export function aggregatePayment(core: Core, order: OrderState) {
   if (order.payments.length === 0) return null;
   let confirmed = 0;
@@ -134,10 +138,7 @@ export function aggregatePayment(core: Core, order: OrderState) {
   let allFailed = true;
   for (const p of order.payments) {
     if (p.status === 'confirmed') confirmed += p.appliedAmount;
-    else if (p.sentAmount > 0 && p.sentAmount < p.expectedAmount) {
-      anyPartial = true;
-      confirmed += sentValue(p);
-    }
+    else if (p.sentAmount > 0 && p.sentAmount < p.expectedAmount) anyPartial = true;
     if (p.status !== 'failed') allFailed = false;
   }
   const done = order.payments.some((p) => p.status === 'confirmed');
@@ -244,6 +245,7 @@ export function refundView(r: RefundState) {
   };
 }
 
+/** Spec §2 delivery log entry; no `status` while retries remain (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */
 export function deliveryView(d: DeliveryState) {
   return {
     id: d.id,
@@ -253,7 +255,7 @@ export function deliveryView(d: DeliveryState) {
     checkoutId: d.checkoutId,
     payloadHash: d.payloadHash,
     error: d.error,
-    status: d.status,
+    ...(d.status !== null ? { status: d.status } : {}),
     attempts: d.attempts,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,

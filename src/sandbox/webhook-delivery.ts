@@ -7,7 +7,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DEADLINE_MS } from '../schemas/common.js';
 import { DELIVERY_HEADER, EVENT_HEADER, type EventType, SIGNATURE_HEADER } from '../schemas/webhooks.js';
 import type { Core } from './context.js';
@@ -61,50 +60,6 @@ export function activeSecrets(wh: WebhookEndpoint, t: number): string[] {
     secrets.push(wh.previousSecret);
   }
   return secrets;
-}
-
-const INTERNAL_SUFFIXES = [
-  '.local',
-  '.localhost',
-  '.internal',
-  '.lan',
-  '.home.arpa',
-  '.localdomain',
-  '.corp',
-  '.intranet',
-];
-
-function isLoopbackHost(host: string): boolean {
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host.startsWith('127.') ||
-    host === '[::1]' ||
-    host === '::1'
-  );
-}
-
-/**
- * Spec §6 rule 1: https with a public hostname; IP addresses, localhost and internal hosts
- * are rejected. `allowHttp` (`--allow-http-webhooks`) lets loopback receivers in (http or https).
- * Returns the problem, or null when the URL is acceptable.
- */
-export function webhookUrlProblem(raw: string, allowHttp: boolean): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'not a valid absolute URL';
-  }
-  const host = url.hostname.toLowerCase();
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https';
-  if (allowHttp && isLoopbackHost(host)) return null;
-  if (url.protocol !== 'https:') return 'must use https';
-  if (isLoopbackHost(host)) return 'localhost is not allowed';
-  if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return 'IP addresses are not allowed';
-  if (!host.includes('.') || INTERNAL_SUFFIXES.some((s) => host.endsWith(s)))
-    return 'internal hostnames are not allowed';
-  return null;
 }
 
 function sha256(text: string): string {
@@ -183,13 +138,14 @@ function signedHeaders(wh: WebhookEndpoint, delivery: DeliveryState, t: number):
 
 function attempt(core: Core, delivery: DeliveryState): void {
   const wh = core.store.accounts.get(delivery.userId)?.webhook;
-  const t = core.clock.now();
   if (!wh) {
-    delivery.status = 'failed';
-    delivery.error = 'webhook endpoint removed';
-    delivery.updatedAt = t;
+    // Nothing to sign with and nowhere to send: the attempt fails without a request, and
+    // the retries still run (an endpoint set again meanwhile gets them), so the entry is
+    // `failed` only after the fifth, like any other (choices.ts DELIVERY_STATUS_WHILE_RETRYING).
+    settle(core, delivery, 'webhook endpoint removed');
     return;
   }
+  const t = core.clock.now();
   core
     .sender({
       url: delivery.url,
@@ -204,19 +160,28 @@ function attempt(core: Core, delivery: DeliveryState): void {
 }
 
 /**
- * Records an attempt's outcome. The log only ever says `sent` or `failed` (spec §2): after
- * a failed attempt with retries left the entry is `failed` with `attempts < 5` and `error`
- * set, and turns `sent` if a retry gets through. `attempts` counts finished attempts, so
- * status, error and attempts always describe the same attempt.
+ * Records an attempt's outcome. Spec §6: "A delivery that exhausts retries is marked
+ * `failed`": the entry is `sent` when an attempt gets through, `failed` only when the fifth
+ * attempt has failed, and has no `status` in between (attempts < 5, `error` of the last
+ * attempt; choices.ts DELIVERY_STATUS_WHILE_RETRYING). Both are final: a settled entry is
+ * never rewritten. `attempts` counts finished attempts, so status, error and attempts always
+ * describe the same attempt.
  */
 function settle(core: Core, delivery: DeliveryState, error: string | null): void {
+  if (delivery.status !== null) return;
   const now = core.clock.now();
   delivery.attempts++;
   delivery.updatedAt = now;
   delivery.error = error;
-  delivery.status = error === null ? 'sent' : 'failed';
   core.log(`webhook ${delivery.id} ${delivery.eventType} attempt ${delivery.attempts}: ${error ?? 'sent'}`);
-  if (error === null || delivery.attempts >= WEBHOOK_ATTEMPTS) return;
+  if (error === null) {
+    delivery.status = 'sent';
+    return;
+  }
+  if (delivery.attempts >= WEBHOOK_ATTEMPTS) {
+    delivery.status = 'failed';
+    return;
+  }
   const backoff =
     core.tuning.webhookBackoffMs[delivery.attempts - 1] ?? core.tuning.webhookBackoffMs.at(-1) ?? 60_000;
   core.scheduler.at(now + backoff, () => attempt(core, delivery));
@@ -232,7 +197,11 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-/** `POST /retailer/v1/webhook/test`: a synchronous signed `ping`, logged like any delivery. */
+/**
+ * `POST /retailer/v1/webhook/test`: a synchronous signed `ping`, logged like any delivery.
+ * It is not retried (the caller gets the receiver's status at once), so its one attempt is
+ * its last and the entry is final at once: `sent` or `failed` with `attempts: 1`.
+ */
 export async function ping(
   core: Core,
   account: AccountState,

@@ -30,7 +30,8 @@ export const DeliveryLogEntry = z.looseObject({
   checkoutId: z.string().nullable().optional(),
   payloadHash: z.string(),
   error: z.string().nullable().optional(),
-  status: z.enum(['sent', 'failed']).or(z.string()),
+  /** Final outcome; absent (or null) while the service still retries (§6: `failed` once retries are exhausted). */
+  status: z.enum(['sent', 'failed']).or(z.string()).nullish(),
   attempts: z.number().int(),
   createdAt: Timestamp,
   updatedAt: Timestamp.optional(),

@@ -95,9 +95,12 @@ describe('giftcodes sandbox', () => {
     expect(balance.status).toBe(200);
     expect(balance.body).toMatchObject({ currency: 'USD' });
     expect((await call(url, 'GET', '/b2b/balance', { apiKey: 'not-the-key' })).status).toBe(401);
+    // Spec §1 rule 1: the ready account has b2b only.
+    expect((await call(url, 'GET', '/retailer/v1/catalog', { apiKey })).status).toBe(403);
 
     const result = await sb.interrupt();
     expect(result.code).toBe(0);
+    expect(result.stderr).toContain('giftcodes business enable --retailer');
     expect(result.stderr).toContain('sandbox stopped');
     // Only the two env lines on stdout: diagnostics go to stderr.
     expect(result.stdout.trim().split('\n')).toHaveLength(2);
@@ -124,6 +127,19 @@ describe('giftcodes sandbox', () => {
     expect(JSON.parse(result.stdout)).toEqual(info);
     expect(Object.keys(info).sort()).toEqual(['apiKey', 'seed', 'url', 'userId']);
     expect(result.stderr).toContain('sandbox stopped');
+  });
+
+  it('--retailer turns the retailer capability on for the ready account', async () => {
+    const sb = startBinary(['sandbox', '--port', '0', '--retailer']);
+    const [urlLine = '', keyLine = ''] = await sb.lines(2);
+    const url = urlLine.slice('GIFTCODES_BASE_URL='.length);
+    const apiKey = keyLine.slice('GIFTCODES_API_KEY='.length);
+    const account = await call(url, 'GET', '/retailer/v1/account', { apiKey });
+    expect(account.status).toBe(200);
+    expect(account.body.capabilities).toEqual(['b2b', 'retailer']);
+    const result = await sb.interrupt();
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('capabilities: b2b, retailer');
   });
 
   it('a bad flag value exits 2 naming the flag, before listening', async () => {

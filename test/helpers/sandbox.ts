@@ -9,7 +9,30 @@
  *   });
  */
 import { afterAll, beforeAll } from 'vitest';
-import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+import { type LookupHost, type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+
+/**
+ * DNS for tests (there is no network here): the names tests use, public or not. Anything else
+ * fails like an unknown name does (ENOTFOUND).
+ */
+export const FAKE_DNS: Readonly<Record<string, readonly string[]>> = {
+  'hooks.example.com': ['93.184.216.34'],
+  'example.com': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
+  'localtest.me': ['127.0.0.1'],
+  'private.example.com': ['10.0.0.5'],
+  'metadata.example.com': ['169.254.169.254'],
+  'cgnat.example.com': ['100.64.1.1'],
+  'half-internal.example.com': ['93.184.216.34', '192.168.1.10'],
+  'v6-loopback.example.com': ['::1'],
+  'v6-ula.example.com': ['fd12:3456::1'],
+  'v6-link-local.example.com': ['fe80::1'],
+  'mapped-loopback.example.com': ['::ffff:127.0.0.1'],
+};
+export const fakeLookupHost: LookupHost = async (hostname) => {
+  const found = FAKE_DNS[hostname];
+  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  return [...found];
+};
 
 /** Response bodies are arbitrary JSON; tests assert on them field by field. */
 // biome-ignore lint/suspicious/noExplicitAny: a JSON body of any shape, narrowed by assertions
@@ -129,7 +152,7 @@ export function withSandbox(options: SandboxOptions = {}): SandboxHandle {
   let sandbox: Sandbox | undefined;
   let operator: OperatorClient | undefined;
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, ...options });
+    sandbox = await startSandbox({ port: 0, lookupHost: fakeLookupHost, ...options });
     operator = operatorClient(sandbox.url);
   });
   afterAll(async () => {

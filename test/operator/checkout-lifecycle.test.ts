@@ -27,7 +27,7 @@ async function realCodes(userId: string, checkoutId: string): Promise<string[]> 
 
 describe('codes stay masked unless --reveal', () => {
   it('an externalRef replay of a fulfilled checkout masks codes in --json and in tables', async () => {
-    const { env, userId } = op.account({ balanceUsd: 100 });
+    const { env, userId } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     const args = [
       'checkout',
       'create',
@@ -97,7 +97,7 @@ describe('checkout get --wait', () => {
   };
 
   it('exits 0 when completed and 3 when partial', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const done = await pending(env, [AMAZON_25]);
     const completed = await waitWhile(env, done, payAndFulfil(done));
     expect(completed.code, completed.stderr).toBe(0);
@@ -110,7 +110,7 @@ describe('checkout get --wait', () => {
   });
 
   it('exits 3 when failed', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const id = await pending(env, [`${ALWAYS_FAILS}:2`]);
     const failed = await waitWhile(env, id, payAndFulfil(id));
     expect(failed.code, failed.stderr).toBe(3);
@@ -118,7 +118,7 @@ describe('checkout get --wait', () => {
   });
 
   it('an unpaid checkout expires on the virtual clock: exit 3, then it can no longer be paid', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const id = await pending(env, [AMAZON_25]);
     const expired = await waitWhile(env, id, () => op.sandbox.advanceClock(61 * MINUTE), ['--json']);
     expect(expired.code, expired.stderr).toBe(3);
@@ -137,7 +137,7 @@ describe('checkout get --wait', () => {
   });
 
   it('--wait-timeout stops with exit 4; under --json the checkout as last read is still printed', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const id = await pending(env, [AMAZON_25]);
     const res = await runBinary(
       ['checkout', 'get', id, '--wait', '--poll-interval', '100ms', '--wait-timeout', '300ms', '--json'],
@@ -151,7 +151,7 @@ describe('checkout get --wait', () => {
 
 describe('checkout create --seal', () => {
   it('delivers sealed codes: a giftCardId instead of a cardCode, shown as such', async () => {
-    const { env } = op.account({ balanceUsd: 100 });
+    const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     const created = await json(
       [
         'checkout',
@@ -189,7 +189,7 @@ describe('checkout create --callback-url', () => {
     const endpoint = await startServer({ 'POST /hook': (_req, res) => reply(res, 200, {}) });
     const callback = await startServer({ 'POST /cb': (_req, res) => reply(res, 200, {}) });
     try {
-      const { apiKey } = sandbox.createAccount({ balanceUsd: 100 });
+      const { apiKey } = sandbox.createAccount({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
       const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: apiKey, NO_COLOR: '1' };
       // The override needs a business endpoint to exist (spec: ignored otherwise).
       const set = await runBinary(['webhook', 'set', '--url', `${endpoint.url}/hook`, '--all-events'], {

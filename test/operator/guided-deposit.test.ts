@@ -175,7 +175,7 @@ describe('guided deposit in a terminal', () => {
 
 describe('confirmation on a terminal', () => {
   it('a write that spends the balance asks first: "no" sends nothing, "yes" pays', async () => {
-    const { env } = op.account({ balanceUsd: 100 });
+    const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     const args = [
       'checkout',
       'create',

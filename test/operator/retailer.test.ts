@@ -16,7 +16,7 @@ afterAll(async () => {
 
 describe('checkout create / get', () => {
   it('paying with the balance needs --yes without a terminal, then charges, fulfills, and masks codes unless --reveal', async () => {
-    const { env } = op.account({ balanceUsd: 100 });
+    const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     const args = [
       'checkout',
       'create',
@@ -65,7 +65,7 @@ describe('checkout create / get', () => {
   });
 
   it('without a payment method prints the hosted payment page; items come from a CSV file; markup is checked live', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const dir = mkdtempSync(join(tmpdir(), 'items-'));
     const file = join(dir, 'items.csv');
     writeFileSync(
@@ -108,7 +108,7 @@ describe('checkout create / get', () => {
 
 describe('checkout pay', () => {
   it('refuses without --yes, creates a crypto invoice, shows under-payment progress, and re-quotes an expired invoice', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const created = await json(['checkout', 'create', '--email', 'c@example.com', '--item', AMAZON_25], env);
     const id = created.checkoutId;
 
@@ -132,7 +132,7 @@ describe('checkout pay', () => {
   });
 
   it('two payments racing on one checkout both succeed (409 retried by the client)', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const { checkoutId } = await json(
       ['checkout', 'create', '--email', 'r@example.com', '--item', AMAZON_25],
       env,
@@ -146,7 +146,7 @@ describe('checkout pay', () => {
   });
 
   it('refuses a checkout that is no longer pending (exit 2)', async () => {
-    const { env } = op.account({ balanceUsd: 50 });
+    const { env } = op.account({ balanceUsd: 50, capabilities: ['b2b', 'retailer'] });
     const { checkoutId } = await json(
       [
         'checkout',
@@ -169,7 +169,7 @@ describe('checkout pay', () => {
 
 describe('checkout list and payment-methods', () => {
   it('filters by status and follows every page', async () => {
-    const { env } = op.account({ balanceUsd: 100 });
+    const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     for (let i = 0; i < 3; i++)
       await json(['checkout', 'create', '--email', `l${i}@example.com`, '--item', AMAZON_25], env);
     await json(
@@ -196,7 +196,7 @@ describe('checkout list and payment-methods', () => {
   });
 
   it('lists payment methods with network, minimum, memo and eligibility', async () => {
-    const { env } = op.account();
+    const { env } = op.account({ balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
     const res = await runBinary(['payment-methods'], { env });
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/xrp.*xrpl.*1\.00 USD.*yes/);
@@ -208,7 +208,7 @@ describe('checkout list and payment-methods', () => {
 
 describe('refund create', () => {
   it('refunds the failed items of a retailer checkout, after refusing without --yes', async () => {
-    const { env } = op.account({ balanceUsd: 100 });
+    const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     const { checkoutId } = await json(
       [
         'checkout',
@@ -237,7 +237,7 @@ describe('refund create', () => {
   });
 
   it('refunds a failed B2B order with the mirrored {checkoutId} body, and --data overrides it', async () => {
-    const { env } = op.account({ balanceUsd: 100 });
+    const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     const order = await fetch(`${op.sandbox.url}/b2b/orders`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': env.GIFTCODES_API_KEY ?? '' },
@@ -261,7 +261,7 @@ describe('refund create', () => {
 
 describe('account set-markup and business enable', () => {
   it('needs an explicit field name, checks maxMarkupPercent, confirms, and the new default applies to checkouts', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const noField = await runBinary(['account', 'set-markup', '10', '--yes'], { env });
     expect(noField.code).toBe(2);
     expect(noField.stderr).toContain('not shown in the spec');
@@ -277,6 +277,23 @@ describe('account set-markup and business enable', () => {
     expect(ok.stderr).toContain('confirmed: the account shows markupPercent = 10');
     const checkout = await json(['checkout', 'create', '--email', 'm@example.com', '--item', AMAZON_25], env);
     expect(checkout.items[0].unitMarkup).toBeCloseTo(2.5);
+  });
+
+  it('a key without balance:read sets the markup unchecked (the service checks the cap)', async () => {
+    const { env } = op.account({
+      balanceUsd: 0,
+      capabilities: ['b2b', 'retailer'],
+      scopes: ['orders:read', 'products:read'],
+    });
+    const ok = await runBinary(['account', 'set-markup', '4', '--field', 'markupPercent', '--yes'], { env });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toBe('default markup set to 4%\n');
+    expect(ok.stderr).toContain('was not checked');
+    const over = await runBinary(['account', 'set-markup', '25', '--field', 'markupPercent', '--yes'], {
+      env,
+    });
+    expect(over.code).toBe(4);
+    expect(over.stderr).toContain('B2B_LIMIT_EXCEEDED');
   });
 
   it('enables the retailer surface after confirmation', async () => {

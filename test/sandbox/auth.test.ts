@@ -1,11 +1,11 @@
 /** Spec §5 (authentication, scopes, capabilities, account status) and §2/§5 rule 6 (ownership). */
-import { describe, expect, it } from 'vitest';
-import { ENDPOINT_SCOPES } from '../../src/sandbox/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINT_SCOPES, parseSandboxFlags, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { ErrorEnvelope } from '../../src/schemas/errors.js';
 import { SCOPES } from '../../src/schemas/scopes.js';
-import { call, withSandbox } from '../helpers/sandbox.js';
+import { call, operatorClient, withSandbox } from '../helpers/sandbox.js';
 
-const sb = withSandbox({ seed: 11 });
+const sb = withSandbox({ seed: 11, retailer: true });
 
 const AMAZON = { productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 };
 
@@ -83,7 +83,7 @@ const SANDBOX_SCOPE_CHOICES: Readonly<Record<string, string | null>> = {
   'GET /b2b/rates/convert': 'products:read',
   'GET /retailer/v1/rates': 'products:read',
   'GET /retailer/v1/rates/convert': 'products:read',
-  'PATCH /retailer/v1/account': 'orders:create',
+  'PATCH /retailer/v1/account': null,
   'POST /user/business/enable': null,
 };
 
@@ -103,23 +103,30 @@ describe('§5 scopes', () => {
 
   it.each(routes)('%s needs %s', async (route, scope) => {
     const others = SCOPES.filter((s) => s !== scope);
-    const { apiKey } = await sb.operator.createAccount({ scopes: others, balanceUsd: 0 });
+    const { apiKey } = await sb.operator.createAccount({
+      scopes: others,
+      balanceUsd: 0,
+      capabilities: ['b2b', 'retailer'],
+    });
     const { method, path, body } = sample(route);
     const res = await call(sb.url, method, path, { apiKey, body });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
     expect(res.body.error.details.requiredScope).toBe(scope);
     // The same request with the scope gets past authorization (whatever the handler then says).
-    const { apiKey: full } = await sb.operator.createAccount({ scopes: [scope as string] });
+    const { apiKey: full } = await sb.operator.createAccount({
+      scopes: [scope as string],
+      capabilities: ['b2b', 'retailer'],
+    });
     const allowed = await call(sb.url, method, path, { apiKey: full, body });
     expect(allowed.status).not.toBe(403);
     expect(allowed.status).not.toBe(401);
   });
 
   it('`*` and legacy null scopes have every scope; the default key has all eight', async () => {
-    const star = await sb.operator.createAccount({ scopes: ['*'] });
-    const legacy = await sb.operator.createAccount({ scopes: null });
-    const dflt = await sb.operator.createAccount({});
+    const star = await sb.operator.createAccount({ scopes: ['*'], capabilities: ['b2b', 'retailer'] });
+    const legacy = await sb.operator.createAccount({ scopes: null, capabilities: ['b2b', 'retailer'] });
+    const dflt = await sb.operator.createAccount({ capabilities: ['b2b', 'retailer'] });
     for (const { apiKey } of [star, legacy, dflt]) {
       expect((await call(sb.url, 'GET', '/b2b/deposits', { apiKey })).status).toBe(200);
       expect((await call(sb.url, 'GET', '/retailer/v1/webhook/deliveries', { apiKey })).status).toBe(200);
@@ -134,6 +141,92 @@ describe('§5 scopes', () => {
     const ok = await sb.operator.createKey(sb.userId, ['orders:read']);
     expect(ok.status).toBe(201);
     expect(typeof ok.body.apiKey).toBe('string');
+  });
+});
+
+describe('§5 scopes: PATCH /retailer/v1/account (no scope in the table)', () => {
+  it('a key without balance:read (or orders:create) sets the markup and gets only the setting back', async () => {
+    const noBalance = SCOPES.filter((s) => s !== 'balance:read' && s !== 'orders:create');
+    const { apiKey } = await sb.operator.createAccount({
+      scopes: noBalance,
+      capabilities: ['b2b', 'retailer'],
+      balanceUsd: 1_234,
+    });
+    const res = await call(sb.url, 'PATCH', '/retailer/v1/account', { apiKey, body: { markupPercent: 3 } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ markupPercent: 3 });
+    expect(res.text).not.toContain('1234');
+    // Reading the account overview still needs balance:read.
+    const read = await call(sb.url, 'GET', '/retailer/v1/account', { apiKey });
+    expect(read.status).toBe(403);
+    expect(read.body.error.details.requiredScope).toBe('balance:read');
+  });
+
+  it('a key with no scopes at all may set it; the retailer capability is still required', async () => {
+    const bare = await sb.operator.createAccount({ scopes: [], capabilities: ['b2b', 'retailer'] });
+    const res = await call(sb.url, 'PATCH', '/retailer/v1/account', {
+      apiKey: bare.apiKey,
+      body: { markupPercent: 1 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ markupPercent: 1 });
+    const b2bOnly = await sb.operator.createAccount({ capabilities: ['b2b'] });
+    const off = await call(sb.url, 'PATCH', '/retailer/v1/account', {
+      apiKey: b2bOnly.apiKey,
+      body: { markupPercent: 1 },
+    });
+    expect(off.status).toBe(403);
+  });
+});
+
+describe('§1 rule 1: the first key gives `b2b` only', () => {
+  let plain: Sandbox | undefined;
+  let withRetailer: Sandbox | undefined;
+  beforeAll(async () => {
+    plain = await startSandbox({ port: 0, seed: 12 });
+    withRetailer = await startSandbox({ port: 0, seed: 13, ...parseSandboxFlags({ retailer: true }) });
+  });
+  afterAll(async () => {
+    await plain?.close();
+    await withRetailer?.close();
+  });
+
+  it('the ready account is a starter b2b account; retailer answers 403 until enabled (rule 2)', async () => {
+    const s = plain as Sandbox;
+    const acct = await call(s.url, 'GET', '/b2b/account', { apiKey: s.apiKey });
+    expect(acct.status).toBe(200);
+    expect(acct.body).toMatchObject({ tier: 'starter', capabilities: ['b2b'] });
+    const off = await call(s.url, 'GET', '/retailer/v1/catalog', { apiKey: s.apiKey });
+    expect(off.status).toBe(403);
+    expect(off.body.error.message).toContain('POST /user/business/enable');
+    const enable = await call(s.url, 'POST', '/user/business/enable', {
+      apiKey: s.apiKey,
+      body: { capabilities: ['b2b', 'retailer'] },
+    });
+    expect(enable.status).toBe(200);
+    expect((await call(s.url, 'GET', '/retailer/v1/catalog', { apiKey: s.apiKey })).status).toBe(200);
+  });
+
+  it('an operator-created account without `capabilities` is b2b only; with them it has what it asked', async () => {
+    const op = operatorClient((plain as Sandbox).url);
+    const dflt = await op.createAccount({});
+    const view = await call((plain as Sandbox).url, 'GET', '/b2b/account', { apiKey: dflt.apiKey });
+    expect(view.body.capabilities).toEqual(['b2b']);
+    expect(
+      (await call((plain as Sandbox).url, 'GET', '/retailer/v1/account', { apiKey: dflt.apiKey })).status,
+    ).toBe(403);
+    const both = await op.createAccount({ capabilities: ['b2b', 'retailer'] });
+    expect(
+      (await call((plain as Sandbox).url, 'GET', '/retailer/v1/account', { apiKey: both.apiKey })).status,
+    ).toBe(200);
+  });
+
+  it('`--retailer` (startSandbox({retailer: true})) turns retailer on for the ready account', async () => {
+    const s = withRetailer as Sandbox;
+    const acct = await call(s.url, 'GET', '/retailer/v1/account', { apiKey: s.apiKey });
+    expect(acct.status).toBe(200);
+    expect(acct.body.capabilities).toEqual(['b2b', 'retailer']);
+    expect(acct.body.tier).toBe('starter');
   });
 });
 
@@ -191,7 +284,7 @@ describe('§5 rule 6 ownership and surfaces', () => {
   it('ids of another account, or of the other surface, are 404', async () => {
     const mine = await sb.api('POST', '/b2b/orders', { body: { externalRef: 'own-1', items: [AMAZON] } });
     expect(mine.status).toBe(201);
-    const other = await sb.operator.createAccount({ balanceUsd: 100 });
+    const other = await sb.operator.createAccount({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     const foreign = await call(sb.url, 'GET', `/b2b/orders/${mine.body.checkoutId}`, {
       apiKey: other.apiKey,
     });

@@ -9,6 +9,7 @@ import { type Json, withSandbox } from '../helpers/sandbox.js';
 // codes appear only as it advances the clock.
 const sb = withSandbox({
   seed: 21,
+  retailer: true,
   allowHttpWebhooks: true,
   tier: 'growth',
   balanceUsd: 50_000,
@@ -198,7 +199,7 @@ describe('§1 rule 10 idempotency', () => {
   });
 
   it('externalRef is unique per account, not globally', async () => {
-    const other = await sb.operator.createAccount({ balanceUsd: 100 });
+    const other = await sb.operator.createAccount({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
     const externalRef = ref();
     expect((await sb.api('POST', '/b2b/orders', { body: { externalRef, items: [line()] } })).status).toBe(
       201,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSandboxFlags, SandboxFlagError, startSandbox } from '../../src/sandbox/index.js';
 import { call, type Json, withSandbox } from '../helpers/sandbox.js';
 
-const sb = withSandbox({ seed: 61, balanceUsd: 5_000 });
+const sb = withSandbox({ seed: 61, retailer: true, balanceUsd: 5_000 });
 const item = { productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 };
 
 async function chargesFor(externalRef: string) {

@@ -7,7 +7,7 @@ import { call, type Json, withSandbox } from '../helpers/sandbox.js';
 // day window can be crossed with one clock advance.
 const BASE = Date.UTC(2031, 2, 14, 23, 58, 0);
 const started = Date.now();
-const sb = withSandbox({ seed: 31, now: () => BASE + (Date.now() - started) });
+const sb = withSandbox({ seed: 31, retailer: true, now: () => BASE + (Date.now() - started) });
 
 const line = (over: Record<string, unknown> = {}) => ({
   productId: 'prd_amazon_us',
@@ -20,7 +20,7 @@ let n = 0;
 const ref = () => `lim-${++n}`;
 
 async function account(limits: Record<string, unknown>, balanceUsd = 10_000) {
-  const a = await sb.operator.createAccount({ balanceUsd });
+  const a = await sb.operator.createAccount({ balanceUsd, capabilities: ['b2b', 'retailer'] });
   const res = await sb.operator.patchAccount(a.userId, { limits });
   expect(res.status).toBe(200);
   return a;

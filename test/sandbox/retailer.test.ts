@@ -6,6 +6,7 @@ import { call, type Json, withSandbox } from '../helpers/sandbox.js';
 
 const sb = withSandbox({
   seed: 41,
+  retailer: true,
   tier: 'growth',
   balanceUsd: 5_000,
   tuning: { providerLatencyMs: 250, fulfillmentUnitMs: 1_000 },
@@ -40,7 +41,7 @@ describe('§4 POST /retailer/v1/checkouts validation', () => {
     [
       'blocked country',
       {
-        customerCountry: 'ru',
+        customerCountry: 'RU',
         items: [{ productId: 'prd_netflix_global', skuId: 'sku_netflix_15', amount: 15, quantity: 1 }],
       },
       'customerCountry',
@@ -68,13 +69,49 @@ describe('§4 POST /retailer/v1/checkouts validation', () => {
   });
 });
 
+describe('§4 POST /retailer/v1/checkouts customerCountry: ISO 3166-1 alpha-2', () => {
+  it.each([
+    ['ZZ', 'user-assigned "Unknown Region"'],
+    ['AA', 'user-assigned'],
+    ['QM', 'user-assigned'],
+    ['QZ', 'user-assigned'],
+    ['XA', 'user-assigned'],
+    ['XK', 'user-assigned (Kosovo, not an ISO assignment)'],
+    ['XZ', 'user-assigned'],
+    ['EU', 'exceptionally reserved'],
+    ['UK', 'exceptionally reserved'],
+    ['SU', 'withdrawn'],
+    ['de', 'lower case'],
+    ['De', 'mixed case'],
+    ['D1', 'not letters'],
+  ])('%s (%s) is 400 VALIDATION_ERROR naming customerCountry', async (code) => {
+    const res = await checkout({ customerCountry: code });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details.field).toBe('customerCountry');
+  });
+
+  it.each(['DE', 'US', 'GB', 'BR', 'AX', 'SS'])('%s is accepted and echoed as country', async (code) => {
+    const res = await checkout({ customerCountry: code });
+    expect(res.status).toBe(201);
+    expect(res.body.country).toBe(code);
+  });
+
+  it('every shipped code is one ICU can name (no typos in the list)', async () => {
+    const { ISO_3166_ALPHA2 } = await import('../../src/sandbox/countries.js');
+    const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+    expect(ISO_3166_ALPHA2.size).toBe(249);
+    for (const code of ISO_3166_ALPHA2) expect(names.of(code), code).toBeDefined();
+  });
+});
+
 describe('§1 rule 11 markup and §2 checkout shape', () => {
   it('adds markupPercent on top of the retail price; markupTotal in USD; payment methods listed', async () => {
     const res = await checkout({
       markupPercent: 10,
       paymentCurrency: 'EUR',
       externalRef: 'shape-1',
-      customerCountry: 'de',
+      customerCountry: 'DE',
     });
     expect(res.status).toBe(201);
     expect(Checkout.safeParse(res.body).success).toBe(true);
@@ -94,7 +131,7 @@ describe('§1 rule 11 markup and §2 checkout shape', () => {
       markupPercent: 10,
       paymentCurrency: 'EUR',
       externalRef: 'shape-1',
-      customerCountry: 'de',
+      customerCountry: 'DE',
     });
     expect(replay.status).toBe(200);
     expect(replay.body.checkoutId).toBe(c.checkoutId);
@@ -150,7 +187,7 @@ describe('§1 balance payment method', () => {
   });
 
   it('fails with 400 details.reason when the balance is short, and creates nothing', async () => {
-    const poor = await sb.operator.createAccount({ balanceUsd: 1 });
+    const poor = await sb.operator.createAccount({ balanceUsd: 1, capabilities: ['b2b', 'retailer'] });
     const res = await call(sb.url, 'POST', '/retailer/v1/checkouts', {
       apiKey: poor.apiKey,
       body: { customerEmail: email, items: [line()], payment: { paymentMethodId: 'balance' } },
@@ -274,7 +311,8 @@ describe('§3 payments: invoices, crypto under-payment, re-quote, race, expiry',
       expectedAmount: Number((sent + due).toFixed(8)),
       currency: 'BTC',
     });
-    expect(view.payment.confirmedAmount).toBeCloseTo(c.totalAmount * (sent / expected), 2);
+    // Sent but not confirmed: progress lives in partialPayment, not in confirmedAmount (§2).
+    expect(view.payment.confirmedAmount).toBe(0);
 
     // Sending what the fresh invoice asks for completes the payment.
     await sb.operator.payCheckout(c.checkoutId, due);
@@ -307,6 +345,34 @@ describe('§3 payments: invoices, crypto under-payment, re-quote, race, expiry',
       body: { paymentMethodId: 'btc', payCurrency: 'BTC' },
     });
     expect(late.status).toBe(400);
+  });
+});
+
+describe('§2 Aggregate payment state', () => {
+  it('confirmedAmount counts confirmed payments only: not a pending under-payment, not a confirming one', async () => {
+    const c = (await checkout({ payment: { paymentMethodId: 'btc' } })).body;
+    const expected = Number(c.payment.amount);
+    const sent = Number((expected * 0.5).toFixed(8));
+    await sb.operator.payCheckout(c.checkoutId, sent);
+    const partial = (await get(c.checkoutId)).payment;
+    expect(partial.state).toBe('partial');
+    expect(partial.payments[0].status).toBe('pending');
+    expect(partial.payments[0].partialPayment.sentAmount).toBe(sent);
+    expect(partial.confirmedAmount).toBe(0);
+    expect(partial.totalAmount).toBe(c.totalAmount);
+
+    // The rest arrives: the payment is confirming, still not confirmed.
+    await sb.operator.payCheckout(c.checkoutId);
+    const confirming = (await get(c.checkoutId)).payment;
+    expect(confirming.payments[0].status).toBe('confirming');
+    expect(confirming.state).not.toBe('confirmed');
+    expect(confirming.confirmedAmount).toBe(0);
+
+    await sb.operator.advanceClock(2_000);
+    const done = (await get(c.checkoutId)).payment;
+    expect(done.state).toBe('confirmed');
+    expect(done.payments[0].status).toBe('confirmed');
+    expect(done.confirmedAmount).toBeCloseTo(c.totalAmount, 2);
   });
 });
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { DeliveryLog } from '../../src/schemas/webhooks.js';
-import { call, type Json, withSandbox } from '../helpers/sandbox.js';
+import { call, fakeLookupHost, type Json, withSandbox } from '../helpers/sandbox.js';
 
 interface Hit {
   path: string;
@@ -37,7 +37,7 @@ afterAll(async () => {
   await new Promise((r) => receiver.close(r));
 });
 
-const sb = withSandbox({ seed: 51, allowHttpWebhooks: true, balanceUsd: 5_000 });
+const sb = withSandbox({ seed: 51, retailer: true, allowHttpWebhooks: true, balanceUsd: 5_000 });
 
 async function until<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
   for (let i = 0; i < 2_000; i++) {
@@ -62,7 +62,7 @@ function verify(header: string, raw: string, secret: string): boolean {
 }
 
 async function freshAccount() {
-  const a = await sb.operator.createAccount({ balanceUsd: 1_000 });
+  const a = await sb.operator.createAccount({ balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
   return {
     ...a,
     api: (m: string, p: string, body?: unknown) => call(sb.url, m, p, { apiKey: a.apiKey, body }),
@@ -72,7 +72,13 @@ async function freshAccount() {
 describe('§6 rule 1 URL rules', () => {
   let strict: Sandbox;
   beforeAll(async () => {
-    strict = await startSandbox({ port: 0, seed: 52, webhookSender: async () => ({ status: 200 }) });
+    strict = await startSandbox({
+      port: 0,
+      seed: 52,
+      retailer: true,
+      lookupHost: fakeLookupHost,
+      webhookSender: async () => ({ status: 200 }),
+    });
   });
   afterAll(() => strict.close());
 
@@ -85,6 +91,21 @@ describe('§6 rule 1 URL rules', () => {
     'https://hooks.internal/x',
     'https://intranet/x',
     'not a url',
+    // Credentials, and names that resolve to loopback, private or link-local addresses.
+    'https://user:secret@hooks.example.com/x',
+    'https://user@hooks.example.com/x',
+    'https://localtest.me/x',
+    'https://localhost./x',
+    'https://private.example.com/x',
+    'https://metadata.example.com/latest',
+    'https://cgnat.example.com/x',
+    'https://half-internal.example.com/x',
+    'https://v6-loopback.example.com/x',
+    'https://v6-ula.example.com/x',
+    'https://v6-link-local.example.com/x',
+    'https://mapped-loopback.example.com/x',
+    // Does not resolve: not known to be public (choices.ts UNRESOLVABLE_WEBHOOK_HOST).
+    'https://no-such-host.example.net/x',
   ])('rejects %s', async (url) => {
     const res = await call(strict.url, 'PUT', '/retailer/v1/webhook', {
       apiKey: strict.apiKey,
@@ -104,6 +125,42 @@ describe('§6 rule 1 URL rules', () => {
       (await call(sb.url, 'PUT', '/retailer/v1/webhook', { body: { url: `${base}/x` }, apiKey: sb.apiKey }))
         .status,
     ).toBe(201);
+  });
+});
+
+describe('§6 rule 1 / §4 callbackUrl: the same public-hostname rule per checkout', () => {
+  const checkoutWith = (callbackUrl: string, externalRef?: string) =>
+    call(sb.url, 'POST', '/retailer/v1/checkouts', {
+      apiKey: sb.apiKey,
+      body: {
+        customerEmail: 'cb@example.com',
+        items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 }],
+        callbackUrl,
+        ...(externalRef ? { externalRef } : {}),
+      },
+    });
+
+  it.each([
+    'https://user:pw@hooks.example.com/cb',
+    'https://localtest.me/cb',
+    'https://metadata.example.com/cb',
+    'https://v6-ula.example.com/cb',
+    'https://no-such-host.example.net/cb',
+  ])('rejects %s with 400 naming callbackUrl', async (url) => {
+    const res = await checkoutWith(url);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.body.error.details.field).toBe('callbackUrl');
+  });
+
+  it('accepts a public name; twin requests with one externalRef make one checkout', async () => {
+    const [a, b] = await Promise.all([
+      checkoutWith('https://hooks.example.com/cb', 'cb-twin-1'),
+      checkoutWith('https://hooks.example.com/cb', 'cb-twin-1'),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 201]);
+    expect(a.body.checkoutId).toBe(b.body.checkoutId);
+    expect(a.body.callbackUrl).toBe('https://hooks.example.com/cb');
   });
 });
 
@@ -210,8 +267,9 @@ describe('§6 retries: 5 attempts with backoff on the virtual clock, then failed
         deliveries,
         (d) => d[0]?.attempts === attempt - 1 && d[0]?.error === 'HTTP 500',
       );
-      // Spec §2: the log's status is `sent` or `failed`; with retries left it is `failed`, attempts < 5.
-      expect(log[0]).toMatchObject({ status: 'failed', attempts: attempt - 1, error: 'HTTP 500' });
+      // Spec §6: `failed` only once retries are exhausted; with retries left there is no status yet.
+      expect(log[0]).toMatchObject({ attempts: attempt - 1, error: 'HTTP 500' });
+      expect(log[0]).not.toHaveProperty('status');
       // Just short of the backoff nothing happens; at the backoff the next attempt goes out.
       const backoff = 60_000 * 2 ** (attempt - 2);
       await sb.operator.advanceClock(backoff - 1_000);
@@ -230,11 +288,16 @@ describe('§6 retries: 5 attempts with backoff on the virtual clock, then failed
     expect(bodies.size).toBe(1);
     await sb.operator.advanceClock(24 * 60 * 60_000);
     expect(hits.filter((h) => h.path === '/down')).toHaveLength(5);
+    // Final: the receiver recovering later does not turn it `sent`.
+    statusFor['/down'] = 200;
+    await sb.operator.advanceClock(24 * 60 * 60_000);
+    expect((await deliveries())[0]).toMatchObject({ status: 'failed', attempts: 5, id: final[0].id });
+    expect(hits.filter((h) => h.path === '/down')).toHaveLength(5);
   });
 });
 
-describe('§2 delivery log status: only `sent` or `failed`', () => {
-  it('a failed attempt with retries left is `failed` with attempts < 5; a later success turns it `sent`', async () => {
+describe('§6 Delivery contract: `failed` only once all 5 attempts are exhausted', () => {
+  it('a failed attempt with retries left has no status (attempts < 5, error set); a later success is `sent`', async () => {
     statusFor['/flaky'] = 503;
     const a = await freshAccount();
     // The test polls the log quickly; keep the account's request rate limit out of the way.
@@ -251,19 +314,61 @@ describe('§2 delivery log status: only `sent` or `failed`', () => {
       (await a.api('GET', `/retailer/v1/webhook/deliveries?checkoutId=${c.checkoutId}`)).body.deliveries;
     const seen = new Set<string>();
     const first = await until(log, (d) => {
-      for (const e of d) seen.add(e.status);
+      for (const e of d) seen.add(e.status ?? '(none)');
       return d[0]?.attempts === 1;
     });
-    expect(first[0]).toMatchObject({ status: 'failed', attempts: 1, error: 'HTTP 503' });
+    expect(first[0]).toMatchObject({ attempts: 1, error: 'HTTP 503' });
+    expect(first[0]).not.toHaveProperty('status');
+    expect(DeliveryLog.safeParse({ deliveries: first }).success).toBe(true);
     statusFor['/flaky'] = 200;
     await sb.operator.advanceClock(60_000);
     const after = await until(log, (d) => {
-      for (const e of d) seen.add(e.status);
+      for (const e of d) seen.add(e.status ?? '(none)');
       return d[0]?.attempts === 2;
     });
     expect(after[0]).toMatchObject({ status: 'sent', attempts: 2, error: null, id: first[0].id });
     expect(DeliveryLog.safeParse({ deliveries: after }).success).toBe(true);
-    expect([...seen].sort()).toEqual(['failed', 'sent']);
+    // Never `failed` on the way to `sent`.
+    expect([...seen].sort()).toEqual(['(none)', 'sent']);
+  });
+
+  it('with the endpoint removed, each attempt fails unsent and the entry is `failed` only after the fifth', async () => {
+    statusFor['/gone'] = 500;
+    const a = await freshAccount();
+    await sb.operator.patchAccount(a.userId, { rateLimit: 'off' });
+    await a.api('PUT', '/retailer/v1/webhook', { url: `${base}/gone`, events: ['payment.confirmed'] });
+    const c = (
+      await a.api('POST', '/retailer/v1/checkouts', {
+        customerEmail: 'gone@example.com',
+        items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 }],
+        payment: { paymentMethodId: 'balance' },
+      })
+    ).body;
+    // The log is the account's and stays readable without an endpoint.
+    const entry = async () =>
+      (await a.api('GET', `/retailer/v1/webhook/deliveries?checkoutId=${c.checkoutId}`)).body.deliveries[0];
+    await until(entry, (d) => d?.attempts === 1);
+    expect((await a.api('DELETE', '/retailer/v1/webhook')).status).toBe(200);
+    for (let attempt = 2; attempt <= 4; attempt++) {
+      await sb.operator.advanceClock(60_000 * 2 ** (attempt - 2));
+      const d = await until(entry, (e) => e?.attempts === attempt);
+      expect(d).toMatchObject({ error: 'webhook endpoint removed' });
+      expect(d).not.toHaveProperty('status');
+    }
+    await sb.operator.advanceClock(8 * 60_000);
+    const last = await until(entry, (e) => e?.attempts === 5);
+    expect(last).toMatchObject({ status: 'failed', error: 'webhook endpoint removed' });
+    expect(hits.filter((h) => h.path === '/gone')).toHaveLength(1);
+  });
+
+  it('a test ping is not retried: its one attempt is final (`failed` with attempts 1)', async () => {
+    statusFor['/ping-down'] = 500;
+    const a = await freshAccount();
+    await a.api('PUT', '/retailer/v1/webhook', { url: `${base}/ping-down` });
+    const res = await a.api('POST', '/retailer/v1/webhook/test');
+    expect(res.body).toEqual({ ok: false, status: 500 });
+    const log = (await a.api('GET', '/retailer/v1/webhook/deliveries')).body.deliveries;
+    expect(log[0]).toMatchObject({ eventType: 'ping', status: 'failed', attempts: 1, error: 'HTTP 500' });
   });
 });
 
@@ -336,5 +441,19 @@ describe('§6 rule 2 events filter, also on callbackUrl overrides', () => {
     await sb.operator.advanceClock(60_000);
     await new Promise((r) => setTimeout(r, 30));
     expect(hits.filter((h) => h.path === '/orphan' || h.path === '/b2bonly')).toHaveLength(0);
+  });
+});
+
+describe('§6 rule 1: the default resolver and address classes', () => {
+  it('node:dns resolves localhost (from the hosts file) to addresses judged non-public', async () => {
+    const { defaultLookupHost, isPublicAddress } = await import('../../src/sandbox/webhook-url.js');
+    const addresses = await defaultLookupHost('localhost');
+    expect(addresses.length).toBeGreaterThan(0);
+    for (const a of addresses) expect(isPublicAddress(a), a).toBe(false);
+    expect(isPublicAddress('93.184.216.34')).toBe(true);
+    expect(isPublicAddress('2606:2800:220:1:248:1893:25c8:1946')).toBe(true);
+    expect(isPublicAddress('::ffff:7f00:1')).toBe(false);
+    expect(isPublicAddress('172.31.255.255')).toBe(false);
+    expect(isPublicAddress('172.32.0.1')).toBe(true);
   });
 });

@@ -47,6 +47,16 @@ async function webhookServer(opts: { rotateStatus?: number } = {}) {
       json(res, 200, {
         deliveries: [
           {
+            id: 'whd_retrying',
+            eventType: 'payment.confirmed',
+            url: 'x',
+            payloadHash: 'h',
+            attempts: 2,
+            createdAt: 3,
+            checkoutId: 'chk_8',
+            error: 'HTTP 502',
+          },
+          {
             id: 'whd_old',
             eventType: 'ping',
             url: 'x',
@@ -169,6 +179,10 @@ describe('webhook test / deliveries / delete', () => {
     expect(r.stdout).toContain('FAILED');
     expect(r.stdout).toContain('chk_7');
     expect(server.hits('/retailer/v1/webhook/deliveries')[0]?.query.get('checkoutId')).toBe('chk_7');
+    // No status yet: the service is still retrying (§6: `failed` only once retries are exhausted).
+    expect(r.stdout).toMatch(/whd_retrying.*retrying.*2.*HTTP 502/);
+    expect(r.stderr).toContain('1 of 3 deliveries failed');
+    expect(r.stderr).toContain('1 of 3 deliveries still being retried');
   });
 
   it('delete refuses without a TTY and without --yes (exit 2, no request)', async () => {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { runInProcess } from '../helpers/cli.js';
-import { operatorClient } from '../helpers/sandbox.js';
+import { fakeLookupHost, operatorClient } from '../helpers/sandbox.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 let sandbox: Sandbox | undefined;
@@ -22,7 +22,7 @@ const URL = 'https://hooks.example.com/giftcodes';
 
 describe('webhook set when the create fails after the service committed it', () => {
   it('one 5xx after the commit: no repeat, a warning naming `webhook rotate`, exit 1; rotate recovers', async () => {
-    sandbox = await startSandbox({ port: 0 });
+    sandbox = await startSandbox({ port: 0, retailer: true, lookupHost: fakeLookupHost });
     const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
     const faults = await operatorClient(sandbox.url).setFaults({
       routes: { 'PUT /retailer/v1/webhook': { script: ['error_after'] } },
@@ -45,7 +45,7 @@ describe('webhook set when the create fails after the service committed it', () 
   });
 
   it('PUT /retailer/v1/webhook=error_after (every attempt): one attempt only, the same warning', async () => {
-    sandbox = await startSandbox({ port: 0 });
+    sandbox = await startSandbox({ port: 0, retailer: true, lookupHost: fakeLookupHost });
     const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
     await operatorClient(sandbox.url).setFaults({
       routes: { 'PUT /retailer/v1/webhook': { probabilities: { error_after: 1 } } },

@@ -46,7 +46,7 @@ function onTerminal(args: string, env: Record<string, string>, prompt: string, a
 
 describe.skipIf(!hasScript)('webhook confirmations on a terminal', () => {
   it('delete: "n" keeps the endpoint; "y" removes it', async () => {
-    sandbox = await startSandbox({ port: 0, allowHttpWebhooks: true });
+    sandbox = await startSandbox({ port: 0, retailer: true, allowHttpWebhooks: true });
     const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
     await runInProcess(['webhook', 'set', '--url', 'http://127.0.0.1:9/'], { env });
 
@@ -63,7 +63,7 @@ describe.skipIf(!hasScript)('webhook confirmations on a terminal', () => {
   });
 
   it('set: replacing an endpoint asks; "n" exits 2 with "nothing was done" and keeps it', async () => {
-    sandbox = await startSandbox({ port: 0, allowHttpWebhooks: true });
+    sandbox = await startSandbox({ port: 0, retailer: true, allowHttpWebhooks: true });
     const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
     await runInProcess(['webhook', 'set', '--url', 'http://127.0.0.1:9/'], { env });
     const no = await onTerminal(
@@ -78,7 +78,7 @@ describe.skipIf(!hasScript)('webhook confirmations on a terminal', () => {
   });
 
   it('rotate: asks, then prints the secret and the 24-hour reminder; "n" rotates nothing (exit 2)', async () => {
-    sandbox = await startSandbox({ port: 0, allowHttpWebhooks: true });
+    sandbox = await startSandbox({ port: 0, retailer: true, allowHttpWebhooks: true });
     const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
     await runInProcess(['webhook', 'set', '--url', 'http://127.0.0.1:9/'], { env });
     const before = sandbox.core.store.accounts.get(sandbox.userId)?.webhook?.secret;

@@ -68,7 +68,7 @@ export async function runSetMarkup(ctx: Context, opts: SetMarkupOptions): Promis
       ? `note: not confirmed: neither the answer nor the account record shows "${opts.field}"`
       : `confirmed: the account shows ${opts.field} = ${seen}`,
   );
-  if (max === undefined)
+  if (account && max === undefined)
     err(ctx.io, 'note: the account reports no maxMarkupPercent; the value was not checked');
 }
 

@@ -56,6 +56,15 @@ export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<voi
       ctx.io,
       s.dim(`sandbox listening on ${sandbox.url} (seed ${sandbox.seed}, account ${sandbox.userId})`),
     );
+    // Spec §1 rule 1: a new account has b2b only; say how to reach the retailer surface.
+    err(
+      ctx.io,
+      s.dim(
+        options.retailer
+          ? 'capabilities: b2b, retailer'
+          : 'capabilities: b2b (for retailer: `giftcodes business enable --retailer --yes`, or start with --retailer)',
+      ),
+    );
     err(ctx.io, s.dim('in another shell: export the two lines above, then try `giftcodes catalog`'));
     err(ctx.io, s.dim('operator API under /_sandbox/ (see README); Ctrl-C stops the sandbox'));
   }

@@ -4,6 +4,7 @@ import { formatTime } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { style } from '../../io/style.js';
+import type { DeliveryLogEntry } from '../../schemas/webhooks.js';
 
 export async function runWebhookDeliveries(ctx: Context, opts: { checkout?: string }): Promise<void> {
   const http = await ctx.http();
@@ -25,11 +26,24 @@ export async function runWebhookDeliveries(ctx: Context, opts: { checkout?: stri
       d.eventType,
       d.id,
       d.checkoutId ?? '-',
-      d.status === 'failed' ? s.red('FAILED') : d.status === 'sent' ? s.green('sent') : d.status,
+      statusCell(d, s),
       d.attempts,
       d.error ?? '',
     ]),
   );
   const failed = res.deliveries.filter((d) => d.status === 'failed').length;
   if (failed > 0) err(ctx.io, s.yellow(`${failed} of ${res.deliveries.length} deliveries failed`));
+  const open = res.deliveries.filter((d) => d.status == null).length;
+  if (open > 0) err(ctx.io, `${open} of ${res.deliveries.length} deliveries still being retried`);
+}
+
+/**
+ * `failed` is final (spec §6: marked once retries are exhausted). An entry without a status
+ * has no outcome yet: `retrying` after a failed attempt, `pending` before any.
+ */
+function statusCell(d: DeliveryLogEntry, s: ReturnType<typeof style>): string {
+  if (d.status === 'failed') return s.red('FAILED');
+  if (d.status === 'sent') return s.green('sent');
+  if (d.status != null) return d.status;
+  return d.error ? s.yellow('retrying') : 'pending';
 }

@@ -48,17 +48,25 @@ function checkCaps(core: Core, account: AccountState): void {
 }
 
 export const checkoutRoutes: RouteDef[] = [
-  api('POST', '/retailer/v1/checkouts', ({ core, account, body }) => {
+  api('POST', '/retailer/v1/checkouts', async ({ core, account, body }) => {
     const input = parse(CheckoutBody, body);
-    const existing = replay(core, account, input.externalRef, 'retailer');
-    if (existing) {
+    const replayed = () => {
+      const existing = replay(core, account, input.externalRef, 'retailer');
+      if (!existing) return undefined;
       return ok(
         checkoutView(core, existing, { methods: methodsFor(core, existing.totalUsd, 'checkout') }),
         200,
       );
+    };
+    const earlier = replayed();
+    if (earlier) return earlier;
+    if (input.callbackUrl !== undefined) {
+      await checkCallbackUrl(core, input.callbackUrl);
+      // The lookup yielded: a twin request with this externalRef may have created it meanwhile.
+      const meanwhile = replayed();
+      if (meanwhile) return meanwhile;
     }
-    checkCallbackUrl(core, input.callbackUrl);
-    const country = input.customerCountry ? input.customerCountry.toUpperCase() : null;
+    const country = input.customerCountry ?? null;
     const paymentCurrency = core.rates.normalize(input.paymentCurrency ?? DEFAULT_PAYMENT_CURRENCY);
     if (!paymentCurrency) {
       throw validationError(`No exchange rate for currency ${input.paymentCurrency}`, {

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ACCOUNT_STATUSES, RATE_LIMIT_TIERS } from '../../schemas/account.js';
 import { ALL_SCOPES, SCOPES } from '../../schemas/scopes.js';
-import { DEFAULT_OPERATOR_CAPABILITIES, DEFAULT_TIER, TIERS } from '../choices.js';
+import { DEFAULT_TIER, FIRST_KEY_CAPABILITIES, TIERS } from '../choices.js';
 import type { Core } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { FaultConfigSchema } from '../faults.js';
@@ -92,7 +92,7 @@ export function createAccount(
   const body = parse(CreateAccountBody, input);
   const spec: NewAccount = {
     tier: body.tier ?? DEFAULT_TIER,
-    capabilities: body.capabilities ?? DEFAULT_OPERATOR_CAPABILITIES,
+    capabilities: body.capabilities ?? FIRST_KEY_CAPABILITIES,
     balanceUsd: body.balanceUsd ?? 0,
     ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
     ...(body.status ? { status: body.status } : {}),

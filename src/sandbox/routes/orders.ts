@@ -15,7 +15,7 @@ import type { AccountState, ItemState } from '../state.js';
 import { round2 } from '../state.js';
 import { B2bOrderBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
 import { orderView } from '../views.js';
-import { webhookUrlProblem } from '../webhook-delivery.js';
+import { checkWebhookUrl } from '../webhook-url.js';
 import { freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
 
 /** Spec §1 rule 10: same surface -> 200 with the existing order; other surface -> 409. */
@@ -38,9 +38,13 @@ export function replay(
   return existing;
 }
 
-export function checkCallbackUrl(core: Core, url: string | undefined): void {
-  if (url === undefined) return;
-  const problem = webhookUrlProblem(url, core.allowHttpWebhooks);
+/**
+ * Spec §4 `callbackUrl`: "https with a public hostname" (the webhook URL rules, DNS included).
+ * It awaits a lookup: callers check their externalRef replay again afterwards, since a twin
+ * request may have created the order meanwhile.
+ */
+export async function checkCallbackUrl(core: Core, url: string): Promise<void> {
+  const problem = await checkWebhookUrl(url, core.allowHttpWebhooks, core.lookupHost);
   if (problem) {
     throw validationError(`callbackUrl ${problem}`, {
       field: 'callbackUrl',
@@ -51,11 +55,15 @@ export function checkCallbackUrl(core: Core, url: string | undefined): void {
 }
 
 export const orderRoutes: RouteDef[] = [
-  api('POST', '/b2b/orders', ({ core, account, body }) => {
+  api('POST', '/b2b/orders', async ({ core, account, body }) => {
     const input = parse(B2bOrderBody, body);
     const existing = replay(core, account, input.externalRef, 'b2b');
     if (existing) return ok(orderView(existing), 200);
-    checkCallbackUrl(core, input.callbackUrl);
+    if (input.callbackUrl !== undefined) {
+      await checkCallbackUrl(core, input.callbackUrl);
+      const created = replay(core, account, input.externalRef, 'b2b');
+      if (created) return ok(orderView(created), 200);
+    }
     const lines = resolveLines(core, input.items, null);
     const current = ratesOrThrow(core);
     const rates = freeze(

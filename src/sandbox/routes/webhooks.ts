@@ -12,7 +12,8 @@ import { api, ok, type RouteDef } from '../router.js';
 import type { AccountState, WebhookEndpoint } from '../state.js';
 import { parse } from '../validation.js';
 import { deliveryView, webhookConfigView } from '../views.js';
-import { ping, webhookUrlProblem } from '../webhook-delivery.js';
+import { ping } from '../webhook-delivery.js';
+import { checkWebhookUrl } from '../webhook-url.js';
 
 const SetWebhookBody = z.object({
   url: z.string().min(1),
@@ -29,9 +30,9 @@ function requireWebhook(account: AccountState): WebhookEndpoint {
 }
 
 export const webhookRoutes: RouteDef[] = [
-  api('PUT', '/retailer/v1/webhook', ({ core, account, body }) => {
+  api('PUT', '/retailer/v1/webhook', async ({ core, account, body }) => {
     const input = parse(SetWebhookBody, body);
-    const problem = webhookUrlProblem(input.url, core.allowHttpWebhooks);
+    const problem = await checkWebhookUrl(input.url, core.allowHttpWebhooks, core.lookupHost);
     if (problem) throw validationError(`url ${problem}`, { field: 'url', reason: REASONS.invalid, problem });
     const now = core.clock.now();
     const events = input.events ?? null;
@@ -82,7 +83,7 @@ export const webhookRoutes: RouteDef[] = [
     for (let i = all.length - 1; i >= 0; i--) {
       const d = all[i];
       // An entry appears once its first attempt has an outcome (choices.ts DELIVERY_LOGGED_AFTER).
-      if (d && d.status !== null && (checkoutId === null || d.checkoutId === checkoutId))
+      if (d && d.attempts > 0 && (checkoutId === null || d.checkoutId === checkoutId))
         out.push(deliveryView(d));
     }
     return ok({ deliveries: out });

@@ -1,0 +1,41 @@
+/**
+ * Spec §4 `customerCountry`: "ISO 3166-1 alpha-2, 2 characters". The officially assigned
+ * codes (249), shipped as data rather than read from `Intl.DisplayNames`: ICU also names
+ * codes that are not assigned countries (user-assigned `ZZ` "Unknown Region", `XK`, `QO`,
+ * `XA`; exceptionally reserved `EU`, `UK`, `AC`, `IC`; withdrawn `SU`, `YU`, `AN`), and its
+ * answer would move with the Node version. test/sandbox checks every code here has a name in
+ * `Intl.DisplayNames`, so a typo cannot slip in.
+ */
+const ASSIGNED = `
+AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ
+BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ
+CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ
+DE DJ DK DM DO DZ
+EC EE EG EH ER ES ET
+FI FJ FK FM FO FR
+GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY
+HK HM HN HR HT HU
+ID IE IL IM IN IO IQ IR IS IT
+JE JM JO JP
+KE KG KH KI KM KN KP KR KW KY KZ
+LA LB LC LI LK LR LS LT LU LV LY
+MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ
+NA NC NE NF NG NI NL NO NP NR NU NZ
+OM
+PA PE PF PG PH PK PL PM PN PR PS PT PW PY
+QA
+RE RO RS RU RW
+SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ
+TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ
+UA UG UM US UY UZ
+VA VC VE VG VI VN VU
+WF WS
+YE YT
+ZA ZM ZW`;
+
+export const ISO_3166_ALPHA2: ReadonlySet<string> = new Set(ASSIGNED.trim().split(/\s+/));
+
+/** Upper case only: the spec gives the code, and `de` is not how ISO 3166-1 writes it. */
+export function isAssignedCountry(code: string): boolean {
+  return ISO_3166_ALPHA2.has(code);
+}
