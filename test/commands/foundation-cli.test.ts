@@ -108,7 +108,7 @@ describe('version, help and usage errors', () => {
     );
     expect(r.stderr).not.toMatch(/refusing plain http/);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error (NETWORK|TIMEOUT): /m);
+    expect(r.stderr).toMatch(/^error (NETWORK|TIMEOUT|HOST_NOT_FOUND): /m);
   }, 40_000);
 });
 

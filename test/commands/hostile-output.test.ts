@@ -22,6 +22,7 @@ import {
   RAW_CONTROL,
   startHostileProxy,
 } from '../helpers/hostile-proxy.js';
+import { fakeLookupHost } from '../helpers/sandbox.js';
 
 let sandbox: Sandbox;
 let proxy: HostileProxy;
@@ -40,8 +41,8 @@ async function setupJson(args: string[], env: Record<string, string>) {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, seed: 7 });
-  const { apiKey } = sandbox.createAccount({ balanceUsd: 1_000 });
+  sandbox = await startSandbox({ port: 0, seed: 7, lookupHost: fakeLookupHost });
+  const { apiKey } = sandbox.createAccount({ balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
   const clean = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: apiKey };
   const order = (productId: string, skuId: string, amount: number, externalRef: string) =>
     fetch(`${sandbox.url}/b2b/orders`, {

@@ -288,7 +288,7 @@ describe('account set-markup and business enable', () => {
     const ok = await runBinary(['account', 'set-markup', '4', '--field', 'markupPercent', '--yes'], { env });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toBe('default markup set to 4%\n');
-    expect(ok.stderr).toContain('was not checked');
+    expect(ok.stderr).toContain('maxMarkupPercent check skipped');
     const over = await runBinary(['account', 'set-markup', '25', '--field', 'markupPercent', '--yes'], {
       env,
     });
