@@ -155,8 +155,9 @@ export async function readLock(path: string): Promise<LockState> {
 /** Stale: this host, and its holder cannot be running. Another host's lock never is. */
 export function isStale(record: LockRecord, env: LockEnv): boolean {
   if (record.host !== env.host) return false;
-  if (Date.parse(record.startedAt) < env.bootTimeMs - BOOT_MARGIN_MS) return true;
+  // This very process (a lock it took and has not released) is alive whatever its clock said.
   if (record.pid === env.pid) return false;
+  if (Date.parse(record.startedAt) < env.bootTimeMs - BOOT_MARGIN_MS) return true;
   return !env.isAlive(record.pid);
 }
 
@@ -177,7 +178,10 @@ function heldMessage(path: string, record: LockRecord, env: LockEnv, now: number
       `${head} It runs on another host, so it is never assumed to be gone: wait for it (--wait-lock), ` +
       `or, if you are sure that run is over, remove ${path} by hand`
     );
-  return `${head} Wait for it with --wait-lock [duration], or run again once it is over`;
+  return (
+    `${head} Wait for it with --wait-lock [duration], or run again once it is over ` +
+    `(if pid ${record.pid} is not a giftcodes run, its pid was reused: remove ${path} by hand)`
+  );
 }
 
 /** For --dry-run, which takes no lock: what a real run would meet, or undefined when free. */

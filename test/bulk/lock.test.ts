@@ -287,8 +287,8 @@ function journalHas(out: string, marker: string): boolean {
 }
 
 /** A batch of several orders, each POST slowed so that a run lasts a few seconds. */
-async function slowBatch() {
-  await sb.operator.setFaults({ routes: { 'POST /b2b/orders': { latencyMs: 400 } } });
+async function slowBatch(latencyMs = 400) {
+  await sb.operator.setFaults({ routes: { 'POST /b2b/orders': { latencyMs } } });
   const acc = await account(sb, { limits: { maxItemsPerOrder: 1 } });
   const dir = tempDir();
   const lines = mixedRows(6);
@@ -300,20 +300,23 @@ async function slowBatch() {
 
 describe('two real runs of the same batch and --out', () => {
   it('the second refuses at once with exit 2 naming the holder; a dry run only warns; the first finishes', async () => {
-    const { acc, lines, out, args, lock } = await slowBatch();
+    const { acc, lines, out, args, lock } = await slowBatch(1_000);
     const first = background(args, acc.env);
     await until(
       'the first run to hold the lock and plan',
       () => existsSync(lock) && journalHas(out, '"t":"planned"'),
     );
 
-    const second = await runBinary(args, { env: acc.env });
+    // Both while the first run holds the lock (six orders, a second each).
+    const [second, dry] = await Promise.all([
+      runBinary(args, { env: acc.env }),
+      runBinary([...args, '--dry-run'], { env: acc.env }),
+    ]);
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain('error LOCKED: another run holds');
     expect(second.stderr).toContain(`pid ${first.child.pid} on host "${hostname()}" since `);
     expect(second.stderr).toMatch(/since \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)/);
 
-    const dry = await runBinary([...args, '--dry-run'], { env: acc.env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout + dry.stderr).toContain(`another run holds ${lock}`);
 
@@ -326,7 +329,7 @@ describe('two real runs of the same batch and --out', () => {
   }, 60_000);
 
   it('--wait-lock: the second says who holds it, waits, then resumes; nothing is bought twice', async () => {
-    const { acc, lines, out, args, lock } = await slowBatch();
+    const { acc, lines, out, args, lock } = await slowBatch(800);
     const first = background(args, acc.env);
     await until('the first run to hold the lock', () => existsSync(lock));
     const second = background([...args, '--wait-lock', '60s'], acc.env);
