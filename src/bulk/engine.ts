@@ -38,6 +38,7 @@ import {
   loadJournal,
   type OrderState,
 } from './journal.js';
+import { acquireLock, lockPathFor, lockWarning } from './lock.js';
 import {
   assembleOutput,
   fileExists,
@@ -70,6 +71,8 @@ export interface BulkOptions {
   format: OutputFormat;
   waitTimeoutMs: number;
   force: boolean;
+  /** Wait this long for another run holding the output's lock (default: refuse at once). */
+  waitLockMs?: number;
   pollFirstMs?: number;
   pollMaxMs?: number;
   /**
@@ -208,7 +211,32 @@ function remainingCap(window: { spentUsd: number; capUsd?: number | null } | und
   return Math.max(0, capUsd - (window?.spentUsd ?? 0));
 }
 
+/**
+ * One run per output at a time: the lock `<out>.lock` is taken before the journal is
+ * read or anything written, and released on every way out (see lock.ts). A dry run
+ * writes nothing, so it takes no lock; a held lock is one of its plan's warnings.
+ */
 export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
+  const lockPath = lockPathFor(opts.out);
+  if (opts.dryRun) {
+    const warning = await lockWarning(lockPath, deps.now());
+    const result = await runLocked(opts, deps);
+    if (warning) result.report.warnings.push(warning);
+    return result;
+  }
+  const lock = await acquireLock(
+    lockPath,
+    { batch: opts.batch && isValidBatchId(opts.batch) ? opts.batch : undefined, waitMs: opts.waitLockMs },
+    deps,
+  );
+  try {
+    return await runLocked(opts, deps);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
   const { http } = deps;
   if (opts.batch !== undefined && !isValidBatchId(opts.batch)) {
     throw new UsageError('--batch must be 1-64 letters, digits, "-" or "_"');

@@ -30,6 +30,8 @@ export interface OrderBulkOptions {
   format: OutputFormat;
   waitTimeout: number;
   force?: boolean;
+  /** ms to wait for another run's lock on the output; undefined refuses at once. */
+  waitLock?: number;
   retryAttempts?: number;
   retryDelay?: number;
   pollInterval?: number;
@@ -138,6 +140,7 @@ export async function runOrderBulk(
         format: opts.format,
         waitTimeoutMs: opts.waitTimeout,
         force: Boolean(opts.force),
+        waitLockMs: opts.waitLock,
         pollFirstMs: opts.pollInterval,
         accountFingerprint: fingerprint(http.baseUrl, wiring.apiKey ?? (await ctx.settings()).apiKey),
       },

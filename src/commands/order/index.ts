@@ -32,6 +32,14 @@ export const registerOrder: Register = (program, contextFor) => {
         .default(600_000, '10m'),
     )
     .option('--force', 'replace an output file (or journal) that does not belong to this batch')
+    .addOption(
+      new Option(
+        '--wait-lock [duration]',
+        'if another run holds this --out, wait for it this long instead of refusing (exit 2)',
+      )
+        .argParser(duration)
+        .preset('10m'),
+    )
     .addOption(new Option('--retry-attempts <n>', 'attempts per request').argParser(positiveInt).hideHelp())
     .addOption(new Option('--retry-delay <ms>', 'base retry delay').argParser(positiveInt).hideHelp())
     .addOption(new Option('--poll-interval <ms>', 'first poll delay').argParser(positiveInt).hideHelp())
