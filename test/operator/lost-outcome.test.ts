@@ -223,6 +223,23 @@ describe('refund create: the answer is lost', () => {
   });
 });
 
+describe('webhook rotate: the answer is lost after the rotation', () => {
+  it('says the secret may have rotated unseen and what rotating again costs', async () => {
+    const acc = await retailAccount();
+    const put = await sb.api('PUT', '/retailer/v1/webhook', {
+      apiKey: acc.fullKey,
+      body: { url: 'https://example.com/hook', events: null },
+    });
+    expect(put.status, put.text).toBeLessThan(300);
+    await failAfterCommit('POST /retailer/v1/webhook/rotate');
+    const res = await cli(acc.env, ['webhook', 'rotate', '--quiet', '--yes']);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('The secret may have been rotated without the new one reaching you');
+    expect(res.stderr).toContain('only the two newest secrets verify');
+  });
+});
+
 describe('checks before a write never need more scopes than the write (spec section 5)', () => {
   it('checkout create --markup with an orders:create-only key skips the limit check with a note', async () => {
     const acc = await retailAccount(['orders:create']);
