@@ -1,8 +1,10 @@
 /**
  * The end-of-run summary as data: per product (ordered, delivered, failed, spent),
- * the failed units' customer-safe messages, and the refund command per failed or
- * partial order. Codes never appear here: this is what the terminal shows.
+ * the failed units' customer-safe messages, the failed or partial orders, and the one
+ * command that requests all their refunds (`refund batch`). Codes never appear here:
+ * this is what the terminal shows.
  */
+import { shellCommand } from '../commands/shared/rerun.js';
 import type { BulkResult } from './engine.js';
 
 export interface ProductSummary {
@@ -30,12 +32,19 @@ export interface BulkSummary {
     errorMessage: string;
   }>;
   refunds: Array<{ checkoutId: string; status: string; command: string }>;
+  /** One command for every refund of the batch (each requested once); absent when none is due. */
+  refundBatchCommand?: string;
   stopReason?: string;
   missingUsd?: number;
 }
 
 export function refundCommand(checkoutId: string): string {
-  return `giftcodes refund create ${checkoutId} --surface b2b`;
+  return shellCommand(['giftcodes', 'refund', 'create', checkoutId, '--surface', 'b2b']);
+}
+
+/** The refunds of the whole batch, named by its codes file (the journal beside it lists the orders). */
+export function refundBatchCommand(out: string): string {
+  return shellCommand(['giftcodes', 'refund', 'batch', out]);
 }
 
 export function summarize(result: BulkResult, out: string, exitCode: number, maxFailures = 50): BulkSummary {
@@ -77,6 +86,7 @@ export function summarize(result: BulkResult, out: string, exitCode: number, max
       .slice()
       .sort((a, b) => a.checkoutId.localeCompare(b.checkoutId))
       .map((r) => ({ ...r, command: refundCommand(r.checkoutId) })),
+    ...(result.refundable.length ? { refundBatchCommand: refundBatchCommand(out) } : {}),
     ...(result.stopReason ? { stopReason: result.stopReason } : {}),
     ...(result.shortfall ? { missingUsd: result.shortfall.missingUsd } : {}),
   };
