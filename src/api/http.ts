@@ -60,6 +60,8 @@ export interface HttpClientOptions {
   stopWhenBudgetSpent?: boolean;
   /** Connections kept to the service; bulk runs raise it to their concurrency. */
   connections?: number;
+  /** Sees every answer's status and headers, errors included (doctor reads `Date`). */
+  onResponse?: (info: { status: number; headers: Record<string, string | string[] | undefined> }) => void;
 }
 
 export interface RequestOptions<T> {
@@ -237,6 +239,7 @@ export class HttpClient {
       });
       status = res.statusCode;
       responseHeaders = res.headers;
+      this.options.onResponse?.({ status, headers: responseHeaders });
       text = await res.body.text();
     } catch (error) {
       if (this.options.signal?.aborted) throw new InterruptedError();
