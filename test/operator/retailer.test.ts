@@ -131,6 +131,26 @@ describe('checkout pay', () => {
     expect(partial.stdout).toMatch(/sent [0-9.]+ of [0-9.]+ BTC \[#+\.+\] 50%/);
   });
 
+  it('a hosted card payment draws the payment page as a QR code under the same --qr rule', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const created = await json(['checkout', 'create', '--email', 'q@example.com', '--item', AMAZON_25], env);
+    const piped = await runBinary(['checkout', 'pay', created.checkoutId, '--method', 'card', '--yes'], {
+      env,
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toMatch(/Pay online: http:\/\/127\.0\.0\.1:\d+\//);
+    expect(piped.stdout).not.toContain('Scan to');
+    const withQr = await runBinary(
+      ['checkout', 'pay', created.checkoutId, '--method', 'card', '--yes', '--qr'],
+      {
+        env,
+      },
+    );
+    expect(withQr.code, withQr.stderr).toBe(0);
+    expect(withQr.stdout).toContain('Scan to open the payment page on a phone:');
+    expect(withQr.stdout).toMatch(/[▀▄█]{7}/);
+  });
+
   it('two payments racing on one checkout both succeed (409 retried by the client)', async () => {
     const { env } = op.account({ balanceUsd: 0 });
     const { checkoutId } = await json(
