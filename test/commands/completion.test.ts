@@ -5,19 +5,18 @@
  * they are skipped and why.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeTree } from '../../src/commands/completion/tree.js';
 import type { IO } from '../../src/io/streams.js';
 import { buildProgram } from '../../src/program.js';
 import { ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
 import { runBinary } from '../helpers/cli.js';
+import { tempDirFor } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'giftcodes-completion-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDirFor('giftcodes-completion-');
 
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 

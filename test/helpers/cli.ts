@@ -4,12 +4,11 @@
  * a chosen TTY shape). Both get a private config directory so no test touches ~.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import type { IO } from '../../src/io/streams.js';
 import { type RunDeps, run } from '../../src/main.js';
+import { tempDirFor } from './temp.js';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/giftcodes.js');
 
@@ -19,8 +18,9 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A private config directory, removed when the test file ends. */
 export function tempConfigDir(): string {
-  return mkdtempSync(join(tmpdir(), 'giftcodes-test-'));
+  return tempDirFor('giftcodes-test-');
 }
 
 /** Environment for a child: no inherited GIFTCODES_* settings, no colour, private config. */

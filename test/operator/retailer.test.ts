@@ -1,9 +1,9 @@
 /** Checkouts, payment methods, refunds, default markup and capabilities against the sandbox over real HTTP. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBinary } from '../helpers/cli.js';
+import { tempDirFor } from '../helpers/temp.js';
 import { ALWAYS_FAILS, AMAZON_25, json, MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
 let op: OperatorEnv;
@@ -66,7 +66,7 @@ describe('checkout create / get', () => {
 
   it('without a payment method prints the hosted payment page; items come from a CSV file; markup is checked live', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    const dir = mkdtempSync(join(tmpdir(), 'items-'));
+    const dir = tempDirFor('giftcodes-items-');
     const file = join(dir, 'items.csv');
     writeFileSync(
       file,
