@@ -155,7 +155,7 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
   } else {
     out(
       ctx.io,
-      `wrote ${records.length} units (${delivered} delivered, ${failed} failed, ${rejected} refused) of ${target.orders.length} orders to ${opts.out} (mode 0600)`,
+      `wrote ${records.length} unit${records.length === 1 ? '' : 's'} (${delivered} delivered, ${failed} failed, ${rejected} refused) of ${target.orders.length} order${target.orders.length === 1 ? '' : 's'} to ${opts.out} (mode 0600)`,
     );
   }
   for (const reason of [...mismatched, ...pending]) err(ctx.io, `not written: ${reason}`);

@@ -20,9 +20,21 @@ export interface OrderReconcileOptions {
   batch?: string;
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => string>> = {
+  // The damaged file is not an output of the batch any more: replacing it takes --force.
   'code-missing-locally': (batch, file) =>
-    `rebuild the file from the service: ${shellCommand(['giftcodes', 'order', 'export', '--batch', batch, '--out', file ?? 'codes.csv'])}`,
+    `rebuild the file from the service (add --input <the input CSV> to fill the ref column): ${shellCommand([
+      'giftcodes',
+      'order',
+      'export',
+      '--batch',
+      batch,
+      '--out',
+      file ?? 'codes.csv',
+      ...(file ? ['--force'] : []),
+    ])}`,
   'failed-not-refunded': (batch, file) =>
     `request the refunds: ${shellCommand(['giftcodes', 'refund', 'batch', ...(file ? [file] : ['--batch', batch])])}`,
   'order-processing': () => 'orders still being fulfilled: reconcile again later',
@@ -72,9 +84,9 @@ export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOption
       );
     out(
       ctx.io,
-      `batch ${target.batch}: ${report.orders} orders, ${report.units.delivered} codes delivered and ${report.units.failed} units failed on the service` +
-        (local ? `, ${report.units.localCodes} codes in ${target.file}` : '') +
-        (inOrder ? ': all in order' : `: ${report.differences.length} differences`),
+      `batch ${target.batch}: ${plural(report.orders, 'order')}, ${plural(report.units.delivered, 'code')} delivered and ${plural(report.units.failed, 'unit')} failed on the service` +
+        (local ? `, ${plural(report.units.localCodes, 'code')} in ${target.file}` : '') +
+        (inOrder ? ': all in order' : `: ${plural(report.differences.length, 'difference')}`),
     );
     const kinds = new Set(report.differences.map((d) => d.kind));
     for (const kind of kinds) {
