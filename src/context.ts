@@ -4,7 +4,7 @@
  * created lazily so `--help` and `--version` load nothing heavy, and everything can
  * be replaced in tests.
  */
-import type { HttpClient, RetryInfo } from './api/http.js';
+import type { HttpClient, HttpClientOptions, RetryInfo } from './api/http.js';
 import type { RetryBudget, RetryPolicy } from './api/retry.js';
 import {
   assertSafeTransport,
@@ -47,6 +47,7 @@ export interface HttpOverrides {
   retryPolicy?: RetryPolicy;
   onRetry?: (info: RetryInfo) => void;
   budget?: RetryBudget;
+  onResponse?: HttpClientOptions['onResponse'];
 }
 
 export interface Context {

@@ -8,9 +8,11 @@ import { registerAccount } from './commands/account/index.js';
 import { registerBusiness } from './commands/business/index.js';
 import { registerCatalog } from './commands/catalog/index.js';
 import { registerCheckout } from './commands/checkout/index.js';
+import { registerCompletion } from './commands/completion/index.js';
 import { registerConfig } from './commands/config/index.js';
 import { registerDemo } from './commands/demo/index.js';
 import { registerDeposit } from './commands/deposit/index.js';
+import { registerDoctor } from './commands/doctor/index.js';
 import { registerOrder } from './commands/order/index.js';
 import { positiveInt } from './commands/parse.js';
 import { registerPaymentMethods } from './commands/payment-methods/index.js';
@@ -36,6 +38,8 @@ const COMMANDS: Register[] = [
   registerBusiness,
   registerWebhook,
   registerConfig,
+  registerDoctor,
+  registerCompletion,
   registerSandbox,
 ];
 

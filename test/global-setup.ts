@@ -1,11 +1,16 @@
 /**
- * Command tests spawn the built binary, which runs dist/. Build once per test run
- * when dist is missing or older than any source file, so `npx vitest run` alone
- * never tests stale code.
+ * Once per test run:
+ * - builds dist/ when it is missing or older than any source file: command tests spawn
+ *   the built binary, so `npx vitest run` alone never tests stale code;
+ * - gives the run a private temp root (TMPDIR, TMP and TEMP point into it, for the
+ *   test workers and every process they spawn) and, at the end, fails the run when a
+ *   test left anything in it, naming what; the root itself is then removed. Only this
+ *   run's directories are counted: other processes on the machine use their own.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -31,7 +36,7 @@ export function isBuildStale(): boolean {
   return sources > statSync(entry).mtimeMs;
 }
 
-export default function setup(): void {
+function build(): void {
   if (!isBuildStale()) return;
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   try {
@@ -42,4 +47,35 @@ export default function setup(): void {
     if (!existsSync(join(ROOT, 'dist', 'main.js'))) throw new Error(`build failed:\n${output}`);
     process.stderr.write(`warning: the build reported errors (tests run the emitted code):\n${output}\n`);
   }
+}
+
+const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'] as const;
+
+/** What a run left in its temp root. Exported for the test of the check itself. */
+export function leftovers(root: string): string[] {
+  return existsSync(root) ? readdirSync(root).sort() : [];
+}
+
+export default function setup(): () => void {
+  build();
+  const saved = Object.fromEntries(TEMP_VARS.map((k) => [k, process.env[k]]));
+  const root = mkdtempSync(join(tmpdir(), 'giftcodes-run-'));
+  for (const k of TEMP_VARS) process.env[k] = root;
+  return () => {
+    for (const k of TEMP_VARS) {
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+    }
+    const left = leftovers(root);
+    rmSync(root, { recursive: true, force: true });
+    if (left.length && process.env.GIFTCODES_TEST_ALLOW_LEFTOVERS !== '1') {
+      const shown = left.slice(0, 10).join(', ');
+      // An error thrown from a teardown is only logged by vitest; the exit code carries it.
+      process.exitCode = 1;
+      throw new Error(
+        `tests left ${left.length} temporary entr${left.length === 1 ? 'y' : 'ies'} behind (${shown}${left.length > 10 ? ', ...' : ''}): ` +
+          'make the test remove what it creates (test/helpers/temp.ts tempDirFor removes its directories after the file)',
+      );
+    }
+  };
 }

@@ -67,6 +67,8 @@ export interface HttpClientOptions {
   stopWhenBudgetSpent?: boolean;
   /** Connections kept to the service; bulk runs raise it to their concurrency. */
   connections?: number;
+  /** Sees every answer's status and headers, errors included (doctor reads `Date`). */
+  onResponse?: (info: { status: number; headers: Record<string, string | string[] | undefined> }) => void;
 }
 
 export interface RequestOptions<T> {
@@ -244,6 +246,7 @@ export class HttpClient {
       });
       status = res.statusCode;
       responseHeaders = res.headers;
+      this.options.onResponse?.({ status, headers: responseHeaders });
       // The same signal bounds the body: one that stalls part-way ends at the timeout.
       text = await this.readCapped(res, opts);
     } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * The end-of-run summary as data: per product (ordered, delivered, failed, spent),
- * the failed units' customer-safe messages, and the refund command per failed or
- * partial order. Codes never appear here: this is what the terminal shows.
+ * the failed units' customer-safe messages, the failed or partial orders, and the one
+ * command that requests all their refunds (`refund batch`). Codes never appear here:
+ * this is what the terminal shows.
  */
 
 import { giftcodesCommand } from '../io/shell.js';
@@ -35,12 +36,19 @@ export interface BulkSummary {
     errorMessage: string;
   }>;
   refunds: Array<{ checkoutId: string; status: string; command: string }>;
+  /** One command for every refund of the batch (each requested once); absent when none is due. */
+  refundBatchCommand?: string;
   stopReason?: string;
   missingUsd?: number;
 }
 
 export function refundCommand(checkoutId: string): string {
   return giftcodesCommand('refund', 'create', checkoutId, '--surface', 'b2b');
+}
+
+/** The refunds of the whole batch, named by its codes file (the journal beside it lists the orders). */
+export function refundBatchCommand(out: string): string {
+  return giftcodesCommand('refund', 'batch', out);
 }
 
 export function summarize(result: BulkResult, out: string, exitCode: number, maxFailures = 50): BulkSummary {
@@ -86,6 +94,7 @@ export function summarize(result: BulkResult, out: string, exitCode: number, max
       .slice()
       .sort((a, b) => a.checkoutId.localeCompare(b.checkoutId))
       .map((r) => ({ ...r, command: refundCommand(r.checkoutId) })),
+    ...(result.refundable.length ? { refundBatchCommand: refundBatchCommand(out) } : {}),
     ...(result.stopReason ? { stopReason: result.stopReason } : {}),
     ...(result.shortfall ? { missingUsd: result.shortfall.missingUsd } : {}),
   };

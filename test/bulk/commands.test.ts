@@ -289,7 +289,8 @@ describe('demo', () => {
     expect(rows.length).toBeGreaterThan(300);
     expect(rows.some((r) => r.productId === 'prd_gamestop_us' && r.status === 'failed')).toBe(true);
     expect(res.stderr).toMatch(/What to try next/);
-    expect(res.stdout).toMatch(/giftcodes refund create chk_/);
+    expect(res.stdout).toMatch(/giftcodes refund batch \S+demo-codes\.csv$/m);
+    expect(res.stdout).not.toMatch(/giftcodes refund create/);
     // A second demo replaces its own earlier output, but never a foreign file.
     expect((await runInProcess(['demo', '--out', out], { env: {} })).code).toBe(3);
     const foreign = join(dir, 'mine.csv');

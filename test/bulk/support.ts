@@ -3,27 +3,20 @@
  * files, and the proof that a run paid exactly once per planned order and wrote
  * every issued code exactly once (from the sandbox's ledger and operator order list).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/journal.js';
 import { OUTPUT_COLUMNS } from '../../src/bulk/types.js';
 import type { SandboxHandle } from '../helpers/sandbox.js';
+import { tempDirFor } from '../helpers/temp.js';
 
 export const FAST = ['--retry-delay', '20', '--poll-interval', '30', '--retry-attempts', '4'];
 
-const made: string[] = [];
-// Each test file that uses these helpers removes its directories (they hold codes).
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
+/** Removed when the test file ends (the directories hold codes). */
 export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bulk-'));
-  made.push(dir);
-  return dir;
+  return tempDirFor('giftcodes-bulk-');
 }
 
 export function writeCsv(dir: string, lines: string[], name = 'in.csv'): string {

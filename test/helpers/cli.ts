@@ -3,13 +3,13 @@
  * codes, stdout/stderr split, no TTY), and in-process with buffers (fast, and with
  * a chosen TTY shape). Both get a private config directory so no test touches ~.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
+import { afterAll } from 'vitest';
 import type { IO } from '../../src/io/streams.js';
 import { type RunDeps, run } from '../../src/main.js';
+import { tempDirFor } from './temp.js';
 
 export const BIN = resolve(import.meta.dirname, '../../bin/giftcodes.js');
 
@@ -19,8 +19,9 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A private config directory, removed when the test file ends. */
 export function tempConfigDir(): string {
-  return mkdtempSync(join(tmpdir(), 'giftcodes-test-'));
+  return tempDirFor('giftcodes-test-');
 }
 
 /** Environment for a child: no inherited GIFTCODES_* settings, no colour, private config. */
@@ -37,6 +38,26 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
   return env;
 }
 
+/**
+ * Children still running when their test file ends (a test that timed out) are killed
+ * before the file's temp directories go (after-hooks run in reverse order of
+ * registration, and temp.ts registered first): a child left running would write its
+ * config directory again after it was removed.
+ */
+const running = new Set<ChildProcess>();
+afterAll(async () => {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once('close', () => done());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+});
+
 /** Spawn `node bin/giftcodes.js ...args`; stdin is closed (or fed `input`), never a TTY. */
 export function runBinary(
   args: string[],
@@ -48,6 +69,7 @@ export function runBinary(
       cwd: opts.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    running.add(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -66,6 +88,7 @@ export function runBinary(
     }, opts.timeoutMs ?? 20_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      running.delete(child);
       clearTimeout(timer);
       resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });

@@ -93,6 +93,9 @@ describe('guided deposit in a terminal', () => {
     const { env } = op.account({ balanceUsd: 0 });
     const { term, depositId } = await startGuided(env, '25', 'card');
     expect(term.screen()).toMatch(/Pay online: http:\/\/127\.0\.0\.1:\d+\/_sandbox\/pay\//);
+    // The hosted page as a QR code too, to pay on a phone.
+    expect(term.screen()).toContain('Scan to open the payment page on a phone');
+    expect(term.screen()).not.toContain('Scan to pay (amount included)');
     await op.operator(`/deposits/${depositId}/confirm`, { delayMs: 0 });
     await term.waitFor('New balance: 25.00 USD');
     expect(await term.exited).toBe(0);

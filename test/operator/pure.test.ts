@@ -1,6 +1,5 @@
 /** Pure pieces of the operator commands: table-driven, no terminal, no network. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generatedRef } from '../../src/commands/checkout/create.js';
@@ -16,6 +15,7 @@ import { fetchPages } from '../../src/commands/shared/pages.js';
 import { renderQr } from '../../src/commands/shared/qr.js';
 import { styler } from '../../src/io/style.js';
 import { Checkout } from '../../src/schemas/orders.js';
+import { tempDirFor } from '../helpers/temp.js';
 
 const plain = styler(false);
 
@@ -156,7 +156,7 @@ describe('checkout items', () => {
         undefined,
       ),
     ).rejects.toThrow(/at most 50/);
-    const dir = mkdtempSync(join(tmpdir(), 'items-'));
+    const dir = tempDirFor('giftcodes-items-');
     const file = join(dir, 'items.json');
     writeFileSync(file, JSON.stringify([{ productId: 'p2', skuId: 's2', amount: 2, quantity: 2 }]));
     expect(await collectItems(['p:s:1'], file)).toHaveLength(2);

@@ -1,9 +1,9 @@
 /** Checkouts, payment methods, refunds, default markup and capabilities against the sandbox over real HTTP. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBinary } from '../helpers/cli.js';
+import { tempDirFor } from '../helpers/temp.js';
 import { ALWAYS_FAILS, AMAZON_25, json, MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
 let op: OperatorEnv;
@@ -66,7 +66,7 @@ describe('checkout create / get', () => {
 
   it('without a payment method prints the hosted payment page; items come from a CSV file; markup is checked live', async () => {
     const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
-    const dir = mkdtempSync(join(tmpdir(), 'items-'));
+    const dir = tempDirFor('giftcodes-items-');
     const file = join(dir, 'items.csv');
     writeFileSync(
       file,
@@ -129,6 +129,26 @@ describe('checkout pay', () => {
     const partial = await runBinary(['checkout', 'get', id], { env });
     expect(partial.stdout).toContain('payment: partial');
     expect(partial.stdout).toMatch(/sent [0-9.]+ of [0-9.]+ BTC \[#+\.+\] 50%/);
+  });
+
+  it('a hosted card payment draws the payment page as a QR code under the same --qr rule', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const created = await json(['checkout', 'create', '--email', 'q@example.com', '--item', AMAZON_25], env);
+    const piped = await runBinary(['checkout', 'pay', created.checkoutId, '--method', 'card', '--yes'], {
+      env,
+    });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toMatch(/Pay online: http:\/\/127\.0\.0\.1:\d+\//);
+    expect(piped.stdout).not.toContain('Scan to');
+    const withQr = await runBinary(
+      ['checkout', 'pay', created.checkoutId, '--method', 'card', '--yes', '--qr'],
+      {
+        env,
+      },
+    );
+    expect(withQr.code, withQr.stderr).toBe(0);
+    expect(withQr.stdout).toContain('Scan to open the payment page on a phone:');
+    expect(withQr.stdout).toMatch(/[▀▄█]{7}/);
   });
 
   it('two payments racing on one checkout both succeed (409 retried by the client)', async () => {

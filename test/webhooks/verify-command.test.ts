@@ -1,10 +1,10 @@
 /** `giftcodes webhook verify`: verdicts, exit codes, body from a file or stdin, byte-exact. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { signatureHeader } from '../../src/index.js';
 import { runInProcess } from '../helpers/cli.js';
+import { tempDirFor } from '../helpers/temp.js';
 
 const NEW = 'whsec_cmd_new_0123456789';
 const OLD = 'whsec_cmd_old_0123456789';
@@ -13,7 +13,7 @@ const BODY =
   '{"id":"whd_c1","type":"order.completed","createdAt":1767225600000,"data":{"checkoutId":"chk_1"}}\n';
 
 function bodyFile(content: string | Buffer): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'giftcodes-verify-')), 'body.json');
+  const path = join(tempDirFor('giftcodes-verify-'), 'body.json');
   writeFileSync(path, content);
   return path;
 }

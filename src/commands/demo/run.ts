@@ -87,7 +87,8 @@ export async function runDemo(ctx: Context, opts: { out: string; input?: string 
           `  ${giftcodesCommand('order', 'bulk', input, '--out', 'codes.csv', '--dry-run')}`,
           '  giftcodes order bulk <file> --out codes.csv --yes   # kill it at any point and run it again',
           '  giftcodes order list --status partial',
-          '  giftcodes refund create <checkoutId> --surface b2b',
+          `  giftcodes refund batch ${opts.out}       # refunds of the failed units, each once`,
+          `  giftcodes order reconcile ${opts.out}    # the file against the service`,
         ]
           .filter((l) => l !== '')
           .join('\n'),

@@ -105,9 +105,9 @@ export function renderSummary(io: IO, s: BulkSummary): string {
     if (s.units.failed > s.failures.length)
       parts.push(`... and ${s.units.failed - s.failures.length} more in ${s.out}`);
   }
-  if (s.refunds.length) {
-    parts.push('refund the failed units with:');
-    for (const r of s.refunds) parts.push(`  ${r.command}    # ${r.status}`);
+  if (s.refunds.length && s.refundBatchCommand) {
+    const orders = `${s.refunds.length} order${s.refunds.length === 1 ? '' : 's'}`;
+    parts.push(`refund the failed units of ${orders} (each requested once): ${s.refundBatchCommand}`);
   }
   parts.push(`codes written to ${s.out} (mode 0600)`);
   return parts.join('\n');

@@ -49,6 +49,32 @@ export const registerOrder: Register = (program, contextFor) => {
     });
 
   order
+    .command('export [checkoutIds...]')
+    .description('write the codes file of a batch (or of these orders) again from the service; buys nothing')
+    .requiredOption(
+      '--out <path>',
+      'where to write the codes (mode 0600, atomic); a journal beside it supplies the plan',
+    )
+    .option('--batch <id>', 'the batch to export (found on the account when no journal is beside --out)')
+    .option('--input <csv>', 'the input file the batch was bought from: fills the ref column')
+    .option('--journal <path>', 'the batch journal, when it is not beside --out (default: <out>.journal)')
+    .addOption(new Option('--format <format>', 'output file format').choices(['csv', 'json']).default('csv'))
+    .option('--force', 'replace a file at --out that is not an output of this batch')
+    .action(async (checkoutIds: string[], opts, command) => {
+      const { runOrderExport } = await import('./export.js');
+      await invoke(contextFor(command), runOrderExport, { checkoutIds, ...opts });
+    });
+
+  order
+    .command('reconcile [codesFile]')
+    .description("compare a batch's codes file with the service; exit 0 only when all is in order")
+    .option('--batch <id>', 'the batch id, when its codes file and journal are not here')
+    .action(async (file: string | undefined, opts, command) => {
+      const { runOrderReconcile } = await import('./reconcile.js');
+      await invoke(contextFor(command), runOrderReconcile, { file, ...opts });
+    });
+
+  order
     .command('create')
     .description('create and pay one B2B order from the balance')
     .requiredOption('--product <id>', 'productId')

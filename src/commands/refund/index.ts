@@ -22,4 +22,20 @@ export const registerRefund: Register = (program, contextFor) => {
       const { runRefundCreate } = await import('./create.js');
       await invoke(contextFor(command), runRefundCreate, { checkoutId, ...opts });
     });
+
+  refund
+    .command('batch [codesFile]')
+    .description(
+      'request the refund of every partial or failed order of a bulk batch, each once (named by its codes file, journal or --batch)',
+    )
+    .option(
+      '--batch <id>',
+      'the batch id, when its codes file and journal are not here (orders found on the account)',
+    )
+    .option('--retry-unknown', 'ask again for orders whose earlier request lost its answer')
+    .option('-y, --yes', 'do not ask for confirmation (needed without a terminal)')
+    .action(async (file: string | undefined, opts, command) => {
+      const { runRefundBatch } = await import('./batch.js');
+      await invoke(contextFor(command), runRefundBatch, { file, ...opts });
+    });
 };

@@ -81,6 +81,18 @@ export function qrMode(
   return io.stdoutIsTTY && io.color ? 'ansi' : 'plain';
 }
 
+/**
+ * What the QR code carries: the crypto payment URI with the amount, or else the hosted
+ * payment page (a card payment), so a phone can open it.
+ */
+export function invoiceQr(invoice: Invoice): { text: string; caption: string } | undefined {
+  if (invoice.qr?.withAmount)
+    return { text: invoice.qr.withAmount, caption: 'Scan to pay (amount included):' };
+  if (invoice.paymentUrl)
+    return { text: invoice.paymentUrl, caption: 'Scan to open the payment page on a phone:' };
+  return undefined;
+}
+
 /** The invoice lines and, when the guard allows, its QR code, on stdout (what the payer needs). */
 export async function printInvoice(
   ctx: Context,
@@ -94,12 +106,12 @@ export async function printInvoice(
     return;
   }
   for (const line of invoiceLines(invoice, ctx.clock.now(), s)) out(ctx.io, line);
-  const qrText = invoice.qr?.withAmount;
   const mode = qrMode(ctx.io, Boolean(opts.qr));
-  if (qrText && mode !== 'none') {
+  const qr = invoiceQr(invoice);
+  if (qr && mode !== 'none') {
     out(ctx.io);
-    out(ctx.io, 'Scan to pay (amount included):');
+    out(ctx.io, qr.caption);
     // The QR is drawn by the qrcode package from the invoice text: its colours are ours.
-    out(ctx.io, markOwnAnsi(await renderQr(qrText, { ansi: mode === 'ansi' })));
+    out(ctx.io, markOwnAnsi(await renderQr(qr.text, { ansi: mode === 'ansi' })));
   }
 }

@@ -1,0 +1,161 @@
+/**
+ * `giftcodes doctor`: is the setup working? The settings in effect (profile, base
+ * URL, key source, the key masked), the config file's mode, then a few read-only
+ * probes of the service (checks.ts says what each answer means). One line per
+ * fact, ok/warn/fail; exit 1 when any line fails.
+ */
+import { stat } from 'node:fs/promises';
+import { DEFAULT_RETRY_POLICY } from '../../api/retry.js';
+import type { Settings } from '../../config/resolve.js';
+import type { Context } from '../../context.js';
+import { ApiError, CliError, ExitCode, NetworkError } from '../../errors.js';
+import { maskSecret } from '../../io/format.js';
+import { printJson } from '../../io/output.js';
+import { out } from '../../io/streams.js';
+import { style } from '../../io/style.js';
+import {
+  type Check,
+  clockCheck,
+  configFileCheck,
+  PROBES,
+  type ProbeResult,
+  serviceChecks,
+} from './checks.js';
+
+const SOURCE: Record<string, string> = {
+  flag: 'from the flag',
+  env: 'from the environment',
+  profile: 'from the profile',
+  default: 'default',
+};
+
+async function configCheck(ctx: Context): Promise<Check> {
+  try {
+    const store = await ctx.config();
+    try {
+      const info = await stat(store.path);
+      return configFileCheck(store.path, info.mode);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return configFileCheck(store.path, undefined);
+      throw error;
+    }
+  } catch (error) {
+    return configFileCheck(undefined, undefined, (error as Error).message);
+  }
+}
+
+function settingsChecks(settings: Settings, profileStored: boolean | undefined): Check[] {
+  return [
+    {
+      name: 'profile',
+      status: 'ok',
+      detail:
+        profileStored === false
+          ? `${settings.profile} (not stored: settings come from flags or the environment)`
+          : settings.profile,
+    },
+    settings.baseUrl
+      ? {
+          name: 'base URL',
+          status: 'ok',
+          detail: `${settings.baseUrl} (${SOURCE[settings.baseUrlSource ?? 'default']})`,
+        }
+      : {
+          name: 'base URL',
+          status: 'fail',
+          detail: 'none: pass --base-url, set GIFTCODES_BASE_URL or run `giftcodes login`',
+        },
+    settings.apiKey
+      ? {
+          name: 'API key source',
+          status: 'ok',
+          detail: `${maskSecret(settings.apiKey)} (${SOURCE[settings.apiKeySource ?? 'default']})`,
+        }
+      : {
+          name: 'API key source',
+          status: 'fail',
+          detail: 'none: set GIFTCODES_API_KEY or run `giftcodes login`',
+        },
+  ];
+}
+
+export async function runDoctor(ctx: Context, _opts: Record<string, never>): Promise<ExitCode> {
+  const checks: Check[] = [];
+  let settings: Settings | undefined;
+  try {
+    settings = await ctx.settings();
+  } catch (error) {
+    checks.push({ name: 'settings', status: 'fail', detail: (error as Error).message });
+  }
+  let profileStored: boolean | undefined;
+  try {
+    profileStored = settings ? (await ctx.config()).getProfile(settings.profile) !== undefined : undefined;
+  } catch {
+    profileStored = undefined;
+  }
+  if (settings) checks.push(...settingsChecks(settings, profileStored));
+  checks.push(await configCheck(ctx));
+
+  if (settings?.baseUrl && settings.apiKey) {
+    let serverDate: string | undefined;
+    let localAtAnswer = ctx.clock.now();
+    try {
+      const http = await ctx.http({
+        // One attempt each: the doctor reports what it sees, it does not wait out an outage.
+        retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 },
+        onResponse: ({ headers }) => {
+          const date = headers.date;
+          if (serverDate === undefined && date) {
+            serverDate = Array.isArray(date) ? date[0] : date;
+            localAtAnswer = ctx.clock.now();
+          }
+        },
+      });
+      const probes: ProbeResult[] = [];
+      for (const probe of PROBES) {
+        const result: ProbeResult = { path: probe.path, scope: probe.scope };
+        try {
+          const res = await http.get(probe.path, undefined, probe.query);
+          result.status = res.status;
+          result.body = res.raw;
+        } catch (error) {
+          if (error instanceof ApiError) {
+            Object.assign(result, {
+              status: error.status,
+              code: error.code,
+              message: error.message,
+              details: error.details,
+            });
+          } else if (error instanceof NetworkError) {
+            result.networkError = error.message;
+          } else if (error instanceof CliError && 'status' in error) {
+            result.status = (error as CliError & { status: number }).status;
+            result.message = error.message;
+          } else throw error;
+        }
+        probes.push(result);
+        // Nothing answers: the other probes would only say it again.
+        if (result.status === undefined) break;
+      }
+      checks.push(...serviceChecks(probes));
+      if (probes[0]?.status !== undefined) checks.push(clockCheck(serverDate, localAtAnswer));
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      checks.push({ name: 'service', status: 'fail', detail: error.message });
+    }
+  }
+
+  const failed = checks.some((c) => c.status === 'fail');
+  const exitCode = failed ? ExitCode.service : ExitCode.ok;
+  if (ctx.flags.json) {
+    printJson(ctx.io, { ok: !failed, checks });
+  } else {
+    const s = style(ctx.io);
+    const paint = { ok: s.green, warn: s.yellow, fail: s.red };
+    const width = Math.max(...checks.map((c) => c.name.length));
+    for (const c of checks)
+      out(ctx.io, `${paint[c.status](c.status.padEnd(4))}  ${c.name.padEnd(width)}  ${c.detail}`);
+  }
+  ctx.exitCode = exitCode;
+  return exitCode;
+}

@@ -1,0 +1,172 @@
+/**
+ * `giftcodes order export`: the codes file written again from the service, the source
+ * of truth, without buying anything. The same code as `order bulk` renders it (columns,
+ * formula protection, atomic write, mode 0600), so with the batch's journal (and the
+ * input file for the `ref` column, which only the input holds) the file comes back with
+ * the same content. Without the journal, rows carry what the service alone knows:
+ * input row numbers and skuIds stay empty (see src/batch/orders.ts).
+ */
+import type { HttpClient } from '../../api/http.js';
+import {
+  type BatchOrder,
+  type BatchTarget,
+  locateBatch,
+  readJournal,
+  splitBatchPath,
+} from '../../batch/locate.js';
+import { type ExportRecord, fetchOrders, rowsOf } from '../../batch/orders.js';
+import { JournalWriter } from '../../bulk/journal.js';
+import { fileExists, type OutputFormat, renderOutput, sha256File, writeAtomic } from '../../bulk/output.js';
+import { readFile as readInput } from '../../bulk/parse.js';
+import type { OutputRecord } from '../../bulk/types.js';
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { printJson } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+
+export interface OrderExportOptions {
+  checkoutIds: string[];
+  batch?: string;
+  out: string;
+  input?: string;
+  /** The batch journal, when it is not beside --out. */
+  journal?: string;
+  format: OutputFormat;
+  force?: boolean;
+}
+
+async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOptions): Promise<BatchTarget> {
+  const notice = (line: string) => err(ctx.io, line);
+  const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
+  const journal = await readJournal(journalPath);
+  if (opts.checkoutIds.length === 0) {
+    if (!journal?.batch && opts.batch === undefined)
+      throw new UsageError(
+        `name what to export: checkoutIds, or --batch ID (no journal beside ${opts.out} names the batch)`,
+      );
+    if (journal?.batch)
+      return locateBatch(http, { file: opts.out, journal: journalPath, batch: opts.batch }, notice);
+    return locateBatch(http, { batch: opts.batch }, notice);
+  }
+  if (opts.batch !== undefined) throw new UsageError('pass checkoutIds or --batch, not both');
+  // Named orders: their planned lines come from the journal beside --out when it has them.
+  const byId = new Map<string, BatchOrder>();
+  let target: BatchTarget | undefined;
+  if (journal?.batch) {
+    target = await locateBatch(http, { file: opts.out, journal: journalPath }, notice);
+    for (const o of target.orders) if (o.checkoutId) byId.set(o.checkoutId, o);
+  }
+  const orders = opts.checkoutIds.map(
+    (id): BatchOrder => byId.get(id) ?? { ref: '', checkoutId: id, phase: 'found' },
+  );
+  return {
+    batch: target?.batch ?? '',
+    source: target ? 'journal' : 'account',
+    orders,
+    ...(target?.journal ? { journal: target.journal, journalPath } : {}),
+  };
+}
+
+/** The input's `ref` column by row, checked to be the file the batch was bought from. */
+async function refsFromInput(input: string, expectedSha?: string): Promise<(row: number) => string> {
+  const refs = new Map<number, string>();
+  let parsed: Awaited<ReturnType<typeof readInput>>;
+  try {
+    parsed = await readInput(input, (row) => refs.set(row.row, row.ref));
+  } catch (error) {
+    throw new UsageError(`cannot read ${input}: ${(error as Error).message}`);
+  }
+  if (expectedSha !== undefined && parsed.sha256 !== expectedSha)
+    throw new UsageError(`${input} is not the input file this batch was bought from (its content differs)`);
+  return (row) => refs.get(row) ?? '';
+}
+
+export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Promise<ExitCode> {
+  const http = await ctx.http();
+  const target = await targetFor(ctx, http, opts);
+  const withLines = target.orders.some((o) => o.lines);
+  let refOf: (row: number) => string = () => '';
+  if (opts.input) refOf = await refsFromInput(opts.input, target.journal?.batch?.input);
+  else if (withLines)
+    err(
+      ctx.io,
+      "the ref column (your input's own keys) is kept only in the input file: pass --input <file> to fill it",
+    );
+
+  // Never replace a file that is not this batch's own output (as `order bulk`).
+  if ((await fileExists(opts.out)) && !opts.force) {
+    const sha = await sha256File(opts.out);
+    if (!sha || !target.journal?.outputs.has(sha))
+      throw new UsageError(
+        `${opts.out} exists and is not an output of this batch: choose another --out, or pass --force`,
+      );
+  }
+
+  const fetched = await fetchOrders(http, target.orders);
+  const records: ExportRecord[] = [];
+  const pending: string[] = [];
+  const mismatched: string[] = [];
+  for (const order of target.orders) {
+    const rows = rowsOf(order, order.checkoutId ? fetched.get(order.checkoutId) : undefined, refOf);
+    if (rows.kind === 'rows') records.push(...rows.records);
+    else if (rows.kind === 'pending') pending.push(rows.reason);
+    else mismatched.push(rows.reason);
+  }
+
+  const writer =
+    target.journal?.batch && target.journalPath
+      ? await JournalWriter.open(target.journalPath, 'append')
+      : undefined;
+  let sha256: string;
+  try {
+    // Rows with an unknown input row render it as an empty cell, as any null.
+    sha256 = await writeAtomic(
+      opts.out,
+      renderOutput(records as OutputRecord[], opts.format),
+      async (sha) => {
+        // The rebuilt file is this batch's own: a later `order bulk` resume may replace it.
+        await writer?.append({ t: 'output-pending', sha256: sha });
+      },
+    );
+    await writer?.append({ t: 'output', sha256 });
+  } finally {
+    await writer?.close();
+  }
+
+  const delivered = records.filter((r) => r.status === 'completed').length;
+  const rejected = records.filter((r) => r.status === 'rejected').length;
+  const failed = records.length - delivered - rejected;
+  const exitCode = mismatched.length
+    ? ExitCode.service
+    : pending.length
+      ? ExitCode.stoppedResumable
+      : ExitCode.ok;
+  if (ctx.flags.json) {
+    printJson(ctx.io, {
+      batch: target.batch || null,
+      out: opts.out,
+      format: opts.format,
+      source: target.source,
+      orders: target.orders.length,
+      units: { written: records.length, delivered, failed, rejected },
+      pending,
+      mismatched,
+      sha256,
+      exitCode,
+    });
+  } else {
+    out(
+      ctx.io,
+      `wrote ${records.length} unit${records.length === 1 ? '' : 's'} (${delivered} delivered, ${failed} failed, ${rejected} refused) of ${target.orders.length} order${target.orders.length === 1 ? '' : 's'} to ${opts.out} (mode 0600)`,
+    );
+  }
+  for (const reason of [...mismatched, ...pending]) err(ctx.io, `not written: ${reason}`);
+  if (pending.length) err(ctx.io, 'run the export again once those orders are final');
+  if (!withLines && records.length)
+    err(
+      ctx.io,
+      'without the batch journal the input row and skuId of each unit are unknown: those cells are empty',
+    );
+  ctx.exitCode = exitCode;
+  return exitCode;
+}

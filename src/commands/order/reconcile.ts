@@ -1,0 +1,98 @@
+/**
+ * `giftcodes order reconcile`: the local codes file against the service (the orders
+ * of the batch, their units, codes and statuses) and the refund log. Exit 0 when all
+ * is in order, 3 when there are differences (listed), so a script can tell.
+ */
+import { type CodesFileRecord, readCodesFile } from '../../batch/codes-file.js';
+import { locateBatch } from '../../batch/locate.js';
+import { fetchOrders } from '../../batch/orders.js';
+import { type DifferenceKind, reconcile } from '../../batch/reconcile.js';
+import { foldRefundLog, readRefundLog } from '../../batch/refund-log.js';
+import { refundLogPath } from '../../batch/target.js';
+import type { Context } from '../../context.js';
+import { ExitCode } from '../../errors.js';
+import { printJson, printTable } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
+import { err, out } from '../../io/streams.js';
+
+export interface OrderReconcileOptions {
+  file?: string;
+  batch?: string;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => string>> = {
+  // The damaged file is not an output of the batch any more: replacing it takes --force.
+  'code-missing-locally': (batch, file) =>
+    `rebuild the file from the service (add --input <the input CSV> to fill the ref column): ${giftcodesCommand(
+      'order',
+      'export',
+      '--batch',
+      batch,
+      '--out',
+      file ?? 'codes.csv',
+      ...(file ? ['--force'] : []),
+    )}`,
+  'failed-not-refunded': (batch, file) =>
+    `request the refunds: ${giftcodesCommand('refund', 'batch', ...(file ? [file] : ['--batch', batch]))}`,
+  'order-processing': () => 'orders still being fulfilled: reconcile again later',
+  'order-unknown': () => 'run the same `order bulk` again to resolve orders with an unknown outcome',
+};
+
+export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOptions): Promise<ExitCode> {
+  const http = await ctx.http();
+  const target = await locateBatch(http, { file: opts.file, batch: opts.batch }, (line) => err(ctx.io, line));
+  let local: CodesFileRecord[] | undefined;
+  if (target.file) {
+    try {
+      local = await readCodesFile(target.file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      err(ctx.io, `${target.file} does not exist: every delivered code is missing locally`);
+      local = [];
+    }
+  } else {
+    err(
+      ctx.io,
+      'no codes file named: comparing the service with the refund log only (pass the codes file to compare codes)',
+    );
+  }
+  const logPath = await refundLogPath(ctx, target);
+  const refunds = foldRefundLog(await readRefundLog(logPath));
+  const fetched = await fetchOrders(http, target.orders);
+  const report = reconcile({ orders: target.orders, fetched, local, refunds });
+  const inOrder = report.differences.length === 0;
+  const exitCode = inOrder ? ExitCode.ok : ExitCode.failedItems;
+  if (ctx.flags.json) {
+    printJson(ctx.io, {
+      batch: target.batch,
+      file: target.file ?? null,
+      source: target.source,
+      refundLog: logPath,
+      ...report,
+      inOrder,
+      exitCode,
+    });
+  } else {
+    if (!inOrder)
+      printTable(
+        ctx.io,
+        ['difference', 'order', 'row', 'unit', 'detail'],
+        report.differences.map((d) => [d.kind, d.checkoutId, d.row ?? undefined, d.index, d.detail]),
+      );
+    out(
+      ctx.io,
+      `batch ${target.batch}: ${plural(report.orders, 'order')}, ${plural(report.units.delivered, 'code')} delivered and ${plural(report.units.failed, 'unit')} failed on the service` +
+        (local ? `, ${plural(report.units.localCodes, 'code')} in ${target.file}` : '') +
+        (inOrder ? ': all in order' : `: ${plural(report.differences.length, 'difference')}`),
+    );
+    const kinds = new Set(report.differences.map((d) => d.kind));
+    for (const kind of kinds) {
+      const advice = ADVICE[kind]?.(target.batch, target.file);
+      if (advice) err(ctx.io, `${kind}: ${advice}`);
+    }
+  }
+  ctx.exitCode = exitCode;
+  return exitCode;
+}

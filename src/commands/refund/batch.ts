@@ -1,0 +1,200 @@
+/**
+ * `giftcodes refund batch`: the refund of every partial or failed order of a batch,
+ * each requested once. The service has no refund read path (spec section 4), so
+ * "once" is known from the batch's refund log (src/batch/refund-log.ts): an intent is
+ * fsync'd before each request and the answer after it, and a re-run skips every order
+ * with a recorded answer. A service answer of 200 (instead of 201) to a request is
+ * recorded as a replay of an existing refund.
+ */
+import { createRefund } from '../../api/refunds.js';
+import { locateBatch } from '../../batch/locate.js';
+import { failedUnits, fetchOrders } from '../../batch/orders.js';
+import { appendRefundLog, foldRefundLog, readRefundLog } from '../../batch/refund-log.js';
+import { refundLogPath } from '../../batch/target.js';
+import type { Context } from '../../context.js';
+import { ApiError, CliError, ExitCode, InterruptedError, writeOutcome } from '../../errors.js';
+import { formatMoney } from '../../io/format.js';
+import { printJson, printTable } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
+import type { Refund } from '../../schemas/refunds.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { rerunCommand } from '../shared/rerun.js';
+
+export interface RefundBatchOptions {
+  file?: string;
+  batch?: string;
+  yes?: boolean;
+  retryUnknown?: boolean;
+}
+
+export type RefundOutcome =
+  /** Asked now; the service created a refund (201). */
+  | 'requested'
+  /** Asked now; the service answered with an existing refund (200). */
+  | 'replayed'
+  /** The log holds the answer of an earlier run: not asked again. */
+  | 'already-requested'
+  /** An earlier request's answer was lost: not asked again without --retry-unknown. */
+  | 'unknown'
+  | 'failed'
+  /** Not final yet: nothing to refund until it is. */
+  | 'not-final';
+
+export interface RefundBatchRow {
+  checkoutId: string;
+  ref: string;
+  orderStatus: string;
+  failedUnits: number;
+  outcome: RefundOutcome;
+  refundId?: string;
+  refundStatus?: string;
+  totalAmount?: number;
+  currency?: string;
+  error?: string;
+}
+
+const REFUNDABLE = new Set(['partial', 'failed']);
+
+export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Promise<ExitCode> {
+  assertCanConsent(ctx, opts.yes, 'request refunds for a batch');
+  const http = await ctx.http();
+  const target = await locateBatch(http, { file: opts.file, batch: opts.batch }, (line) => err(ctx.io, line));
+  const logPath = await refundLogPath(ctx, target);
+  const log = foldRefundLog(await readRefundLog(logPath));
+  const fetched = await fetchOrders(http, target.orders);
+
+  const rows: RefundBatchRow[] = [];
+  const toAsk: RefundBatchRow[] = [];
+  for (const order of target.orders) {
+    const o = order.checkoutId ? fetched.get(order.checkoutId) : undefined;
+    if (!o || !order.checkoutId) continue;
+    const status = String(o.status);
+    const row: RefundBatchRow = {
+      checkoutId: order.checkoutId,
+      ref: order.ref,
+      orderStatus: status,
+      failedUnits: failedUnits(o),
+      outcome: 'not-final',
+    };
+    const logged = log.get(order.checkoutId);
+    if (status === 'pending' || status === 'processing') {
+      rows.push(row);
+      continue;
+    }
+    if (!REFUNDABLE.has(status)) continue;
+    rows.push(row);
+    if (logged?.answer) {
+      Object.assign(row, {
+        outcome: 'already-requested',
+        refundId: logged.answer.refundId,
+        refundStatus: logged.answer.status,
+        totalAmount: logged.answer.totalAmount,
+        currency: logged.answer.currency,
+      });
+    } else if (logged?.unknown && !opts.retryUnknown) {
+      row.outcome = 'unknown';
+      row.error = 'an earlier request was sent but its answer was lost';
+    } else {
+      toAsk.push(row);
+    }
+  }
+
+  if (toAsk.length) {
+    const units = toAsk.reduce((n, r) => n + r.failedUnits, 0);
+    await confirmWrite(
+      ctx,
+      opts.yes,
+      `Request the refund of ${units} failed units in ${toAsk.length} orders of batch ${target.batch}?`,
+    );
+    for (const row of toAsk) {
+      await appendRefundLog(logPath, {
+        t: 'intent',
+        batch: target.batch,
+        checkoutId: row.checkoutId,
+        ref: row.ref,
+        at: ctx.clock.now(),
+      });
+      try {
+        const res = await createRefund(http, 'b2b', { checkoutId: row.checkoutId });
+        const refund: Refund = res.data;
+        await appendRefundLog(logPath, {
+          t: 'answer',
+          batch: target.batch,
+          checkoutId: row.checkoutId,
+          refundId: refund.id,
+          status: refund.status,
+          httpStatus: res.status,
+          totalAmount: refund.totalAmount,
+          currency: refund.currency,
+          at: ctx.clock.now(),
+        });
+        Object.assign(row, {
+          outcome: res.status === 200 ? 'replayed' : 'requested',
+          refundId: refund.id,
+          refundStatus: refund.status,
+          totalAmount: refund.totalAmount,
+          currency: refund.currency,
+        });
+      } catch (error) {
+        if (error instanceof InterruptedError) throw error;
+        const outcome = writeOutcome(error);
+        const cli = error instanceof CliError ? error : undefined;
+        await appendRefundLog(logPath, {
+          t: 'error',
+          batch: target.batch,
+          checkoutId: row.checkoutId,
+          code: cli?.code ?? 'INTERNAL',
+          message: (error as Error).message,
+          outcome: outcome === 'maybe-applied' ? 'maybe-applied' : 'not-applied',
+          at: ctx.clock.now(),
+        });
+        row.outcome = outcome === 'maybe-applied' ? 'unknown' : 'failed';
+        row.error = `${error instanceof ApiError ? `${error.status} ${error.code}: ` : ''}${(error as Error).message}`;
+      }
+    }
+  }
+
+  const problems = rows.filter((r) => r.outcome === 'failed' || r.outcome === 'unknown').length;
+  const unfinished = rows.filter((r) => r.outcome === 'not-final').length;
+  const exitCode = problems ? ExitCode.service : unfinished ? ExitCode.stoppedResumable : ExitCode.ok;
+  if (ctx.flags.json) {
+    printJson(ctx.io, {
+      batch: target.batch,
+      source: target.source,
+      refundLog: logPath,
+      orders: rows,
+      exitCode,
+    });
+  } else if (rows.length === 0) {
+    out(ctx.io, `batch ${target.batch}: no partial or failed order, nothing to refund`);
+  } else {
+    printTable(
+      ctx.io,
+      ['order', 'status', 'failed units', 'refund', 'refund status', 'amount', 'outcome'],
+      rows.map((r) => [
+        r.checkoutId,
+        r.orderStatus,
+        r.failedUnits,
+        r.refundId,
+        r.refundStatus,
+        r.totalAmount === undefined ? undefined : formatMoney(r.totalAmount, r.currency),
+        r.error ? `${r.outcome}: ${r.error}` : r.outcome,
+      ]),
+    );
+    const count = (o: RefundOutcome) => rows.filter((r) => r.outcome === o).length;
+    out(
+      ctx.io,
+      `batch ${target.batch}: ${count('requested')} requested, ${count('replayed')} answered with an existing refund, ` +
+        `${count('already-requested')} already requested earlier, ${problems} not settled, ${unfinished} not final yet`,
+    );
+  }
+  err(ctx.io, `refund log: ${logPath} (the service offers no way to read refunds back; keep it)`);
+  if (rows.some((r) => r.outcome === 'unknown'))
+    err(
+      ctx.io,
+      `an answer was lost for some orders: to ask again, ${rerunCommand(ctx)}${ctx.argv.includes('--retry-unknown') ? '' : ' --retry-unknown'}`,
+    );
+  if (unfinished) err(ctx.io, `${unfinished} orders are not final yet: run this again once they are`);
+  ctx.exitCode = exitCode;
+  return exitCode;
+}

@@ -1,0 +1,157 @@
+/**
+ * `giftcodes completion`: the scripts come from the command tree, and the bash one is
+ * run in a real bash (`complete -p`, then the completion function with COMP_WORDS as
+ * bash sets them). zsh and fish are run only where installed; the test names say when
+ * they are skipped and why.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeTree } from '../../src/commands/completion/tree.js';
+import type { IO } from '../../src/io/streams.js';
+import { buildProgram } from '../../src/program.js';
+import { ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
+import { runBinary } from '../helpers/cli.js';
+import { tempDirFor } from '../helpers/temp.js';
+
+const dir = tempDirFor('giftcodes-completion-');
+
+const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+
+const scripts: Record<string, string> = {};
+beforeAll(async () => {
+  for (const shell of ['bash', 'zsh', 'fish']) {
+    const res = await runBinary(['completion', shell]);
+    expect(res.code, res.stderr).toBe(0);
+    scripts[shell] = join(dir, `giftcodes.${shell}`);
+    writeFileSync(scripts[shell] as string, res.stdout);
+  }
+});
+
+/** What bash offers for the words typed so far (the last one is being completed). */
+function bashComplete(words: string[]): string[] {
+  const program = `source "$1"; shift
+COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=()
+_giftcodes giftcodes "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[COMP_CWORD-1]}"
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const output = execFileSync('bash', ['-c', program, 'bash', scripts.bash as string, ...words], {
+    encoding: 'utf8',
+  });
+  return output.split('\n').filter((l) => l !== '');
+}
+
+function treeIO(): IO {
+  return {
+    stdin: Readable.from(['']),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    color: false,
+    columns: 100,
+  };
+}
+
+describe('completion bash, in a real bash', () => {
+  it('registers itself with complete -F', () => {
+    const res = execFileSync(
+      'bash',
+      ['-c', 'source "$1"; complete -p giftcodes', 'bash', scripts.bash as string],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(res.trim()).toBe('complete -o default -F _giftcodes giftcodes');
+  });
+
+  it('offers every command of the tree, then their subcommands', () => {
+    const tree = describeTree(buildProgram(treeIO(), '0.0.0', () => ({}) as never));
+    const top = tree.find((n) => n.path === '')?.subcommands.map((s) => s.name) ?? [];
+    expect(top).toEqual(expect.arrayContaining(['order', 'refund', 'doctor', 'completion']));
+    expect(bashComplete(['giftcodes', ''])).toEqual(top);
+    expect(bashComplete(['giftcodes', 'order', ''])).toEqual(
+      expect.arrayContaining(['bulk', 'export', 'reconcile', 'create', 'get', 'list']),
+    );
+    expect(bashComplete(['giftcodes', 'refund', ''])).toEqual(['create', 'batch']);
+    expect(bashComplete(['giftcodes', 'order', 'l'])).toEqual(['list']);
+  });
+
+  it('completes flags, skipping global flags and their values', () => {
+    expect(bashComplete(['giftcodes', 'order', 'bulk', 'in.csv', '--fo'])).toEqual(['--format', '--force']);
+    expect(bashComplete(['giftcodes', '--profile', 'order', 'refund', ''])).toEqual(['create', 'batch']);
+    expect(bashComplete(['giftcodes', '--json', 'order', 'list', '--st'])).toEqual(['--status']);
+    expect(bashComplete(['giftcodes', 'doctor', '--j'])).toEqual(['--json']);
+  });
+
+  it('completes fixed values: statuses, sort keys, surfaces, formats, shells', () => {
+    expect(bashComplete(['giftcodes', 'order', 'list', '--status', ''])).toEqual([...ORDER_STATUSES]);
+    expect(bashComplete(['giftcodes', 'order', 'list', '--sort-by', ''])).toEqual([...SORT_BY]);
+    expect(bashComplete(['giftcodes', 'order', 'list', '--status', '=', 'p'])).toEqual([
+      'pending',
+      'processing',
+      'partial',
+    ]);
+    expect(bashComplete(['giftcodes', 'refund', 'create', 'chk_1', '--surface', ''])).toEqual([
+      'b2b',
+      'retailer',
+    ]);
+    expect(bashComplete(['giftcodes', 'order', 'export', '--format', 'j'])).toEqual(['json']);
+    expect(bashComplete(['giftcodes', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
+    expect(
+      bashComplete([
+        'giftcodes',
+        'order',
+        'bulk',
+        'in.csv',
+        '--format',
+        'csv',
+        '--wait-timeout',
+        '5m',
+        '--y',
+      ]),
+    ).toEqual(['--yes']);
+  });
+
+  it('rejects a shell it does not know (exit 2)', async () => {
+    const res = await runBinary(['completion', 'powershell']);
+    expect(res.code).toBe(2);
+  });
+});
+
+describe.skipIf(!has('zsh'))(
+  `completion zsh${has('zsh') ? '' : ' (skipped: zsh is not installed on this machine)'}`,
+  () => {
+    it('loads in zsh and defines the completion', () => {
+      const res = spawnSync(
+        'zsh',
+        [
+          '-f',
+          '-c',
+          'source "$1" && (( $+functions[_giftcodes] )) && echo loaded',
+          'zsh',
+          scripts.zsh as string,
+        ],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(res.stdout.trim(), res.stderr).toBe('loaded');
+    });
+  },
+);
+
+describe.skipIf(!has('fish'))(
+  `completion fish${has('fish') ? '' : ' (skipped: fish is not installed on this machine)'}`,
+  () => {
+    it('completes subcommands and fixed values in fish', () => {
+      const run = (line: string) =>
+        spawnSync('fish', ['-c', `source ${scripts.fish}; complete -C '${line}'`], { encoding: 'utf8' })
+          .stdout;
+      expect(run('giftcodes order ')).toContain('export');
+      expect(run('giftcodes order list --status ')).toContain('partial');
+    });
+  },
+);
