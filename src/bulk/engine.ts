@@ -38,13 +38,12 @@ import {
   loadJournal,
   type OrderState,
 } from './journal.js';
+import { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
 import {
   assembleOutput,
-  fileExists,
   type OutputFormat,
   PartStore,
   renderPart,
-  sha256File,
   writeAtomic,
 } from './output.js';
 import { readFile } from './parse.js';
@@ -205,6 +204,7 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
   if (opts.batch !== undefined && !isValidBatchId(opts.batch)) {
     throw new UsageError('--batch must be 1-64 letters, digits, "-" or "_"');
   }
+  await assertOutPathUsable(opts.out);
   try {
     const info = await stat(opts.input);
     if (!info.isFile()) throw new UsageError(`${opts.input} is not a file`);
@@ -366,17 +366,9 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
     startedAt: deps.now(),
   });
   const baseResult = { batch, report, stats, products: live.products, refundable: [] };
+  // 5. Never overwrite a file that is not this batch's own output (a dry run says so too).
+  await assertOutReplaceable(opts.out, opts.force, state.outputs);
   if (opts.dryRun) return { ...baseResult, outcome: 'dry-run', tally: new Tally() };
-
-  // 5. Never overwrite a file that is not this batch's own output.
-  if ((await fileExists(opts.out)) && !opts.force) {
-    const sha = await sha256File(opts.out);
-    if (!sha || !state.outputs.has(sha)) {
-      throw new UsageError(
-        `${opts.out} exists and is not the output of this batch: choose another --out, or pass --force to replace it`,
-      );
-    }
-  }
 
   // 6. Without a journal, this batch's orders already on the account mean an earlier
   //    run lost its journal. The service's idempotent replay only protects refs of the
