@@ -149,10 +149,10 @@ export const EXAMPLES: Record<string, string[]> = {
   'config use': ['giftcodes config use prod'],
   sandbox: [
     '# Start one in the background; the env file appears once it listens',
-    'giftcodes sandbox --port 0 --env-file /tmp/sb.env &',
+    'giftcodes sandbox --port 0 --write-env /tmp/sb.env &',
     'until [ -s /tmp/sb.env ]; do sleep 0.2; done; export $(cat /tmp/sb.env)',
-    '# Rehearse failures: a 503 on every 5th order',
-    'giftcodes sandbox --fault "POST /b2b/orders:503:every=5"',
+    '# Rehearse lost answers: 1 order in 5 is charged, then the answer fails',
+    'giftcodes sandbox --fault "POST /b2b/orders=error_after:0.2"',
   ],
   help: ['giftcodes help order bulk', 'giftcodes help exit-codes'],
 };
