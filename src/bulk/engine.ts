@@ -39,13 +39,7 @@ import {
   type OrderState,
 } from './journal.js';
 import { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
-import {
-  assembleOutput,
-  type OutputFormat,
-  PartStore,
-  renderPart,
-  writeAtomic,
-} from './output.js';
+import { assembleOutput, type OutputFormat, PartStore, renderPart, writeAtomic } from './output.js';
 import { readFile } from './parse.js';
 import { estimatePlan, limitsFrom, orderUsd, type PlanEstimate, planInto, splitOrder } from './plan.js';
 import { orderRecords, rejectedRecords, Tally } from './records.js';
