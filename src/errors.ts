@@ -64,9 +64,10 @@ export class ApiError extends CliError {
     details?: unknown;
     requestId?: string;
     retryAfterMs?: number;
+    exitCode?: ExitCode;
   }) {
     super(opts.message, {
-      exitCode: apiExitCode(opts.status, opts.code, opts.message, opts.details),
+      exitCode: opts.exitCode ?? apiExitCode(opts.status, opts.code, opts.message, opts.details),
       code: opts.code,
       details: opts.details,
     });
@@ -107,6 +108,24 @@ export function apiExitCode(status: number, code: string, message: string, detai
   if (isInsufficientBalanceError(status, code, message, details)) return ExitCode.stoppedResumable;
   if (status === 400) return ExitCode.usage;
   return ExitCode.service;
+}
+
+/**
+ * A 404 answering a create (`POST /b2b/orders`, `POST /retailer/v1/checkouts`) names
+ * something in the request body, an unknown product or SKU: the input was rejected,
+ * exit 2 as for any 400 and as `order bulk` and `catalog show` say for the same id.
+ */
+export function asRejectedInput(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.status !== 404) return error;
+  return new ApiError({
+    status: error.status,
+    code: error.code,
+    message: error.message,
+    details: error.details,
+    requestId: error.requestId,
+    retryAfterMs: error.retryAfterMs,
+    exitCode: ExitCode.usage,
+  });
 }
 
 /** 429: the flat body has no code, so the status is what callers match on. */

@@ -13,6 +13,7 @@ import { registerConfig } from './commands/config/index.js';
 import { registerDemo } from './commands/demo/index.js';
 import { registerDeposit } from './commands/deposit/index.js';
 import { registerDoctor } from './commands/doctor/index.js';
+import { configureProgramHelp, finishHelp } from './commands/help.js';
 import { registerOrder } from './commands/order/index.js';
 import { positiveInt } from './commands/parse.js';
 import { registerPaymentMethods } from './commands/payment-methods/index.js';
@@ -76,8 +77,10 @@ export function buildProgram(io: IO, version: string, contextFor: ContextFor): C
     .option('--insecure-http', 'allow plain http:// to a non-loopback host (sends the key in clear)')
     .option('--no-color', 'disable colour (NO_COLOR is honoured too)');
 
+  configureProgramHelp(program, io);
   for (const register of COMMANDS) {
     register(program, contextFor);
   }
+  finishHelp(program, io, contextFor);
   return program;
 }

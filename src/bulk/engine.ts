@@ -39,15 +39,8 @@ import {
   type OrderState,
 } from './journal.js';
 import { acquireLock, lockPathFor, lockWarning } from './lock.js';
-import {
-  assembleOutput,
-  fileExists,
-  type OutputFormat,
-  PartStore,
-  renderPart,
-  sha256File,
-  writeAtomic,
-} from './output.js';
+import { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
+import { assembleOutput, type OutputFormat, PartStore, renderPart, writeAtomic } from './output.js';
 import { readFile } from './parse.js';
 import { estimatePlan, limitsFrom, orderUsd, type PlanEstimate, planInto, splitOrder } from './plan.js';
 import { orderRecords, rejectedRecords, Tally } from './records.js';
@@ -217,6 +210,8 @@ function remainingCap(window: { spentUsd: number; capUsd?: number | null } | und
  * writes nothing, so it takes no lock; a held lock is one of its plan's warnings.
  */
 export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
+  // A bad --out (a missing folder, a folder) is a usage error, before the lock beside it is tried.
+  await assertOutPathUsable(opts.out);
   const lockPath = lockPathFor(opts.out);
   if (opts.dryRun) {
     const warning = await lockWarning(lockPath, deps.now());
@@ -406,17 +401,9 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
     startedAt: deps.now(),
   });
   const baseResult = { batch, report, stats, products: live.products, refundable: [] };
+  // 5. Never overwrite a file that is not this batch's own output (a dry run says so too).
+  await assertOutReplaceable(opts.out, opts.force, state.outputs);
   if (opts.dryRun) return { ...baseResult, outcome: 'dry-run', tally: new Tally() };
-
-  // 5. Never overwrite a file that is not this batch's own output.
-  if ((await fileExists(opts.out)) && !opts.force) {
-    const sha = await sha256File(opts.out);
-    if (!sha || !state.outputs.has(sha)) {
-      throw new UsageError(
-        `${opts.out} exists and is not the output of this batch: choose another --out, or pass --force to replace it`,
-      );
-    }
-  }
 
   // 6. Without a journal, this batch's orders already on the account mean an earlier
   //    run lost its journal. The service's idempotent replay only protects refs of the

@@ -14,6 +14,12 @@ export const SANDBOX_FLAGS: ReadonlyArray<{
 }> = [
   { flags: '--host <host>', key: 'host', description: 'interface to bind (default 127.0.0.1)' },
   {
+    flags: '--write-env <path>',
+    key: 'writeEnv',
+    description:
+      'write GIFTCODES_BASE_URL and GIFTCODES_API_KEY here (mode 0600) once listening; removed on stop',
+  },
+  {
     flags: '--port <port>',
     key: 'port',
     description: 'port to listen on; 0 picks a free one (default 4010)',

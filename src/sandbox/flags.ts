@@ -30,6 +30,8 @@ type Many = string | readonly string[] | undefined;
 
 export interface SandboxFlags {
   host?: string;
+  /** Read by the command (src/commands/sandbox/run.ts), not by the sandbox. */
+  writeEnv?: string;
   port?: string | number;
   seed?: string | number;
   key?: string;

@@ -82,12 +82,12 @@ describe('login without a TTY', () => {
     expect(balance.stdout).toBe('1,234.50 USD\n');
   });
 
-  it('a key the service rejects is not saved', async () => {
+  it('a key the service rejects is not saved (exit 2: the input was wrong)', async () => {
     const dir = tempConfigDir();
     const r = await withDir(dir)(['login', '--base-url', service.url, '--key-stdin'], {
       input: 'gk_bad_key_1111',
     });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error UNAUTHORIZED: /);
     expect(r.stderr).not.toContain('gk_bad_key_1111');
     expect(existsSync(join(dir, 'config.json'))).toBe(false);

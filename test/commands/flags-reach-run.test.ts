@@ -28,6 +28,8 @@ const RENAMED: Record<string, string> = {
   // `--tolerance` parses to milliseconds; the run function takes seconds.
   'webhook verify --tolerance': 'toleranceSeconds',
   'webhook listen --tolerance': 'toleranceSeconds',
+  // The old name of --method, kept as a hidden alias.
+  'checkout create --pay-method': 'method',
 };
 
 /**

@@ -1,7 +1,7 @@
 import { getAccount } from '../../api/account.js';
 import { createCheckout } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
-import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
@@ -29,7 +29,8 @@ export interface CheckoutCreateOptions {
   seal?: boolean;
   ref?: string;
   callbackUrl?: string;
-  payMethod?: string;
+  /** Payment method id: pay at creation (`--method`; `--pay-method` is its old name). */
+  method?: string;
   yes?: boolean;
   /** Show codes: a replayed externalRef returns the existing (maybe fulfilled) checkout. */
   reveal?: boolean;
@@ -56,7 +57,7 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
     callbackUrl: opts.callbackUrl,
     markupPercent: opts.markup,
     sealCards: opts.seal,
-    payment: opts.payMethod ? { paymentMethodId: opts.payMethod } : undefined,
+    payment: opts.method ? { paymentMethodId: opts.method } : undefined,
   };
   const checked = CreateCheckoutSchema.safeParse(body);
   if (!checked.success) {
@@ -64,7 +65,7 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
     throw new UsageError(`${FLAG_OF[String(issue?.path[0])] ?? issue?.path.join('.')}: ${issue?.message}`);
   }
   // Paying at creation can take the total from the balance at once (the balance method).
-  if (opts.payMethod) assertCanConsent(ctx, opts.yes, `create and pay a checkout with ${opts.payMethod}`);
+  if (opts.method) assertCanConsent(ctx, opts.yes, `create and pay a checkout with ${opts.method}`);
   const http = await ctx.http();
   if (opts.markup !== undefined) {
     const account = await precheck(ctx, { check: 'the maxMarkupPercent check', scope: 'balance:read' }, () =>
@@ -74,21 +75,21 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
     if (max !== undefined && opts.markup > max)
       throw new UsageError(`--markup ${opts.markup}: the account's maxMarkupPercent is ${max}`);
   }
-  if (opts.payMethod) {
+  if (opts.method) {
     await confirmWrite(
       ctx,
       opts.yes,
-      `Create a checkout of ${items.length} item(s) for ${opts.email} and pay it with "${opts.payMethod}"? The balance method charges your balance now.`,
+      `Create a checkout of ${items.length} item(s) for ${opts.email} and pay it with "${opts.method}"? The balance method charges your balance now.`,
     );
   }
   // Said before the request: if its outcome is lost, this ref is the only safe way back.
-  if (!opts.ref)
-    err(ctx.io, `externalRef ${ref} (re-run with --ref ${ref} to retry this same checkout safely)`);
+  // No advice here: after a 4xx nothing was created; a lost outcome names the re-run below.
+  if (!opts.ref) err(ctx.io, `externalRef ${ref} (generated)`);
   const res = await createCheckout(http, checked.data).catch((error: unknown) => {
-    if (writeOutcome(error) !== 'maybe-applied') throw error;
+    if (writeOutcome(error) !== 'maybe-applied') throw asRejectedInput(error);
     throw withOutcomeAdvice(
       error,
-      `The checkout with externalRef ${ref} may exist${opts.payMethod ? ' and be paid' : ''}: run this to get it ` +
+      `The checkout with externalRef ${ref} may exist${opts.method ? ' and be paid' : ''}: run this to get it ` +
         `(the same ref never creates or charges twice): ${rerunCommand(ctx, { '--ref': ref })}`,
     );
   });
@@ -127,5 +128,5 @@ const FLAG_OF: Record<string, string> = {
   externalRef: '--ref',
   callbackUrl: '--callback-url',
   markupPercent: '--markup',
-  payment: '--pay-method',
+  payment: '--method',
 };

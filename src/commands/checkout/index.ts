@@ -1,4 +1,5 @@
 /** `giftcodes checkout`: the retailer surface's checkouts. */
+import { Option } from 'commander';
 import { ORDER_STATUSES } from '../../schemas/enums.js';
 import { invoke } from '../invoke.js';
 import { collect, decimal } from '../parse.js';
@@ -26,13 +27,23 @@ export const registerCheckout: Register = (program, contextFor) => {
     )
     .option('--ref <externalRef>', 'your reference, 1-128 chars; makes retries safe (generated when omitted)')
     .option('--callback-url <url>', 'per-checkout webhook override (https, public host)')
-    .option('--pay-method <id>', 'create the invoice in the same call; the balance method pays at once')
+    .option('--method <id>', 'payment method id: create the invoice in the same call (balance pays at once)')
+    // The old name, kept working for scripts (one name per concept: --method, as in checkout pay).
+    .addOption(new Option('--pay-method <id>', 'deprecated: use --method').hideHelp())
     .option('--reveal', 'show codes, PINs and code URLs (a replayed --ref may return a fulfilled checkout)')
     .addOption(qrOption())
     .option('-y, --yes', 'do not ask for confirmation (needed without a terminal when paying)')
-    .action(async (opts, command) => {
+    .action(async ({ payMethod, ...opts }, command) => {
       const { runCheckoutCreate } = await import('./create.js');
-      await invoke(contextFor(command), runCheckoutCreate, opts);
+      const ctx = contextFor(command);
+      if (payMethod !== undefined) {
+        if (opts.method !== undefined && opts.method !== payMethod) {
+          const { UsageError } = await import('../../errors.js');
+          throw new UsageError('--pay-method is the old name of --method: pass only --method');
+        }
+        ctx.io.stderr.write('note: --pay-method is now --method; the old name keeps working\n');
+      }
+      await invoke(ctx, runCheckoutCreate, { ...opts, method: opts.method ?? payMethod });
     });
 
   checkout

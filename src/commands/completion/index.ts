@@ -8,14 +8,6 @@ export const registerCompletion: Register = (program, contextFor) => {
     .command('completion')
     .description('print a shell completion script (commands, flags, fixed values)')
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
-    .addHelpText(
-      'after',
-      `
-Install:
-  bash   source <(giftcodes completion bash)                 # this shell; add the line to ~/.bashrc to keep it
-  zsh    source <(giftcodes completion zsh)                  # this shell; add the line to ~/.zshrc (after compinit)
-  fish   giftcodes completion fish > ~/.config/fish/completions/giftcodes.fish`,
-    )
     .action(async (shell: string, _opts, command) => {
       const [{ runCompletion }, { rootOf }] = await Promise.all([import('./run.js'), import('./tree.js')]);
       await invoke(contextFor(command), runCompletion, { shell: shell as 'bash', program: rootOf(command) });

@@ -1,19 +1,31 @@
-/** `giftcodes login` and `giftcodes config set|get|list|unset|use`. */
+/** `giftcodes login`, `giftcodes logout` and `giftcodes config set|get|list|unset|use`. */
 import { invoke } from '../invoke.js';
 import type { Register } from '../types.js';
 
 export const registerConfig: Register = (program, contextFor) => {
   program
     .command('login')
-    .description('store a base URL and API key in a profile (asks on a terminal; the key input is hidden)')
+    .description(
+      'store a base URL and API key in a profile: asks on a terminal (the key hidden), checks the key, and asks before replacing a stored one',
+    )
     .option('--key-stdin', 'read the API key from stdin (for scripts)')
     .option('--no-verify', 'save without checking the key against the service')
+    .option('-y, --yes', 'replace the stored base URL or key of the profile without asking')
     .action(async (opts, command) => {
       const { runLogin } = await import('./login.js');
       await invoke(contextFor(command), runLogin, {
         keyStdin: Boolean(opts.keyStdin),
         verify: opts.verify !== false,
+        yes: Boolean(opts.yes),
       });
+    });
+  program
+    .command('logout')
+    .description("remove the profile's API key (its base URL is kept)")
+    .option('-y, --yes', 'do not ask for confirmation (needed without a terminal)')
+    .action(async (opts, command) => {
+      const { runLogout } = await import('./login.js');
+      await invoke(contextFor(command), runLogout, { yes: Boolean(opts.yes) });
     });
 
   const config = program.command('config').description('read and write stored profiles (for scripts)');

@@ -1,17 +1,116 @@
+/**
+ * `giftcodes login` and `giftcodes logout`. Login asks on a terminal (the environment's
+ * values are offered, never taken silently), checks the key before saving it (a 401
+ * asks again on a terminal, exit 2 without one; a 403 is a valid key without that
+ * scope), and shows what it would replace in a stored profile before replacing it:
+ * a question on a terminal, `--yes` for scripts, a refusal otherwise.
+ */
 import { getAccount } from '../../api/account.js';
 import { HttpClient } from '../../api/http.js';
 import { assertSafeTransport, normalizeBaseUrl, profileName, resolveSettings } from '../../config/resolve.js';
+import type { Profile } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import { ApiError, UsageError } from '../../errors.js';
+import { ApiError, CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
-import { canPrompt } from '../../io/prompts.js';
+import { canPrompt, type Prompter } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
 import { USER_AGENT } from '../../version.js';
+import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { readSecretFromStdin } from './edit.js';
 
 export interface LoginOptions {
   keyStdin: boolean;
   verify: boolean;
+  yes?: boolean;
+}
+
+/** The service refused the key (401): nothing was saved. Exit 2: the input was wrong. */
+class RejectedKeyError extends CliError {
+  constructor(message: string) {
+    super(message, { exitCode: ExitCode.usage, code: 'UNAUTHORIZED' });
+  }
+}
+
+interface Sourced {
+  value: string;
+  /** Where the value came from, said when it would replace a stored one. */
+  from: string;
+}
+
+function validUrl(value: string): true | string {
+  try {
+    normalizeBaseUrl(value);
+    return true;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+async function askBaseUrl(ctx: Context, prompter: Prompter | undefined, existing: Profile): Promise<Sourced> {
+  if (ctx.flags.baseUrl) return { value: ctx.flags.baseUrl, from: '--base-url' };
+  const fromEnv = ctx.env.GIFTCODES_BASE_URL;
+  if (prompter) {
+    // The stored URL first: an environment left over from a sandbox must not slip into `prod`.
+    const value = await prompter.input({
+      message: 'Service base URL',
+      flag: '--base-url',
+      default: existing.baseUrl ?? fromEnv,
+      validate: validUrl,
+    });
+    return { value, from: 'typed' };
+  }
+  if (fromEnv) return { value: fromEnv, from: 'GIFTCODES_BASE_URL' };
+  if (existing.baseUrl) return { value: existing.baseUrl, from: 'the profile' };
+  throw new UsageError('login needs a base URL: pass --base-url <url>');
+}
+
+async function askKey(prompter: Prompter, fallback: Sourced | undefined): Promise<Sourced> {
+  const typed = await prompter.password({
+    message: `API key (input hidden${fallback ? `; Enter uses ${maskSecret(fallback.value)} from ${fallback.from}` : ''})`,
+    flag: '--key-stdin',
+    validate: (v) => (v.trim() || fallback ? true : 'the key is required'),
+  });
+  return typed.trim() ? { value: typed.trim(), from: 'typed' } : (fallback as Sourced);
+}
+
+/** 'ok', or the service's reason for refusing the key (401). Other failures are thrown. */
+async function checkKey(
+  ctx: Context,
+  baseUrl: string,
+  apiKey: string,
+  timeoutMs: number,
+): Promise<true | string> {
+  const http = new HttpClient({
+    baseUrl,
+    apiKey,
+    timeoutMs,
+    userAgent: USER_AGENT,
+    signal: ctx.signal,
+    debug: (line) => ctx.debug(line),
+  });
+  try {
+    const account = await getAccount(http, 'b2b');
+    err(ctx.io, `key ${maskSecret(apiKey)} works: tier ${account.data.tier}, status ${account.data.status}`);
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return error.message;
+    // A key without `balance:read` still authenticates: 403 is not a reason to refuse it.
+    if (!(error instanceof ApiError && error.status === 403)) throw error;
+    err(ctx.io, `key ${maskSecret(apiKey)} authenticated, but cannot read the account: ${error.message}`);
+    return true;
+  } finally {
+    await http.close();
+  }
+}
+
+/** What saving would replace in a stored profile, one phrase per setting; empty when nothing. */
+export function replacements(existing: Profile, baseUrl: Sourced, apiKey: Sourced): string[] {
+  const changes: string[] = [];
+  if (existing.baseUrl && existing.baseUrl !== baseUrl.value)
+    changes.push(`base URL ${existing.baseUrl} -> ${baseUrl.value} (${baseUrl.from})`);
+  if (existing.apiKey && existing.apiKey !== apiKey.value)
+    changes.push(`key ${maskSecret(existing.apiKey)} -> ${maskSecret(apiKey.value)} (${apiKey.from})`);
+  return changes;
 }
 
 export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> {
@@ -21,67 +120,90 @@ export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> 
   const interactive = canPrompt(ctx.io) && !opts.keyStdin;
   const prompter = interactive ? await ctx.prompter() : undefined;
 
-  let baseUrl = ctx.flags.baseUrl ?? ctx.env.GIFTCODES_BASE_URL;
-  if (!baseUrl && prompter) {
-    baseUrl = await prompter.input({
-      message: 'Service base URL',
-      flag: '--base-url',
-      default: existing.baseUrl,
-      validate: (v) => {
-        try {
-          normalizeBaseUrl(v);
-          return true;
-        } catch (error) {
-          return (error as Error).message;
-        }
-      },
-    });
-  }
-  if (!baseUrl) throw new UsageError('login needs a base URL: pass --base-url <url>');
-  baseUrl = normalizeBaseUrl(baseUrl);
+  const url = await askBaseUrl(ctx, prompter, existing);
+  const baseUrl = { ...url, value: normalizeBaseUrl(url.value) };
 
-  let apiKey = opts.keyStdin
-    ? await readSecretFromStdin(ctx, '--key-stdin')
-    : (ctx.flags.apiKey ?? ctx.env.GIFTCODES_API_KEY);
-  if (!apiKey && prompter) {
-    apiKey = await prompter.password({
-      message: 'API key (input hidden)',
-      flag: '--key-stdin',
-      validate: (v) => (v.trim() ? true : 'the key is required'),
-    });
-  }
+  const given: Sourced | undefined = opts.keyStdin
+    ? { value: await readSecretFromStdin(ctx, '--key-stdin'), from: 'stdin' }
+    : ctx.flags.apiKey
+      ? { value: ctx.flags.apiKey, from: '--api-key' }
+      : undefined;
+  const fallback: Sourced | undefined = ctx.env.GIFTCODES_API_KEY
+    ? { value: ctx.env.GIFTCODES_API_KEY, from: 'GIFTCODES_API_KEY' }
+    : existing.apiKey
+      ? { value: existing.apiKey, from: 'the profile' }
+      : undefined;
+  let apiKey = given ?? (prompter ? await askKey(prompter, fallback) : fallback);
   if (!apiKey)
     throw new UsageError('login needs an API key: pipe it with --key-stdin or set GIFTCODES_API_KEY');
-  apiKey = apiKey.trim();
+  apiKey = { ...apiKey, value: apiKey.value.trim() };
 
-  const settings = resolveSettings({ ...ctx.flags, baseUrl, apiKey }, {}, undefined, name);
+  const settings = resolveSettings(
+    { ...ctx.flags, baseUrl: baseUrl.value, apiKey: apiKey.value },
+    {},
+    undefined,
+    name,
+  );
   assertSafeTransport(settings);
 
-  if (opts.verify) {
-    const http = new HttpClient({
-      baseUrl,
-      apiKey,
-      timeoutMs: settings.timeoutMs,
-      userAgent: USER_AGENT,
-      signal: ctx.signal,
-      debug: (line) => ctx.debug(line),
-    });
-    try {
-      const account = await getAccount(http, 'b2b');
-      err(
-        ctx.io,
-        `key ${maskSecret(apiKey)} works: tier ${account.data.tier}, status ${account.data.status}`,
+  // Checked before anything is saved; on a terminal a refused key is asked again.
+  while (opts.verify) {
+    const verdict = await checkKey(ctx, baseUrl.value, apiKey.value, settings.timeoutMs);
+    if (verdict === true) break;
+    if (!prompter) {
+      throw new RejectedKeyError(
+        `the service refused key ${maskSecret(apiKey.value)} (401: ${verdict}); nothing was saved`,
       );
-    } catch (error) {
-      // A key without `balance:read` still authenticates: 403 is not a reason to refuse it.
-      if (!(error instanceof ApiError && error.status === 403)) throw error;
-      err(ctx.io, `key ${maskSecret(apiKey)} authenticated, but cannot read the account: ${error.message}`);
-    } finally {
-      await http.close();
     }
+    err(ctx.io, `the service refused key ${maskSecret(apiKey.value)} (401: ${verdict}); try again`);
+    apiKey = await askKey(prompter, undefined);
   }
 
-  store.setProfile(name, { ...existing, baseUrl, apiKey });
+  const changes = replacements(existing, baseUrl, apiKey);
+  if (changes.length > 0) {
+    err(ctx.io, `profile "${name}" is stored; saving would replace its ${changes.join('; its ')}`);
+    const what = changes.map((c) => (c.startsWith('key') ? 'the key' : 'the base URL')).join(' and ');
+    if (!opts.yes && !prompter) {
+      throw new UsageError(
+        `login would replace ${what} of profile "${name}": pass --yes to replace it, or --profile <name> to save another profile`,
+      );
+    }
+    await confirmWrite(ctx, opts.yes, `Replace ${what} of profile "${name}"?`);
+  }
+
+  store.setProfile(name, { ...existing, baseUrl: baseUrl.value, apiKey: apiKey.value });
   if (!store.defaultProfile()) store.setDefaultProfile(name);
   err(ctx.io, `saved to profile "${name}" in ${store.path} (mode 0600)`);
+}
+
+export interface LogoutOptions {
+  yes?: boolean;
+}
+
+/** Removes the profile's API key; its base URL and timeout stay. */
+export async function runLogout(ctx: Context, opts: LogoutOptions): Promise<void> {
+  const store = await ctx.config();
+  const name = profileName(ctx.flags, ctx.env, store.defaultProfile());
+  const profile = store.getProfile(name);
+  if (!profile) {
+    const names = store.profileNames();
+    throw new UsageError(
+      `no profile "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ''}: pass --profile <name>`,
+    );
+  }
+  if (!profile.apiKey) {
+    err(ctx.io, `profile "${name}" holds no API key: nothing to remove`);
+  } else {
+    assertCanConsent(ctx, opts.yes, `remove the API key of profile "${name}"`);
+    await confirmWrite(
+      ctx,
+      opts.yes,
+      `Remove the API key ${maskSecret(profile.apiKey)} of profile "${name}"? Keep a copy if you need it again.`,
+    );
+    const { apiKey: _removed, ...rest } = profile;
+    store.setProfile(name, rest);
+    err(ctx.io, `removed the API key of profile "${name}" from ${store.path} (its base URL is kept)`);
+  }
+  if (ctx.env.GIFTCODES_API_KEY)
+    err(ctx.io, 'note: GIFTCODES_API_KEY is still set in this environment, and commands use it');
 }

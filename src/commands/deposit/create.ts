@@ -10,14 +10,18 @@ import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
 import { DEFAULT_POLL_MS } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import { printLastOnTimeout } from '../shared/wait.js';
+import { inferPayCurrency } from './currency.js';
 import { checkAmount, showInvoice } from './guided.js';
 import { depositFields, failureAdvice } from './render.js';
 import { watchDeposit } from './watch.js';
 
 export interface DepositCreateOptions {
   amount: number;
-  currency: string;
+  /** Inferred from --method when omitted (see currency.ts); USD without a method. */
+  currency?: string;
   method?: string;
+  /** Accepted on every write for scripts; a deposit is an invoice, so nothing is asked. */
+  yes?: boolean;
   wait?: boolean;
   pollInterval?: number;
   waitTimeout?: number;
@@ -35,9 +39,11 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
   const valid = checkAmount(String(opts.amount), account?.data.limits.maxDepositUSD);
   if (valid !== true) throw new UsageError(`--amount: ${valid}`);
 
+  const currency =
+    opts.currency ?? (opts.method ? await inferPayCurrency(ctx, http, opts.method, opts.amount) : 'USD');
   const created = await createDeposit(http, {
     amount: opts.amount,
-    paymentCurrency: opts.currency.toUpperCase(),
+    paymentCurrency: currency.toUpperCase(),
     paymentMethodId: opts.method,
   }).catch((error: unknown) => {
     // Deposits carry no idempotency key (spec section 4): the only way back is to look.

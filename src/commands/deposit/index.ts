@@ -27,12 +27,16 @@ export const registerDeposit: Register = (program, contextFor) => {
     .command('create')
     .description('create a deposit; with --method the response carries the invoice to pay')
     .requiredOption('--amount <usd>', 'USD to credit to the balance', decimal)
-    .requiredOption('--currency <code>', 'currency the payer pays in (paymentCurrency), e.g. BTC or USD')
     .option('--method <id>', 'payment method id; without it the eligible methods are listed')
+    .option(
+      '--currency <code>',
+      "currency the payer pays in (paymentCurrency); default: the method's (BTC for btc), else USD",
+    )
     .option('--wait', 'wait until the deposit is confirmed, failed or expired')
     .addOption(pollOption())
     .addOption(waitTimeoutOption('deposit'))
     .addOption(qrOption())
+    .option('-y, --yes', 'accepted as on every write; a deposit is an invoice, so nothing is asked')
     .action(async (opts, command) => {
       const { runDepositCreate } = await import('./create.js');
       await invoke(contextFor(command), runDepositCreate, withPoll(command, opts));

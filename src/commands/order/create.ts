@@ -1,7 +1,7 @@
 import { createOrder, getOrder } from '../../api/orders.js';
 import { pollDelay } from '../../bulk/submit.js';
 import type { Context } from '../../context.js';
-import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
@@ -70,7 +70,8 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   );
   const http = await ctx.http();
   // Said before the request: if its outcome is lost, this ref is the only safe way back.
-  if (generated) err(ctx.io, `externalRef ${ref} (re-run with --ref ${ref} to retry this same order safely)`);
+  // No advice here: after a 4xx nothing was created; a lost outcome names the re-run below.
+  if (generated) err(ctx.io, `externalRef ${ref} (generated)`);
   const res = await createOrder(http, {
     externalRef: ref,
     items: [
@@ -87,7 +88,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   }).catch((error: unknown) => {
     throw writeOutcome(error) === 'maybe-applied'
       ? withOutcomeAdvice(error, orderRerunAdvice(ctx, ref))
-      : error;
+      : asRejectedInput(error);
   });
   if (res.replayed) {
     const diff = replayDifference(

@@ -21,7 +21,7 @@ export const registerOrder: Register = (program, contextFor) => {
     .option('--concurrency <n>', 'orders in flight at most', positiveInt, DEFAULT_CONCURRENCY)
     .option('--seal', 'deliver sealed cards (giftCardId instead of the code)')
     .option('--dry-run', 'print the plan, costs and limit checks; spend nothing')
-    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
     .addOption(new Option('--format <format>', 'output file format').choices(['csv', 'json']).default('csv'))
     .addOption(
       new Option(
@@ -98,7 +98,7 @@ export const registerOrder: Register = (program, contextFor) => {
         .default(600_000, '10m'),
     )
     .option('--reveal', 'show codes in full')
-    .option('--yes', 'do not ask for confirmation (required without a terminal)')
+    .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
     .action(async (opts, command) => {
       const { runOrderCreate } = await import('./create.js');
       await invoke(contextFor(command), runOrderCreate, opts);

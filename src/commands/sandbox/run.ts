@@ -11,9 +11,10 @@ import {
   type SandboxFlags,
   startSandbox,
 } from '../../sandbox/index.js';
+import { prepareWriteEnv, removeWriteEnv, writeEnvTo } from './write-env.js';
 
 /** Serves until Ctrl-C; the first lines say how to point the CLI (or anything else) at it. */
-export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<void> {
+export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFlags): Promise<void> {
   let options: ReturnType<typeof parseSandboxFlags>;
   try {
     options = parseSandboxFlags(flags);
@@ -21,6 +22,7 @@ export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<voi
     if (error instanceof SandboxFlagError) throw new UsageError(error.message);
     throw error;
   }
+  if (writeEnv !== undefined) await prepareWriteEnv(writeEnv);
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
     sandbox = await startSandbox({
@@ -29,6 +31,14 @@ export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<voi
     });
   } catch (error) {
     throw listenProblem(error, options.host ?? '127.0.0.1', options.port ?? DEFAULT_SANDBOX_PORT) ?? error;
+  }
+  if (writeEnv !== undefined) {
+    try {
+      await writeEnvTo(writeEnv, sandbox.url, sandbox.apiKey);
+    } catch (error) {
+      await sandbox.close();
+      throw new UsageError(`--write-env ${writeEnv}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    }
   }
   const s = style(ctx.io);
   if (!isLoopbackHostname(sandbox.host)) {
@@ -73,6 +83,7 @@ export async function runSandbox(ctx: Context, flags: SandboxFlags): Promise<voi
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await sandbox.close();
+  if (writeEnv !== undefined) await removeWriteEnv(writeEnv);
   err(ctx.io, 'sandbox stopped');
 }
 

@@ -1,0 +1,46 @@
+/**
+ * `deposit create --method <id>` without `--currency`: the method implies the currency
+ * the payer pays in (its `symbol`, see `payCurrencyFor`). The method's record is read
+ * from the retailer list when the key may read it, else from the B2B deposit listing
+ * (a deposit without a method, which only lists the choices and expires unpaid, as the
+ * guided flow does). `--currency` is required only when neither names the method.
+ */
+import { createDeposit } from '../../api/deposits.js';
+import type { HttpClient } from '../../api/http.js';
+import { listPaymentMethods } from '../../api/payment-methods.js';
+import type { Context } from '../../context.js';
+import { ApiError, UsageError } from '../../errors.js';
+import type { PaymentMethod } from '../../schemas/payments.js';
+import { payCurrencyFor } from '../shared/methods.js';
+
+async function retailerMethods(http: HttpClient): Promise<PaymentMethod[] | undefined> {
+  try {
+    return (await listPaymentMethods(http)).data;
+  } catch (error) {
+    // A B2B-only account or a narrow key: the deposit listing below still answers.
+    if (error instanceof ApiError && (error.status === 403 || error.status === 404)) return undefined;
+    throw error;
+  }
+}
+
+export async function inferPayCurrency(
+  ctx: Context,
+  http: HttpClient,
+  methodId: string,
+  amount: number,
+): Promise<string> {
+  let method = (await retailerMethods(http))?.find((m) => m.id === methodId);
+  if (!method) {
+    const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
+    if (listing.depositId)
+      ctx.debug(`method listing created deposit ${listing.depositId} (no invoice; it expires unpaid)`);
+    method = (listing.data.availablePaymentMethods ?? []).find((m) => m.id === methodId);
+  }
+  if (!method) {
+    throw new UsageError(
+      `--method ${methodId} is not a payment method the service lists, so its currency is unknown: ` +
+        'pass --currency <code>, or run `giftcodes deposit create --amount <usd>` to see the methods',
+    );
+  }
+  return payCurrencyFor(method);
+}
