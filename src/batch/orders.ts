@@ -7,15 +7,13 @@
  */
 import type { HttpClient } from '../api/http.js';
 import { getOrder } from '../api/orders.js';
-import { isDelivered, orderRecords, rejectedRecords } from '../bulk/records.js';
+import { isDelivered, orderRecords, rejectedRecords, unitFields } from '../bulk/records.js';
 import type { OutputRecord } from '../bulk/types.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
 import type { BatchOrder } from './locate.js';
 
 /** A codes-file row whose row number may be unknown (null: an empty cell). */
 export type ExportRecord = Omit<OutputRecord, 'row'> & { row: number | null };
-
-const DEFAULT_FAILURE = 'The unit could not be fulfilled.';
 
 /** Reads every order of the batch that has a checkoutId, `concurrency` at a time. */
 export async function fetchOrders(
@@ -47,7 +45,6 @@ export function serviceRecords(order: Order, ref: string): ExportRecord[] {
     const fulfillments = [...item.fulfillments].sort((a, b) => a.index - b.index);
     for (let k = 0; k < item.quantity; k++) {
       const f = fulfillments[k];
-      const delivered = isDelivered(f);
       records.push({
         row: null,
         ref: '',
@@ -57,13 +54,7 @@ export function serviceRecords(order: Order, ref: string): ExportRecord[] {
         skuId: '',
         amount: item.unitAmount,
         index: k + 1,
-        status: delivered ? 'completed' : 'failed',
-        cardCode: delivered ? (f?.cardCode ?? null) : null,
-        cardPin: delivered ? (f?.cardPin ?? null) : null,
-        cardUrl: delivered ? (f?.cardUrl ?? null) : null,
-        giftCardId: delivered ? (f?.giftCardId ?? null) : null,
-        expiresAt: f?.expiresAt ?? null,
-        errorMessage: delivered ? null : (f?.errorMessage ?? DEFAULT_FAILURE),
+        ...unitFields(f),
       });
     }
   }

@@ -43,6 +43,20 @@ export function isDelivered(f: Fulfillment | undefined): boolean {
 
 const DEFAULT_FAILURE = 'The unit could not be fulfilled.';
 
+/** What one unit's fulfillment puts in its record: the code fields when delivered, else the reason. */
+export function unitFields(f: Fulfillment | undefined) {
+  const delivered = isDelivered(f);
+  return {
+    status: delivered ? ('completed' as const) : ('failed' as const),
+    cardCode: delivered ? (f?.cardCode ?? null) : null,
+    cardPin: delivered ? (f?.cardPin ?? null) : null,
+    cardUrl: delivered ? (f?.cardUrl ?? null) : null,
+    giftCardId: delivered ? (f?.giftCardId ?? null) : null,
+    expiresAt: f?.expiresAt ?? null,
+    errorMessage: delivered ? null : (f?.errorMessage ?? DEFAULT_FAILURE),
+  };
+}
+
 /**
  * Records of a terminal order: one per unit, delivered or failed. An item with fewer
  * fulfillments than units in a final order counts the missing ones as failed.
@@ -60,7 +74,6 @@ export function orderRecords(
     const fulfillments = [...item.fulfillments].sort((a, b) => a.index - b.index);
     for (let k = 0; k < line.quantity; k++) {
       const f = fulfillments[k];
-      const delivered = isDelivered(f);
       records.push({
         row: line.row,
         ref: refOf(line.row),
@@ -70,13 +83,7 @@ export function orderRecords(
         skuId: line.skuId,
         amount: line.amount,
         index: line.firstUnit + k,
-        status: delivered ? 'completed' : 'failed',
-        cardCode: delivered ? (f?.cardCode ?? null) : null,
-        cardPin: delivered ? (f?.cardPin ?? null) : null,
-        cardUrl: delivered ? (f?.cardUrl ?? null) : null,
-        giftCardId: delivered ? (f?.giftCardId ?? null) : null,
-        expiresAt: f?.expiresAt ?? null,
-        errorMessage: delivered ? null : (f?.errorMessage ?? DEFAULT_FAILURE),
+        ...unitFields(f),
       });
     }
   }

@@ -8,8 +8,8 @@
  * whose sleeps return at once and move its time on: retries and polls cost no real time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/context.js';
 import { runInProcess } from '../helpers/cli.js';
+import { instantClock } from '../helpers/clock.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { account } from './support.js';
 
@@ -18,17 +18,6 @@ const sb = withSandbox({ seed: 23, tuning: { fulfillmentUnitMs: UNIT_MS } });
 afterEach(async () => {
   await sb.operator.setFaults({});
 });
-
-function instantClock(): Clock {
-  let now = Date.now();
-  return {
-    now: () => now,
-    sleep: async (ms) => {
-      now += ms;
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
 
 function cli(env: Record<string, string>, args: string[]) {
   return runInProcess(args, { env, deps: { clock: instantClock() } });

@@ -7,13 +7,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeTree } from '../../src/commands/completion/tree.js';
-import type { IO } from '../../src/io/streams.js';
 import { buildProgram } from '../../src/program.js';
 import { ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
-import { runBinary } from '../helpers/cli.js';
+import { quietIO, runBinary } from '../helpers/cli.js';
 import { tempDirFor } from '../helpers/temp.js';
 
 const dir = tempDirFor('giftcodes-completion-');
@@ -42,19 +40,6 @@ printf '%s\\n' "\${COMPREPLY[@]}"`;
   return output.split('\n').filter((l) => l !== '');
 }
 
-function treeIO(): IO {
-  return {
-    stdin: Readable.from(['']),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    color: false,
-    columns: 100,
-  };
-}
-
 describe('completion bash, in a real bash', () => {
   it('registers itself with complete -F', () => {
     const res = execFileSync(
@@ -68,7 +53,7 @@ describe('completion bash, in a real bash', () => {
   });
 
   it('offers every command of the tree, then their subcommands', () => {
-    const tree = describeTree(buildProgram(treeIO(), '0.0.0', () => ({}) as never));
+    const tree = describeTree(buildProgram(quietIO(), '0.0.0', () => ({}) as never));
     const top = tree.find((n) => n.path === '')?.subcommands.map((s) => s.name) ?? [];
     expect(top).toEqual(expect.arrayContaining(['order', 'refund', 'doctor', 'completion']));
     expect(bashComplete(['giftcodes', ''])).toEqual(top);

@@ -9,13 +9,11 @@
  * attribute. Nothing runs, so no service is needed. Global flags are covered elsewhere.
  */
 import { rmSync } from 'node:fs';
-import { PassThrough, Readable } from 'node:stream';
 import type { Argument, Command, Option } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { IO } from '../../src/io/streams.js';
 import { buildProgram } from '../../src/program.js';
 import * as enums from '../../src/schemas/enums.js';
-import { runInProcess, tempConfigDir } from '../helpers/cli.js';
+import { quietIO, runInProcess, tempConfigDir } from '../helpers/cli.js';
 
 /**
  * Where an action hands an option to its run function under another name than
@@ -52,19 +50,6 @@ const configDir = tempConfigDir();
 afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
 /** Only to walk the tree: the runs below build their own program through `run`. */
-function treeIO(): IO {
-  return {
-    stdin: Readable.from(['']),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    color: false,
-    columns: 100,
-  };
-}
-
 interface Runnable {
   path: string[];
   command: Command;
@@ -132,7 +117,7 @@ function attribute(received: unknown, name: string): unknown {
   return (received as Record<string, unknown>)[name];
 }
 
-const program = buildProgram(treeIO(), '0.0.0', () => {
+const program = buildProgram(quietIO(), '0.0.0', () => {
   throw new Error('the walk never runs an action');
 });
 const commands = runnables(program);

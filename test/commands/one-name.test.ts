@@ -5,12 +5,10 @@
  * every command; a 4xx create never suggests a re-run with --ref.
  */
 import { rmSync } from 'node:fs';
-import { PassThrough, Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IO } from '../../src/io/streams.js';
 import { buildProgram } from '../../src/program.js';
-import { runBinary, runInProcess, tempConfigDir } from '../helpers/cli.js';
+import { quietIO, runBinary, runInProcess, tempConfigDir } from '../helpers/cli.js';
 import { AMAZON_25, type OperatorEnv, operatorEnv } from '../operator/env.js';
 
 const configDir = tempConfigDir();
@@ -22,19 +20,6 @@ afterAll(async () => {
   await op.sandbox.close();
   rmSync(configDir, { recursive: true, force: true });
 });
-
-function quietIO(): IO {
-  return {
-    stdin: Readable.from(['']),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    color: false,
-    columns: 100,
-  };
-}
 
 function allCommands(command: Command, path: string[] = []): { path: string; command: Command }[] {
   return [

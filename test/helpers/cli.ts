@@ -133,3 +133,17 @@ export async function runInProcess(args: string[], opts: InProcessOptions = {}):
   const code = await run(args, { io, env, ...opts.deps });
   return { code, stdout: out, stderr: errText };
 }
+
+/** Streams for building the command tree without running anything: empty input, discarded output, no TTY. */
+export function quietIO(): IO {
+  return {
+    stdin: Readable.from(['']),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    color: false,
+    columns: 100,
+  };
+}

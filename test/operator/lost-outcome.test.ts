@@ -8,8 +8,8 @@
  * real time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/context.js';
 import { runInProcess } from '../helpers/cli.js';
+import { instantClock } from '../helpers/clock.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { AMAZON_25 } from './env.js';
 
@@ -18,17 +18,6 @@ const sb = withSandbox({ seed: 31, tuning: { fulfillmentUnitMs: UNIT_MS } });
 afterEach(async () => {
   await sb.operator.setFaults({});
 });
-
-function instantClock(): Clock {
-  let now = Date.now();
-  return {
-    now: () => now,
-    sleep: async (ms) => {
-      now += ms;
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
 
 async function retailAccount(scopes?: string[]) {
   const acc = await sb.operator.createAccount({

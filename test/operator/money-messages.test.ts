@@ -6,25 +6,14 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/context.js';
 import { account, FAST, mixedRows, tempDir, writeCsv } from '../bulk/support.js';
 import { runInProcess } from '../helpers/cli.js';
+import { instantClock } from '../helpers/clock.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 import { AMAZON_25 } from './env.js';
 
 const sb = withSandbox({ seed: 57 });
-
-function instantClock(): Clock {
-  let now = Date.now();
-  return {
-    now: () => now,
-    sleep: async (ms) => {
-      now += ms;
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
 
 async function retailEnv() {
   const acc = await sb.operator.createAccount({

@@ -130,7 +130,7 @@ describe('checkout pay', () => {
   });
 
   it('a hosted card payment draws the payment page as a QR code under the same --qr rule', async () => {
-    const { env } = op.account({ balanceUsd: 0 });
+    const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const created = await json(['checkout', 'create', '--email', 'q@example.com', '--item', AMAZON_25], env);
     const piped = await runBinary(['checkout', 'pay', created.checkoutId, '--method', 'card', '--yes'], {
       env,
