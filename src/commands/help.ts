@@ -303,7 +303,8 @@ export function finishHelp(program: Command, io: IO, contextFor: ContextFor): vo
 
 async function showHelp(io: IO, program: Command, words: string[]): Promise<void> {
   if (words.length === 1 && words[0] === 'exit-codes') {
-    io.stdout.write(exitCodesText(io.columns));
+    const { outOwn } = await import('../io/streams.js');
+    outOwn(io, exitCodesText(io.columns));
     return;
   }
   let target = program;

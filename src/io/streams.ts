@@ -51,6 +51,14 @@ export function out(io: IO, line = ''): void {
   io.stdout.write(`${renderForTerminal(line, io.color)}\n`);
 }
 
+/**
+ * Text the CLI wrote itself, whole, to stdout exactly as made (a completion script, the
+ * exit-code page): nothing from outside is in it, and a script must get its bytes unchanged.
+ */
+export function outOwn(io: IO, text: string): void {
+  io.stdout.write(text);
+}
+
 /** Write a line to stderr (progress, diagnostics), sanitized like `out`. */
 export function err(io: IO, line = ''): void {
   io.stderr.write(`${renderForTerminal(line, io.color)}\n`);

@@ -41,7 +41,8 @@ export const registerCheckout: Register = (program, contextFor) => {
           const { UsageError } = await import('../../errors.js');
           throw new UsageError('--pay-method is the old name of --method: pass only --method');
         }
-        ctx.io.stderr.write('note: --pay-method is now --method; the old name keeps working\n');
+        const { err } = await import('../../io/streams.js');
+        err(ctx.io, 'note: --pay-method is now --method; the old name keeps working');
       }
       await invoke(ctx, runCheckoutCreate, { ...opts, method: opts.method ?? payMethod });
     });

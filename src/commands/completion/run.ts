@@ -1,6 +1,7 @@
 /** `giftcodes completion bash|zsh|fish`: prints the script for the command tree this binary has. */
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { outOwn } from '../../io/streams.js';
 import { bashScript, fishScript, zshScript } from './scripts.js';
 import { describeTree } from './tree.js';
 
@@ -15,5 +16,5 @@ export interface CompletionOptions {
 const SCRIPTS: Record<Shell, typeof bashScript> = { bash: bashScript, zsh: zshScript, fish: fishScript };
 
 export async function runCompletion(ctx: Context, opts: CompletionOptions): Promise<void> {
-  ctx.io.stdout.write(SCRIPTS[opts.shell](describeTree(opts.program)));
+  outOwn(ctx.io, SCRIPTS[opts.shell](describeTree(opts.program)));
 }
