@@ -17,6 +17,8 @@ export interface BoughtSoFar {
   /** Input rows (1-based) with at least one unit bought, ascending. */
   rows: number[];
   checkoutIds: string[];
+  /** Orders among them whose outcome is unknown (submitted, no answer kept): the service may have charged them. */
+  uncertain: number;
 }
 
 export function boughtSoFar(state: JournalState): BoughtSoFar {
@@ -27,6 +29,7 @@ export function boughtSoFar(state: JournalState): BoughtSoFar {
     usd: 0,
     rows: [],
     checkoutIds: [],
+    uncertain: 0,
   };
   const rows = new Set<number>();
   let usd = 0;
@@ -34,6 +37,7 @@ export function boughtSoFar(state: JournalState): BoughtSoFar {
     if (order.phase === 'planned' || order.phase === 'rejected') continue;
     const lines = linesOf(state, order);
     bought.orders += 1;
+    if (order.phase !== 'created') bought.uncertain += 1;
     for (const line of lines) {
       bought.units += line.quantity;
       rows.add(line.row);
@@ -66,6 +70,7 @@ export function describeBought(bought: BoughtSoFar): string {
   const more = bought.checkoutIds.length > 5 ? `, and ${bought.checkoutIds.length - 5} more` : '';
   return (
     `batch ${bought.batch} already bought rows ${describeRows(bought.rows)} ` +
-    `(${bought.units} units in ${bought.orders} orders${ids ? `: ${ids}${more}` : ''}; about ${formatMoney(bought.usd, 'USD')})`
+    `(${bought.units} units in ${bought.orders} orders${ids ? `: ${ids}${more}` : ''}` +
+    `${bought.uncertain ? `, ${bought.uncertain} of them with an unknown outcome` : ''}; about ${formatMoney(bought.usd, 'USD')})`
   );
 }
