@@ -819,6 +819,9 @@ class Runner {
       const res = await createOrder(this.deps.http, body);
       created = res.data;
       if (!res.replayed) this.chargedNow.add(order.ref);
+      // The service takes orders again: a count of 429s is of 429s in a row, so one
+      // order at the queue's head through a long run's many short bursts is not given up.
+      if (this.throttles.size) this.throttles.clear();
     } catch (error) {
       await this.onSubmitError(order, error);
       return;
