@@ -121,6 +121,11 @@ export class AdaptiveLimit {
   onRateLimited(): void {
     const t = this.now();
     if (t - this.lastCut < this.cooldownMs) return;
+    // A 429 again within two cooldowns of the last cut: the probing keeps overshooting
+    // (it climbs ~28% a second at 50 req/s, more than the 20% floor below takes back), so
+    // the pace goes down to what the service let through, or it would ratchet up and
+    // most requests would come back 429.
+    const sustained = t - this.lastCut <= 2 * this.cooldownMs;
     this.lastCut = t;
     this.trim(t);
     // Successes per second over the last second, or over the run so far if shorter.
@@ -128,7 +133,9 @@ export class AdaptiveLimit {
     const observed = Math.max(1, (this.recent.length * 1000) / span);
     // One bad second (workers asleep on a Retry-After) must not collapse the pace.
     this.rate =
-      this.rate === undefined ? observed : Math.max(1, this.rate * 0.8, Math.min(this.rate, observed));
+      this.rate === undefined
+        ? observed
+        : Math.max(1, sustained ? 0 : this.rate * 0.8, Math.min(this.rate, observed));
     this.current = Math.max(Math.min(2, this.max), Math.floor(this.current / 2));
     this.successes = 0;
   }
