@@ -1,6 +1,7 @@
-/** The poll schedule (pure): blind backoff, estimate-driven reads, and the pace learned from reads. */
+/** The poll schedule (pure): blind backoff, estimate-driven reads, the pace learned from reads; and the request pace after 429s. */
 import { describe, expect, it } from 'vitest';
 import {
+  AdaptiveLimit,
   FulfillmentPace,
   type OrderProgress,
   POLL_ESTIMATE_MAX_MS,
@@ -110,5 +111,32 @@ describe('FulfillmentPace', () => {
     const pace = new FulfillmentPace();
     if (learned !== undefined) pace.observe(order([1], [1], learned));
     expect(pace.expectedIn(seen as OrderProgress, elapsed)).toBe(expected);
+  });
+});
+
+describe('AdaptiveLimit under a sustained overshoot', () => {
+  it.each([
+    // ms between the two 429s, pace after the second (successes: 50 a second throughout)
+    ['again within 2 cooldowns: down to what got through', 1_500, 50],
+    ['after a quiet spell: the 80% floor', 5_000, 0.8],
+  ] as const)('%s', (_name, gap, expected) => {
+    let t = 0;
+    const l = new AdaptiveLimit(8, () => t, 1000);
+    const succeed = (ms: number) => {
+      for (let end = t + ms; t < end; ) {
+        t += 20;
+        l.onSuccess();
+      }
+    };
+    succeed(1_000);
+    l.onRateLimited();
+    // 50 successes over the 980 ms since the first one.
+    expect(l.pace).toBeCloseTo(50_000 / 980, 9);
+    // The probe climbs 1% every 2 successes: +28% a second at 50 a second.
+    succeed(gap);
+    const before = l.pace ?? 0;
+    expect(before).toBeGreaterThan(60);
+    l.onRateLimited();
+    expect(l.pace).toBeCloseTo(expected === 50 ? 50 : before * expected, 6);
   });
 });
