@@ -9,10 +9,17 @@
  *   existence check of the first ref, and per order one POST and one GET. Target <= 1.25.
  * - Memory: peak RSS of the CLI process (the sandbox runs in this process, not in it)
  *   at 10,000 and 100,000 rows. Target <= 150 MB.
+ * - Requests per order: with fulfilment that takes seconds per order (`--fulfillment-ms`
+ *   per unit, default 500; orders of at most `--items-per-order` lines, default 5, so
+ *   about 3 s an order), the requests the sandbox answered, by kind (preflight reads,
+ *   POST /b2b/orders, GET /b2b/orders/{id} polls, 429s), per order, and the wall time
+ *   against the same rate-limit bound, at each `--settings` entry rate:latency:rows
+ *   (default 50:20:10000,10:200:2000, about 80 s of bound each). Target <= 1.10.
  *
- *   npm run build && node bench/bulk.mjs                 both figures
+ *   npm run build && node bench/bulk.mjs                 all three
  *   node bench/bulk.mjs --rows 10000 --rate 50 --latency 20 --concurrency 8
- *   node bench/bulk.mjs --only throughput|memory  --json
+ *   node bench/bulk.mjs --only throughput|memory|requests  --json
+ *   node bench/bulk.mjs --only requests --settings 10:200:2000 --fulfillment-ms 500
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,20 +99,52 @@ function runCli(cliArgs, env) {
 }
 
 const trace = [];
-async function bulkRun(n, { rateLimit, latencyMs }) {
+
+/** Requests the sandbox answered, by kind, from its request log lines ("METHOD /path STATUS Nms"). */
+function requestCounter() {
+  const counts = { preflight: 0, post: 0, poll: 0, refCheck: 0, throttled: 0, other: 0 };
+  const log = (line) => {
+    const m = /^(GET|POST|PUT|PATCH|DELETE) (\S+) (\d{3}) \d+ms$/.exec(line);
+    if (!m) return;
+    const [, method, path, status] = m;
+    if (status === '429') counts.throttled += 1;
+    else if (method === 'POST' && path === '/b2b/orders') counts.post += 1;
+    else if (method === 'GET' && path.startsWith('/b2b/orders/')) counts.poll += 1;
+    else if (method === 'GET' && path === '/b2b/orders') counts.refCheck += 1;
+    else if (method === 'GET') counts.preflight += 1;
+    else counts.other += 1;
+  };
+  return { counts, log };
+}
+
+async function bulkRun(n, { rateLimit, latencyMs, fulfillmentUnitMs = 1, itemsPerOrder, counter }) {
   const sandbox = await startSandbox({
     port: 0,
     seed: 42,
-    // Fast fulfilment so one poll per order can suffice: the bound counts one GET per order.
-    tuning: { fulfillmentUnitMs: 1 },
+    // Fast fulfilment by default so one poll per order can suffice: the bound counts one GET per order.
+    tuning: { fulfillmentUnitMs },
     faults: { latencyMs, ...(rateLimit ? { rateLimit } : {}) },
-    ...(args.includes('--trace') ? { log: (line) => trace.push([performance.now(), line]) } : {}),
+    ...(args.includes('--trace')
+      ? {
+          log: (line) => {
+            trace.push([performance.now(), line]);
+            counter?.log(line);
+          },
+        }
+      : counter
+        ? { log: counter.log }
+        : {}),
   });
   const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
   try {
     const account = sandbox.createAccount({ tier: 'enterprise', balanceUsd: 1e9 });
     sandbox.patchAccount(account.userId, {
-      limits: { dailySpendCapUSD: 1e12, monthlySpendCapUSD: 1e12, maxOrderAmountUSD: 1e9 },
+      limits: {
+        dailySpendCapUSD: 1e12,
+        monthlySpendCapUSD: 1e12,
+        maxOrderAmountUSD: 1e9,
+        ...(itemsPerOrder ? { maxItemsPerOrder: itemsPerOrder } : {}),
+      },
       ...(rateLimit ? { rateLimit } : {}),
     });
     const input = join(dir, 'in.csv');
@@ -183,6 +222,45 @@ if (only === 'all' || only === 'memory') {
     });
   }
 }
+if (only === 'all' || only === 'requests') {
+  results.requests = [];
+  const fulfillmentUnitMs = Number(opt('--fulfillment-ms', 500));
+  const itemsPerOrder = Number(opt('--items-per-order', 5));
+  for (const setting of opt('--settings', '50:20:10000,10:200:2000').split(',')) {
+    const [perSecond, latencyMs, n] = setting.split(':').map(Number);
+    const counter = requestCounter();
+    const r = await bulkRun(n, {
+      rateLimit: { perSecond, burst: 5 },
+      latencyMs,
+      fulfillmentUnitMs,
+      itemsPerOrder,
+      counter,
+    });
+    const c = counter.counts;
+    const needed = 5 + 2 * r.orders;
+    const boundMs = (needed / perSecond) * 1000;
+    const sent = c.preflight + c.refCheck + c.post + c.poll + c.throttled + c.other;
+    results.requests.push({
+      rows: n,
+      units: r.units,
+      orders: r.orders,
+      ratePerSecond: perSecond,
+      latencyMs,
+      fulfillmentUnitMs,
+      fulfillmentPerOrderS: +(((r.units / r.orders) * fulfillmentUnitMs) / 1000).toFixed(2),
+      concurrency,
+      requests: { ...c, total: sent },
+      postsPerOrder: +(c.post / r.orders).toFixed(3),
+      pollsPerOrder: +(c.poll / r.orders).toFixed(3),
+      requestsPerOrder: +(sent / r.orders).toFixed(3),
+      requestsNeeded: needed,
+      lowerBoundS: +(boundMs / 1000).toFixed(2),
+      wallS: +(r.wallMs / 1000).toFixed(2),
+      ratio: +(r.wallMs / boundMs).toFixed(3),
+      target: 1.1,
+    });
+  }
+}
 if (args.includes('--trace')) {
   const t0 = trace[0]?.[0] ?? 0;
   for (const [t, line] of trace) console.error(`${(t - t0).toFixed(0).padStart(6)} ${line}`);
@@ -194,6 +272,15 @@ else {
     console.log(
       `throughput: ${t.rows} rows (${t.units} units, ${t.orders} orders) at ${t.ratePerSecond} req/s + ${t.latencyMs} ms latency, concurrency ${t.concurrency}: ` +
         `${t.wallS} s against a bound of ${t.lowerBoundS} s (${t.requestsNeeded} requests) -> ratio ${t.ratio} (target <= ${t.target})`,
+    );
+  }
+  for (const q of results.requests ?? []) {
+    const c = q.requests;
+    console.log(
+      `requests: ${q.rows} rows (${q.units} units, ${q.orders} orders, ~${q.fulfillmentPerOrderS} s fulfilment an order) at ${q.ratePerSecond} req/s + ${q.latencyMs} ms latency: ` +
+        `${c.total} requests (preflight ${c.preflight}, ref check ${c.refCheck}, POST ${c.post}, poll ${c.poll}, 429 ${c.throttled}) = ` +
+        `${q.postsPerOrder} POST + ${q.pollsPerOrder} polls an order (${q.requestsPerOrder} in all); ` +
+        `${q.wallS} s against a bound of ${q.lowerBoundS} s (${q.requestsNeeded} requests) -> ratio ${q.ratio} (target <= ${q.target})`,
     );
   }
   for (const m of results.memory ?? []) {

@@ -46,7 +46,7 @@ import { estimatePlan, limitsFrom, orderUsd, type PlanEstimate, planInto, splitO
 import { orderRecords, rejectedRecords, Tally } from './records.js';
 import { defaultBatchId, isValidBatchId } from './refs.js';
 import { checkCompanions } from './safe-files.js';
-import { type AdaptiveLimit, classifySubmitError, pollDelay } from './submit.js';
+import { type AdaptiveLimit, classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
 import { LineTable, RefColumn } from './table.js';
 import type { InputRow, OutputRecord, PlanLimits, RowError } from './types.js';
 import { productIndex, validateAccount, validateRows } from './validate.js';
@@ -624,6 +624,10 @@ class Runner {
   private wake: (() => void) | undefined;
   private shortfall: BalanceShortfall | undefined;
   private readonly throttles = new Map<string, number>();
+  /** The service's fulfilment time per unit, learned from the orders read in this run. */
+  private readonly pace = new FulfillmentPace();
+  /** When this run saw each order's create answered (local clock), until it is finished. */
+  private readonly createdLocal = new Map<string, number>();
 
   constructor(
     private readonly opts: BulkOptions,
@@ -760,10 +764,26 @@ class Runner {
     }
   }
 
-  private schedulePoll(order: OrderState, attempt: number): void {
+  /**
+   * Queues the next read of an order. `seen` is what the service last said of it (the
+   * create's answer or a read): with the fulfilment pace learned so far, it says when
+   * the order should be finished, and the read is due then rather than on a blind backoff.
+   */
+  private schedulePoll(order: OrderState, attempt: number, seen?: Order): void {
+    const now = this.deps.now();
+    let expectedInMs: number | undefined;
+    if (seen) {
+      this.pace.observe(seen);
+      const since = this.createdLocal.get(order.ref);
+      if (since !== undefined) expectedInMs = this.pace.expectedIn(seen, now - since);
+    }
     const due =
-      this.deps.now() +
-      pollDelay(attempt, { firstMs: this.opts.pollFirstMs ?? 300, maxMs: this.opts.pollMaxMs ?? 5_000 });
+      now +
+      pollDelay(attempt, {
+        firstMs: this.opts.pollFirstMs ?? 300,
+        maxMs: this.opts.pollMaxMs ?? 5_000,
+        expectedInMs,
+      });
     const entry = { order, attempt, due };
     let i = this.polls.length;
     while (i > 0 && (this.polls[i - 1]?.due ?? 0) > due) i--;
@@ -799,6 +819,9 @@ class Runner {
       const res = await createOrder(this.deps.http, body);
       created = res.data;
       if (!res.replayed) this.chargedNow.add(order.ref);
+      // The service takes orders again: a count of 429s is of 429s in a row, so one
+      // order at the queue's head through a long run's many short bursts is not given up.
+      if (this.throttles.size) this.throttles.clear();
     } catch (error) {
       await this.onSubmitError(order, error);
       return;
@@ -813,7 +836,10 @@ class Runner {
     });
     this.stats.created += 1;
     if (TERMINAL_ORDER_STATUSES.has(String(created.status))) await this.finishOrder(order, created);
-    else this.schedulePoll(order, 0);
+    else {
+      this.createdLocal.set(order.ref, this.deps.now());
+      this.schedulePoll(order, 0, created);
+    }
   }
 
   private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
@@ -974,8 +1000,11 @@ class Runner {
       return;
     }
     this.deps.limit.onSuccess();
-    if (TERMINAL_ORDER_STATUSES.has(String(fetched.status))) await this.finishOrder(order, fetched);
-    else this.schedulePoll(order, attempt + 1);
+    if (TERMINAL_ORDER_STATUSES.has(String(fetched.status))) {
+      this.pace.observe(fetched);
+      this.createdLocal.delete(order.ref);
+      await this.finishOrder(order, fetched);
+    } else this.schedulePoll(order, attempt + 1, fetched);
   }
 
   private async finishOrder(order: OrderState, fetched: Order): Promise<void> {

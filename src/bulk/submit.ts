@@ -121,6 +121,11 @@ export class AdaptiveLimit {
   onRateLimited(): void {
     const t = this.now();
     if (t - this.lastCut < this.cooldownMs) return;
+    // A 429 again within two cooldowns of the last cut: the probing keeps overshooting
+    // (it climbs ~28% a second at 50 req/s, more than the 20% floor below takes back), so
+    // the pace goes down to what the service let through, or it would ratchet up and
+    // most requests would come back 429.
+    const sustained = t - this.lastCut <= 2 * this.cooldownMs;
     this.lastCut = t;
     this.trim(t);
     // Successes per second over the last second, or over the run so far if shorter.
@@ -128,7 +133,9 @@ export class AdaptiveLimit {
     const observed = Math.max(1, (this.recent.length * 1000) / span);
     // One bad second (workers asleep on a Retry-After) must not collapse the pace.
     this.rate =
-      this.rate === undefined ? observed : Math.max(1, this.rate * 0.8, Math.min(this.rate, observed));
+      this.rate === undefined
+        ? observed
+        : Math.max(1, sustained ? 0 : this.rate * 0.8, Math.min(this.rate, observed));
     this.current = Math.max(Math.min(2, this.max), Math.floor(this.current / 2));
     this.successes = 0;
   }
@@ -151,7 +158,94 @@ export class AdaptiveLimit {
   }
 }
 
-/** Poll backoff: `first`, then x1.5 each time, capped. */
-export function pollDelay(attempt: number, opts: { firstMs: number; maxMs: number }): number {
-  return Math.min(opts.maxMs, Math.round(opts.firstMs * 1.5 ** attempt));
+/** The longest a poll waits on an estimate: past it, a wrong estimate costs too much lateness. */
+export const POLL_ESTIMATE_MAX_MS = 60_000;
+
+/**
+ * When to read an order next, `attempt` reads after its creation (0: the first read).
+ *
+ * - No estimate of when it finishes: `first`, then x1.5 each time, capped at `max`.
+ * - An estimate (`expectedInMs`, from {@link FulfillmentPace}): at that moment, plus 5%
+ *   and 25 ms so that the read lands just after the order finished and one read
+ *   usually suffices (a read a little late costs nothing in a run bound by the rate
+ *   limit; one too early costs a request); at most {@link POLL_ESTIMATE_MAX_MS}.
+ * - Overdue (the estimate is spent and it is not finished): the backoff from `attempt`.
+ */
+export function pollDelay(
+  attempt: number,
+  opts: { firstMs: number; maxMs: number; expectedInMs?: number },
+): number {
+  const backoff = Math.min(opts.maxMs, Math.round(opts.firstMs * 1.5 ** attempt));
+  const expected = opts.expectedInMs;
+  if (expected === undefined || !Number.isFinite(expected) || expected <= 0) return backoff;
+  return Math.min(POLL_ESTIMATE_MAX_MS, Math.ceil(expected * 1.05 + 25));
+}
+
+/** What {@link FulfillmentPace} reads of an order (a B2B order as the service returns it). */
+export interface OrderProgress {
+  createdAt?: number | null;
+  completedAt?: number | null;
+  items: ReadonlyArray<{ quantity: number; fulfillments: ReadonlyArray<{ fulfilledAt?: number | null }> }>;
+}
+
+/**
+ * How long the service takes to fulfil a unit, learned in this run from the orders it
+ * reads: each read with issued units gives (last fulfilledAt - createdAt) / units issued,
+ * a finished order (completedAt - createdAt) / units, both on the service's own clock (no
+ * skew). The run's figure is a moving average (weight 1/4 to the newest sample), so a
+ * change of pace shows within a few orders. Pure bookkeeping: no clock, no I/O.
+ */
+export class FulfillmentPace {
+  private perUnit: number | undefined;
+
+  /** Milliseconds a unit takes, learned so far (undefined until a read showed progress). */
+  get perUnitMs(): number | undefined {
+    return this.perUnit;
+  }
+
+  /** Learns from a read of an order; returns that order's own per-unit time, if it shows one. */
+  observe(order: OrderProgress): number | undefined {
+    const sample = perUnitOf(order);
+    if (sample === undefined) return undefined;
+    this.perUnit = this.perUnit === undefined ? sample : this.perUnit * 0.75 + sample * 0.25;
+    return sample;
+  }
+
+  /**
+   * Milliseconds from now until `order` should be finished, `elapsedMs` after its create
+   * answered: its units at its own pace when it shows progress, else at the run's pace;
+   * undefined when neither is known (then the plain backoff applies).
+   */
+  expectedIn(order: OrderProgress, elapsedMs: number): number | undefined {
+    const units = unitsOf(order);
+    const perUnit = perUnitOf(order) ?? this.perUnit;
+    if (perUnit === undefined || units === 0) return undefined;
+    return units * perUnit - elapsedMs;
+  }
+}
+
+function unitsOf(order: OrderProgress): number {
+  let units = 0;
+  for (const item of order.items) units += Math.max(0, item.quantity);
+  return units;
+}
+
+function perUnitOf(order: OrderProgress): number | undefined {
+  const created = order.createdAt;
+  if (typeof created !== 'number') return undefined;
+  const units = unitsOf(order);
+  if (typeof order.completedAt === 'number' && units > 0) {
+    const ms = order.completedAt - created;
+    return ms >= 0 ? ms / units : undefined;
+  }
+  let issued = 0;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const item of order.items)
+    for (const f of item.fulfillments) {
+      if (typeof f.fulfilledAt !== 'number') continue;
+      issued += 1;
+      if (f.fulfilledAt > last) last = f.fulfilledAt;
+    }
+  if (issued === 0 || last < created) return undefined;
+  return (last - created) / issued;
 }
