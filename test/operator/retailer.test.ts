@@ -4,15 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBinary, runInProcess } from '../helpers/cli.js';
 import { tempDirFor } from '../helpers/temp.js';
-import {
-  ALWAYS_FAILS,
-  AMAZON_25,
-  json,
-  MINUTE,
-  type OperatorEnv,
-  operatorEnv,
-  startInProcess,
-} from './env.js';
+import { ALWAYS_FAILS, AMAZON_25, json, MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
 let op: OperatorEnv;
 beforeAll(async () => {
