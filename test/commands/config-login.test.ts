@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBinary, tempConfigDir } from '../helpers/cli.js';
+import { runBinary, runInProcess, tempConfigDir } from '../helpers/cli.js';
 import { FIXTURE_KEY, type FixtureService, startFixtureService } from '../helpers/fixture-service.js';
 import { json } from '../helpers/server.js';
 
@@ -25,9 +25,13 @@ afterAll(async () => {
   await service.close();
 });
 
-function withDir(dir: string) {
+/** The CLI in-process with config directory `dir`; `spawn` runs the real binary instead, where the process is the point. */
+function withDir(dir: string, how: 'in-process' | 'spawn' = 'in-process') {
   return (args: string[], opts: { env?: Record<string, string | undefined>; input?: string } = {}) =>
-    runBinary(args, { env: { GIFTCODES_CONFIG_DIR: dir, ...opts.env }, input: opts.input });
+    (how === 'spawn' ? runBinary : runInProcess)(args, {
+      env: { GIFTCODES_CONFIG_DIR: dir, ...opts.env },
+      input: opts.input,
+    });
 }
 
 const fileMode = (path: string) => statSync(path).mode & 0o777;
@@ -35,7 +39,8 @@ const fileMode = (path: string) => statSync(path).mode & 0o777;
 describe('login without a TTY', () => {
   it('without flags exits 2 naming --base-url, and never waits for input', async () => {
     const dir = tempConfigDir();
-    const r = await withDir(dir)(['login']);
+    // End to end: the real binary with stdin closed, no terminal.
+    const r = await withDir(dir, 'spawn')(['login']);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/--base-url/);
@@ -60,7 +65,8 @@ describe('login without a TTY', () => {
   it('--key-stdin verifies the key, saves the profile with mode 0600, and never prints the key', async () => {
     const dir = tempConfigDir();
     const run = withDir(dir);
-    const r = await run(['login', '--base-url', `${service.url}/`, '--key-stdin'], {
+    // End to end: the key piped into the real binary's stdin.
+    const r = await withDir(dir, 'spawn')(['login', '--base-url', `${service.url}/`, '--key-stdin'], {
       input: `${FIXTURE_KEY}\n`,
     });
     expect(r.code).toBe(0);

@@ -1,10 +1,11 @@
 /**
- * The real binary as a subprocess (no TTY) against the fixture service on a loopback
- * port: exit codes, the stdout/stderr split, --json, error lines, and the read-only
- * commands' output.
+ * The CLI against the fixture service on a loopback port: exit codes, the
+ * stdout/stderr split, --json, error lines, and the read-only commands' output. Run
+ * in-process (no TTY); the real binary as a subprocess for the end-to-end checks
+ * (version, help, missing settings, a service error, a key on the command line).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliResult, runBinary } from '../helpers/cli.js';
+import { type CliResult, runBinary, runInProcess } from '../helpers/cli.js';
 import {
   type FixtureService,
   fixtureCatalog,
@@ -32,7 +33,10 @@ afterAll(async () => {
   await service.close();
 });
 
+/** In-process against the fixture service; `binary` below where the real process is the point. */
 const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runInProcess(args, { env: fixtureEnv(service, env) });
+const binary = (args: string[], env: Record<string, string | undefined> = {}) =>
   runBinary(args, { env: fixtureEnv(service, env) });
 
 function expectClean(result: CliResult) {
@@ -114,7 +118,8 @@ describe('version, help and usage errors', () => {
 
 describe('service and response errors', () => {
   it('a service error exits 1 with one line: error CODE: message (request id)', async () => {
-    const r = await cli(['balance'], { GIFTCODES_API_KEY: 'gk_wrong_key_0000' });
+    // End to end: the real binary's exit code and stream split for a service error.
+    const r = await binary(['balance'], { GIFTCODES_API_KEY: 'gk_wrong_key_0000' });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^error UNAUTHORIZED: missing or invalid API key \(request req_fx_\d+\)\n$/);

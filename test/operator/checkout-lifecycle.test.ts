@@ -6,10 +6,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { runBinary } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli.js';
+import { instantClock } from '../helpers/clock.js';
 import { operatorClient } from '../helpers/sandbox.js';
 import { json as reply, startServer } from '../helpers/server.js';
-import { ALWAYS_FAILS, AMAZON_25, json, MINUTE, type OperatorEnv, operatorEnv, startBinary } from './env.js';
+import {
+  ALWAYS_FAILS,
+  AMAZON_25,
+  json,
+  MINUTE,
+  type OperatorEnv,
+  operatorEnv,
+  startBinary,
+  startInProcess,
+} from './env.js';
 
 let op: OperatorEnv;
 beforeAll(async () => {
@@ -47,7 +57,7 @@ describe('codes stay masked unless --reveal', () => {
     expect(codes).toHaveLength(2);
     for (const code of codes) expect(code).toMatch(/^\w{4}-\w{6}-\w{4}$/);
 
-    const replay = await runBinary([...args, '--json'], { env });
+    const replay = await runInProcess([...args, '--json'], { env });
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stderr).toContain('no second charge');
     for (const code of codes) expect(replay.stdout).not.toContain(code);
@@ -56,13 +66,13 @@ describe('codes stay masked unless --reveal', () => {
     const shown = body.items[0].fulfillments.map((f: { cardCode: string }) => f.cardCode);
     expect(shown).toEqual(codes.map((c) => `****${c.slice(-4)}`));
 
-    const table = await runBinary(args, { env });
+    const table = await runInProcess(args, { env });
     expect(table.code, table.stderr).toBe(0);
     for (const code of codes) expect(table.stdout).not.toContain(code);
     expect(table.stdout).toContain(`****${codes[0]?.slice(-4)}`);
     expect(table.stderr).toContain('pass --reveal');
 
-    const revealed = await runBinary([...args, '--json', '--reveal'], { env });
+    const revealed = await runInProcess([...args, '--json', '--reveal'], { env });
     for (const code of codes) expect(revealed.stdout).toContain(code);
     // One charge in all: 2 x 25.
     expect((await json(['balance'], env)).balance).toBe(50);
@@ -76,11 +86,9 @@ describe('checkout get --wait', () => {
     checkoutId: string,
     drive: () => Promise<unknown> | unknown,
     extra: string[] = [],
+    start: typeof startInProcess = startInProcess,
   ) {
-    const run = startBinary(
-      ['checkout', 'get', checkoutId, '--wait', '--poll-interval', '100ms', ...extra],
-      env,
-    );
+    const run = start(['checkout', 'get', checkoutId, '--wait', '--poll-interval', '100ms', ...extra], env);
     await run.stderrShows(`checkout ${checkoutId}: pending`);
     await drive();
     return run.done;
@@ -112,7 +120,8 @@ describe('checkout get --wait', () => {
   it('exits 3 when failed', async () => {
     const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const id = await pending(env, [`${ALWAYS_FAILS}:2`]);
-    const failed = await waitWhile(env, id, payAndFulfil(id));
+    // End to end: the real binary's exit code for a failed checkout.
+    const failed = await waitWhile(env, id, payAndFulfil(id), [], startBinary);
     expect(failed.code, failed.stderr).toBe(3);
     expect(failed.stdout).toMatch(/status[\s│]+failed/);
   });
@@ -126,10 +135,10 @@ describe('checkout get --wait', () => {
     expect(body.status).toBe('expired');
     expect(body.expiredAt).toEqual(expect.any(Number));
 
-    const shown = await runBinary(['checkout', 'get', id], { env });
+    const shown = await runInProcess(['checkout', 'get', id], { env });
     expect(shown.stdout).toMatch(/status[\s│]+expired/);
     expect(shown.stdout).toMatch(/expired[\s│]+\d{4}-/);
-    const pay = await runBinary(['checkout', 'pay', id, '--method', 'btc', '--yes'], { env });
+    const pay = await runInProcess(['checkout', 'pay', id, '--method', 'btc', '--yes'], { env });
     expect(pay.code).toBe(2);
     expect(pay.stderr).toContain('is expired: only a pending checkout can be paid');
     const list = await json(['checkout', 'list', '--status', 'expired'], env);
@@ -139,9 +148,9 @@ describe('checkout get --wait', () => {
   it('--wait-timeout stops with exit 4; under --json the checkout as last read is still printed', async () => {
     const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const id = await pending(env, [AMAZON_25]);
-    const res = await runBinary(
+    const res = await runInProcess(
       ['checkout', 'get', id, '--wait', '--poll-interval', '100ms', '--wait-timeout', '300ms', '--json'],
-      { env },
+      { env, deps: { clock: instantClock() } },
     );
     expect(res.code).toBe(4);
     expect(JSON.parse(res.stdout)).toMatchObject({ checkoutId: id, status: 'pending' });
@@ -177,7 +186,7 @@ describe('checkout create --seal', () => {
       expect(f.giftCardId).toEqual(expect.any(String));
       expect(f.cardCode ?? null).toBeNull();
     }
-    const table = await runBinary(['checkout', 'get', created.checkoutId], { env });
+    const table = await runInProcess(['checkout', 'get', created.checkoutId], { env });
     expect(table.stdout).toMatch(/sealed[\s│]+yes/);
     expect(table.stdout).toContain(`sealed ${fulfillments[0].giftCardId}`);
   });
@@ -192,12 +201,12 @@ describe('checkout create --callback-url', () => {
       const { apiKey } = sandbox.createAccount({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
       const env = { GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: apiKey, NO_COLOR: '1' };
       // The override needs a business endpoint to exist (spec: ignored otherwise).
-      const set = await runBinary(['webhook', 'set', '--url', `${endpoint.url}/hook`, '--all-events'], {
+      const set = await runInProcess(['webhook', 'set', '--url', `${endpoint.url}/hook`, '--all-events'], {
         env,
       });
       expect(set.code, set.stderr).toBe(0);
 
-      const bad = await runBinary(
+      const bad = await runInProcess(
         [
           'checkout',
           'create',

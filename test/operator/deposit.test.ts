@@ -1,7 +1,11 @@
-/** Scripted deposits against the sandbox over real HTTP, through the built binary (no TTY). */
+/**
+ * Scripted deposits against the sandbox over real HTTP, the CLI run in-process (no TTY);
+ * the real binary where the process is the point (a wait's exit code, colour in a pipe).
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBinary } from '../helpers/cli.js';
-import { MINUTE, type OperatorEnv, operatorEnv } from './env.js';
+import { runBinary, runInProcess } from '../helpers/cli.js';
+import { instantClock } from '../helpers/clock.js';
+import { MINUTE, type OperatorEnv, operatorEnv, startInProcess } from './env.js';
 
 /** `deposit create` of 20 USD paid with `method`, waiting with a fast poll. */
 function waitingDeposit(method: string, ...extra: string[]): string[] {
@@ -30,14 +34,14 @@ afterAll(async () => {
 });
 
 async function balanceOf(env: Record<string, string>): Promise<number> {
-  const res = await runBinary(['balance', '--json'], { env });
+  const res = await runInProcess(['balance', '--json'], { env });
   return JSON.parse(res.stdout).balance;
 }
 
 describe('deposit create / get', () => {
   it('creates an invoice, waits through confirmation and reports the new balance', async () => {
     const { env } = op.account({ balanceUsd: 100 });
-    const created = await runBinary(
+    const created = await runInProcess(
       ['deposit', 'create', '--amount', '50', '--currency', 'BTC', '--method', 'btc', '--json'],
       { env },
     );
@@ -47,12 +51,12 @@ describe('deposit create / get', () => {
     expect(Number(body.payment.amount)).toBeGreaterThan(0);
     const id: string = body.depositId;
 
-    const pending = await runBinary(['deposit', 'get', id], { env });
+    const pending = await runInProcess(['deposit', 'get', id], { env });
     expect(pending.stdout).toContain('pending');
     expect(pending.stdout).toContain('Send exactly');
 
     await op.operator(`/deposits/${id}/confirm`, { delayMs: 0 });
-    const waited = await runBinary(['deposit', 'get', id, '--wait', '--poll-interval', '100ms'], { env });
+    const waited = await runInProcess(['deposit', 'get', id, '--wait', '--poll-interval', '100ms'], { env });
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stdout).toContain('confirmed');
     expect(waited.stderr).toContain('New balance: 150.00 USD');
@@ -61,12 +65,12 @@ describe('deposit create / get', () => {
 
   it('--wait follows pending -> confirming -> confirmed on the virtual clock', async () => {
     const { env, userId } = op.account({ balanceUsd: 0 });
-    const run = runBinary(waitingDeposit('eth'), { env });
+    const run = startInProcess(waitingDeposit('eth'), env);
     const id = await waitForDeposit(op, userId);
     await op.operator(`/deposits/${id}/confirm`, {});
-    await new Promise((r) => setTimeout(r, 300));
+    await run.stderrShows(`deposit ${id}: confirming`);
     op.sandbox.advanceClock(2_000);
-    const res = await run;
+    const res = await run.done;
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('Send exactly');
     expect(res.stderr).toContain(`deposit ${id}: confirming`);
@@ -75,6 +79,7 @@ describe('deposit create / get', () => {
 
   it('ends with exit 3 and advice when the deposit fails or expires', async () => {
     const { env, userId } = op.account({ balanceUsd: 0 });
+    // End to end: the real binary's exit code when a waited-on deposit fails.
     const failing = runBinary(waitingDeposit('btc'), { env });
     const id = await waitForDeposit(op, userId);
     await op.operator(`/deposits/${id}/fail`);
@@ -82,7 +87,7 @@ describe('deposit create / get', () => {
     expect(failed.code).toBe(3);
     expect(failed.stderr).toContain('The payment failed; nothing was credited');
 
-    const expiring = runBinary(waitingDeposit('btc', '--json'), { env });
+    const expiring = runInProcess(waitingDeposit('btc', '--json'), { env });
     const id2 = await waitForDeposit(op, userId, id);
     op.sandbox.advanceClock(61 * MINUTE);
     const expired = await expiring;
@@ -94,14 +99,17 @@ describe('deposit create / get', () => {
 
   it('--wait-timeout stops with exit 4 and the resume command, the deposit kept', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    const res = await runBinary(waitingDeposit('btc', '--wait-timeout', '300ms'), { env });
+    const res = await runInProcess(waitingDeposit('btc', '--wait-timeout', '300ms'), {
+      env,
+      deps: { clock: instantClock() },
+    });
     expect(res.code).toBe(4);
     expect(res.stderr).toMatch(/Resume watching with: giftcodes deposit get dep_\w+ --wait/);
   });
 
   it('without --method lists the eligible methods, with fees, minimums and networks', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    const res = await runBinary(['deposit', 'create', '--amount', '3', '--currency', 'USD'], { env });
+    const res = await runInProcess(['deposit', 'create', '--amount', '3', '--currency', 'USD'], { env });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toMatch(/btc.*bitcoin.*5\.00 USD.*no/);
     expect(res.stdout).not.toMatch(/\bbalance\b/);
@@ -111,19 +119,19 @@ describe('deposit create / get', () => {
   it('refuses an amount above the live maxDepositUSD before calling the service (exit 2)', async () => {
     const { env, userId } = op.account({ balanceUsd: 0 });
     op.sandbox.patchAccount(userId, { limits: { maxDepositUSD: 100 } });
-    const res = await runBinary(
+    const res = await runInProcess(
       ['deposit', 'create', '--amount', '101', '--currency', 'BTC', '--method', 'btc'],
       { env },
     );
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('the largest single deposit for this account is 100.00 USD');
-    const list = await runBinary(['deposit', 'list', '--json'], { env });
+    const list = await runInProcess(['deposit', 'list', '--json'], { env });
     expect(JSON.parse(list.stdout).data).toHaveLength(0);
   });
 
   it('the guided flow needs a terminal: exit 2 naming the scripted command', async () => {
     const { env } = op.account();
-    const res = await runBinary(['deposit'], { env });
+    const res = await runInProcess(['deposit'], { env });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('giftcodes deposit create --amount');
   });
@@ -136,6 +144,7 @@ describe('invoice output without a terminal', () => {
   it('piped stdout gets the invoice as plain text, no QR and no escape byte, with or without NO_COLOR', async () => {
     const { env } = op.account({ balanceUsd: 0 });
     for (const noColor of ['1', undefined]) {
+      // The real binary: colour is decided from its own streams and environment.
       const res = await runBinary(create, { env: { ...env, NO_COLOR: noColor } });
       expect(res.code, res.stderr).toBe(0);
       expect(res.stdout).toMatch(/Send exactly: [0-9.]+ BTC/);
@@ -160,9 +169,9 @@ describe('--wait --json that runs out of time', () => {
 
   it('deposit create: the deposit as last read on stdout, then exit 4', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    const res = await runBinary(
+    const res = await runInProcess(
       ['deposit', 'create', '--amount', '20', '--currency', 'BTC', '--method', 'btc', ...waitFlags],
-      { env },
+      { env, deps: { clock: instantClock() } },
     );
     expect(res.code).toBe(4);
     const body = JSON.parse(res.stdout);
@@ -173,12 +182,15 @@ describe('--wait --json that runs out of time', () => {
 
   it('deposit get: the same', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    const created = await runBinary(
+    const created = await runInProcess(
       ['deposit', 'create', '--amount', '20', '--currency', 'ETH', '--method', 'eth', '--json'],
       { env },
     );
     const id = JSON.parse(created.stdout).depositId as string;
-    const res = await runBinary(['deposit', 'get', id, ...waitFlags], { env });
+    const res = await runInProcess(['deposit', 'get', id, ...waitFlags], {
+      env,
+      deps: { clock: instantClock() },
+    });
     expect(res.code).toBe(4);
     expect(JSON.parse(res.stdout).deposit).toMatchObject({ depositId: id, status: 'pending' });
   });
@@ -189,7 +201,7 @@ describe('deposit list', () => {
     const { env } = op.account({ balanceUsd: 0 });
     const ids: string[] = [];
     for (let i = 1; i <= 5; i++) {
-      const r = await runBinary(
+      const r = await runInProcess(
         ['deposit', 'create', '--amount', String(10 * i), '--currency', 'BTC', '--method', 'btc', '--json'],
         { env },
       );
@@ -199,16 +211,16 @@ describe('deposit list', () => {
     expect(new Set(ids).size).toBe(5);
     // Confirmed at once (delayMs 0), and read back before listing: no timing involved.
     await op.operator(`/deposits/${ids[1]}/confirm`, { delayMs: 0 });
-    const second = await runBinary(['deposit', 'get', ids[1] ?? '', '--json'], { env });
+    const second = await runInProcess(['deposit', 'get', ids[1] ?? '', '--json'], { env });
     expect(JSON.parse(second.stdout).deposit.status).toBe('confirmed');
 
-    const confirmed = await runBinary(['deposit', 'list', '--status', 'confirmed', '--json'], { env });
+    const confirmed = await runInProcess(['deposit', 'list', '--status', 'confirmed', '--json'], { env });
     expect(confirmed.code, confirmed.stderr).toBe(0);
     expect(JSON.parse(confirmed.stdout).data.map((d: { depositId: string }) => d.depositId)).toEqual([
       ids[1],
     ]);
 
-    const page = await runBinary(
+    const page = await runInProcess(
       [
         'deposit',
         'list',
@@ -229,17 +241,17 @@ describe('deposit list', () => {
       ids[1],
       ids[2],
     ]);
-    const table = await runBinary(['deposit', 'list', '--limit', '2', '--offset', '1'], { env });
+    const table = await runInProcess(['deposit', 'list', '--limit', '2', '--offset', '1'], { env });
     expect(table.code, table.stderr).toBe(0);
     expect(table.stderr).toContain('2 of 5; more with --offset or --all');
 
-    const all = await runBinary(['deposit', 'list', '--all', '--limit', '2', '--json'], { env });
+    const all = await runInProcess(['deposit', 'list', '--all', '--limit', '2', '--json'], { env });
     expect(
       JSON.parse(all.stdout)
         .data.map((d: { depositId: string }) => d.depositId)
         .sort(),
     ).toEqual([...ids].sort());
-    const bad = await runBinary(['deposit', 'list', '--status', 'paid'], { env });
+    const bad = await runInProcess(['deposit', 'list', '--status', 'paid'], { env });
     expect(bad.code).toBe(2);
   });
 });

@@ -1,7 +1,9 @@
 /** A sandbox on a loopback port for the operator tests, with the operator API over real HTTP. */
 import { spawn } from 'node:child_process';
+import { PassThrough, Readable } from 'node:stream';
+import { type RunDeps, run } from '../../src/main.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
-import { BIN, type CliResult, cleanEnv, runBinary } from '../helpers/cli.js';
+import { BIN, type CliResult, cleanEnv, runInProcess, tempConfigDir } from '../helpers/cli.js';
 
 export interface OperatorEnv {
   sandbox: Sandbox;
@@ -38,9 +40,9 @@ export const MINUTE = 60_000;
 export const AMAZON_25 = 'prd_amazon_us:sku_amazon_us_25:25';
 export const ALWAYS_FAILS = 'prd_legacy_voucher:sku_legacy_10:10';
 
-/** Run the binary with --json and parse stdout; any non-zero exit fails the test with stderr. */
+/** Run the CLI in-process with --json and parse stdout; any non-zero exit fails the test with stderr. */
 export async function json(args: string[], env: Record<string, string>) {
-  const res = await runBinary([...args, '--json'], { env });
+  const res = await runInProcess([...args, '--json'], { env });
   if (res.code !== 0) throw new Error(`giftcodes ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
   return JSON.parse(res.stdout);
 }
@@ -49,6 +51,98 @@ export interface RunningCli {
   /** Resolves once stderr shows `text` (e.g. the first status line of a wait). */
   stderrShows(text: string, timeoutMs?: number): Promise<void>;
   done: Promise<CliResult>;
+}
+
+/** Output that grows while a run goes on: `stderrShows` resolves once `text` appears, or rejects when the run ends without it. */
+function watcher(isDone: () => boolean, describeEnd: () => string, onTimeout: () => void) {
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  return {
+    append(chunk: string) {
+      stderr += chunk;
+      for (const l of listeners) l();
+    },
+    ended() {
+      for (const l of listeners) l();
+    },
+    get stderr() {
+      return stderr;
+    },
+    shows(text: string, timeoutMs: number) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (stderr.includes(text)) {
+            clearTimeout(timer);
+            listeners.delete(check);
+            resolve();
+          } else if (isDone()) {
+            clearTimeout(timer);
+            listeners.delete(check);
+            reject(new Error(`${describeEnd()} before stderr showed "${text}":\n${stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          onTimeout();
+          reject(new Error(`stderr never showed "${text}":\n${stderr}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/**
+ * The CLI in this process in the background, like `startBinary` but without a child:
+ * same `run(argv, deps)` entry, buffer streams, a private config directory.
+ */
+export function startInProcess(
+  args: string[],
+  env: Record<string, string | undefined>,
+  deps: Partial<RunDeps> = {},
+): RunningCli {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const controller = new AbortController();
+  let out = '';
+  let finished = false;
+  let code = 1;
+  const w = watcher(
+    () => finished,
+    () => `exited ${code}`,
+    () => controller.abort(),
+  );
+  stdout.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+  });
+  stderr.setEncoding('utf8').on('data', (c: string) => w.append(c));
+  const done = run(args, {
+    io: {
+      stdin: Readable.from(['']),
+      stdout,
+      stderr,
+      stdinIsTTY: false,
+      stdoutIsTTY: false,
+      stderrIsTTY: false,
+      color: false,
+      columns: 100,
+    },
+    env: { GIFTCODES_CONFIG_DIR: tempConfigDir(), ...env },
+    signal: controller.signal,
+    ...deps,
+  }).then((result) => {
+    code = result;
+    // Let the streams deliver what was written before the run returned.
+    return new Promise<CliResult>((resolve) =>
+      setImmediate(() => {
+        finished = true;
+        w.ended();
+        resolve({ code, stdout: out, stderr: w.stderr });
+      }),
+    );
+  });
+  return { done, stderrShows: (text, timeoutMs = 15_000) => w.shows(text, timeoutMs) };
 }
 
 /**

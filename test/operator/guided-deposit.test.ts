@@ -5,7 +5,7 @@
  * expiring the deposit while the spinner waits.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runBinary } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli.js';
 import { KEYS, startTerminal, type Terminal } from '../helpers/terminal.js';
 import { MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
@@ -125,11 +125,11 @@ describe('guided deposit in a terminal', () => {
     term.type(KEYS.ctrlC);
     await term.waitFor(`Resume watching with: giftcodes deposit get ${depositId} --wait`);
     expect(await term.exited).toBe(130);
-    const after = await runBinary(['deposit', 'get', depositId, '--json'], { env });
+    const after = await runInProcess(['deposit', 'get', depositId, '--json'], { env });
     expect(JSON.parse(after.stdout).deposit.status).toBe('pending');
     // ...and resuming picks it up where it was.
     await op.operator(`/deposits/${depositId}/confirm`, { delayMs: 0 });
-    const resumed = await runBinary(['deposit', 'get', depositId, '--wait', '--poll-interval', '100ms'], {
+    const resumed = await runInProcess(['deposit', 'get', depositId, '--wait', '--poll-interval', '100ms'], {
       env,
     });
     expect(resumed.code).toBe(0);
@@ -149,10 +149,10 @@ describe('guided deposit in a terminal', () => {
     await term.waitFor('nothing was done');
     expect(await term.exited).toBe(2);
     // Only the method listing (no invoice) exists; no deposit with an invoice was created.
-    const list = JSON.parse((await runBinary(['deposit', 'list', '--json'], { env })).stdout);
+    const list = JSON.parse((await runInProcess(['deposit', 'list', '--json'], { env })).stdout);
     expect(list.data).toHaveLength(1);
     const only = JSON.parse(
-      (await runBinary(['deposit', 'get', list.data[0].depositId, '--json'], { env })).stdout,
+      (await runInProcess(['deposit', 'get', list.data[0].depositId, '--json'], { env })).stdout,
     );
     expect(only.payment).toBeNull();
   });
@@ -196,7 +196,7 @@ describe('confirmation on a terminal', () => {
     declined.type(`n${KEYS.enter}`);
     await declined.waitFor('cancelled at the confirmation: nothing was done');
     expect(await declined.exited).toBe(2);
-    expect(JSON.parse((await runBinary(['balance', '--json'], { env })).stdout).balance).toBe(100);
+    expect(JSON.parse((await runInProcess(['balance', '--json'], { env })).stdout).balance).toBe(100);
 
     const accepted = startTerminal(args, env);
     terminals.push(accepted);
@@ -204,6 +204,6 @@ describe('confirmation on a terminal', () => {
     accepted.type(`y${KEYS.enter}`);
     await accepted.waitFor(/payment page/);
     expect(await accepted.exited).toBe(0);
-    expect(JSON.parse((await runBinary(['balance', '--json'], { env })).stdout).balance).toBe(75);
+    expect(JSON.parse((await runInProcess(['balance', '--json'], { env })).stdout).balance).toBe(75);
   });
 });

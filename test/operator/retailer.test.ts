@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBinary } from '../helpers/cli.js';
+import { runBinary, runInProcess } from '../helpers/cli.js';
 import { tempDirFor } from '../helpers/temp.js';
 import { ALWAYS_FAILS, AMAZON_25, json, MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
@@ -29,6 +29,7 @@ describe('checkout create / get', () => {
       '--pay-method',
       'balance',
     ];
+    // End to end: the real binary, no terminal, refuses with exit 2.
     const refused = await runBinary(args, { env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('pass --yes');
@@ -38,13 +39,13 @@ describe('checkout create / get', () => {
     expect(created.externalRef).toBe('order-1');
     expect((await json(['balance'], env)).balance).toBe(50);
     // Same ref again: the existing checkout, no second charge.
-    const replay = await runBinary([...args, '--yes', '--ref', 'order-1'], { env });
+    const replay = await runInProcess([...args, '--yes', '--ref', 'order-1'], { env });
     expect(replay.code).toBe(0);
     expect(replay.stderr).toContain('no second charge');
     expect((await json(['balance'], env)).balance).toBe(50);
 
     const id = created.checkoutId;
-    const waiting = runBinary(['checkout', 'get', id, '--wait', '--poll-interval', '100ms'], { env });
+    const waiting = runInProcess(['checkout', 'get', id, '--wait', '--poll-interval', '100ms'], { env });
     await new Promise((r) => setTimeout(r, 400));
     op.sandbox.advanceClock(5_000);
     const done = await waiting;
@@ -60,7 +61,7 @@ describe('checkout create / get', () => {
     const revealed = await json(['checkout', 'get', id, '--reveal'], env);
     const real = revealed.items[0].fulfillments.map((f: { cardCode: string }) => f.cardCode);
     for (const code of real) expect(code).toMatch(/^\w{4}-\w{6}-\w{4}$/);
-    const table = await runBinary(['checkout', 'get', id, '--reveal'], { env });
+    const table = await runInProcess(['checkout', 'get', id, '--reveal'], { env });
     expect(table.stdout).toContain(real[0]);
   });
 
@@ -72,7 +73,7 @@ describe('checkout create / get', () => {
       file,
       'productId,skuId,amount,quantity\nprd_amazon_us,sku_amazon_us_range,12,1\nprd_amazon_us,sku_amazon_us_25,25,2\n',
     );
-    const res = await runBinary(
+    const res = await runInProcess(
       [
         'checkout',
         'create',
@@ -92,13 +93,15 @@ describe('checkout create / get', () => {
     expect(res.stdout).toContain('pending');
     expect(res.stderr).toMatch(/externalRef (gc-[0-9a-f]{16}) \(generated\)/);
 
-    const over = await runBinary(
+    const over = await runInProcess(
       ['checkout', 'create', '--email', 'b@example.com', '--item', AMAZON_25, '--markup', '21'],
       { env },
     );
     expect(over.code).toBe(2);
     expect(over.stderr).toContain('maxMarkupPercent is 20');
-    const badEmail = await runBinary(['checkout', 'create', '--email', 'nope', '--item', AMAZON_25], { env });
+    const badEmail = await runInProcess(['checkout', 'create', '--email', 'nope', '--item', AMAZON_25], {
+      env,
+    });
     expect(badEmail.code).toBe(2);
     expect(badEmail.stderr).toContain('--email');
   });
@@ -110,10 +113,10 @@ describe('checkout pay', () => {
     const created = await json(['checkout', 'create', '--email', 'c@example.com', '--item', AMAZON_25], env);
     const id = created.checkoutId;
 
-    const refused = await runBinary(['checkout', 'pay', id, '--method', 'btc'], { env });
+    const refused = await runInProcess(['checkout', 'pay', id, '--method', 'btc'], { env });
     expect(refused.code).toBe(2);
 
-    const paid = await runBinary(['checkout', 'pay', id, '--method', 'btc', '--yes'], { env });
+    const paid = await runInProcess(['checkout', 'pay', id, '--method', 'btc', '--yes'], { env });
     expect(paid.code, paid.stderr).toBe(0);
     expect(paid.stdout).toMatch(/Send exactly: [0-9.]+ BTC/);
     expect(paid.stdout).toMatch(/To address: bc1q/);
@@ -124,7 +127,7 @@ describe('checkout pay', () => {
     expect(requoted.payment.expiresAt).toBeGreaterThan(first.payment.expiresAt);
 
     await op.operator(`/checkouts/${id}/pay`, { amount: Number(requoted.payment.amount) / 2 });
-    const partial = await runBinary(['checkout', 'get', id], { env });
+    const partial = await runInProcess(['checkout', 'get', id], { env });
     expect(partial.stdout).toContain('payment: partial');
     expect(partial.stdout).toMatch(/sent [0-9.]+ of [0-9.]+ BTC \[#+\.+\] 50%/);
   });
@@ -132,13 +135,13 @@ describe('checkout pay', () => {
   it('a hosted card payment draws the payment page as a QR code under the same --qr rule', async () => {
     const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
     const created = await json(['checkout', 'create', '--email', 'q@example.com', '--item', AMAZON_25], env);
-    const piped = await runBinary(['checkout', 'pay', created.checkoutId, '--method', 'card', '--yes'], {
+    const piped = await runInProcess(['checkout', 'pay', created.checkoutId, '--method', 'card', '--yes'], {
       env,
     });
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stdout).toMatch(/Pay online: http:\/\/127\.0\.0\.1:\d+\//);
     expect(piped.stdout).not.toContain('Scan to');
-    const withQr = await runBinary(
+    const withQr = await runInProcess(
       ['checkout', 'pay', created.checkoutId, '--method', 'card', '--yes', '--qr'],
       {
         env,
@@ -156,8 +159,8 @@ describe('checkout pay', () => {
       env,
     );
     const [a, b] = await Promise.all([
-      runBinary(['checkout', 'pay', checkoutId, '--method', 'eth', '--yes', '--json'], { env }),
-      runBinary(['checkout', 'pay', checkoutId, '--method', 'eth', '--yes', '--json'], { env }),
+      runInProcess(['checkout', 'pay', checkoutId, '--method', 'eth', '--yes', '--json'], { env }),
+      runInProcess(['checkout', 'pay', checkoutId, '--method', 'eth', '--yes', '--json'], { env }),
     ]);
     expect([a.code, b.code], a.stderr + b.stderr).toEqual([0, 0]);
     expect(JSON.parse(a.stdout).payment.paymentAddress).toMatch(/^0x/);
@@ -179,7 +182,7 @@ describe('checkout pay', () => {
       ],
       env,
     );
-    const res = await runBinary(['checkout', 'pay', checkoutId, '--method', 'btc', '--yes'], { env });
+    const res = await runInProcess(['checkout', 'pay', checkoutId, '--method', 'btc', '--yes'], { env });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('only a pending checkout can be paid');
   });
@@ -208,14 +211,14 @@ describe('checkout list and payment-methods', () => {
     expect(pending.checkouts).toHaveLength(3);
     const all = await json(['checkout', 'list', '--all', '--limit', '1'], env);
     expect(all.checkouts).toHaveLength(4);
-    const table = await runBinary(['checkout', 'list', '--limit', '2'], { env });
+    const table = await runInProcess(['checkout', 'list', '--limit', '2'], { env });
     expect(table.stdout).toContain('l2@example.com');
     expect(table.stderr).toContain('2 of 4');
   });
 
   it('lists payment methods with network, minimum, memo and eligibility', async () => {
     const { env } = op.account({ balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
-    const res = await runBinary(['payment-methods'], { env });
+    const res = await runInProcess(['payment-methods'], { env });
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/xrp.*xrpl.*1\.00 USD.*yes/);
     expect(res.stdout).toMatch(/balance/);
@@ -245,9 +248,11 @@ describe('refund create', () => {
     const status = await json(['checkout', 'get', checkoutId], env);
     expect(status.status).toBe('failed');
 
-    const refused = await runBinary(['refund', 'create', checkoutId, '--surface', 'retailer'], { env });
+    const refused = await runInProcess(['refund', 'create', checkoutId, '--surface', 'retailer'], { env });
     expect(refused.code).toBe(2);
-    const res = await runBinary(['refund', 'create', checkoutId, '--surface', 'retailer', '--yes'], { env });
+    const res = await runInProcess(['refund', 'create', checkoutId, '--surface', 'retailer', '--yes'], {
+      env,
+    });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain(checkoutId);
     expect(res.stdout).toMatch(/Legacy Voucher.*2.*2/);
@@ -265,7 +270,7 @@ describe('refund create', () => {
       }),
     }).then((r) => r.json() as Promise<{ checkoutId: string }>);
     op.sandbox.advanceClock(5_000);
-    const bad = await runBinary(
+    const bad = await runInProcess(
       ['refund', 'create', order.checkoutId, '--data', '{"orderId":"x"}', '--yes'],
       { env },
     );
@@ -280,17 +285,19 @@ describe('refund create', () => {
 describe('account set-markup and business enable', () => {
   it('needs an explicit field name, checks maxMarkupPercent, confirms, and the new default applies to checkouts', async () => {
     const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
-    const noField = await runBinary(['account', 'set-markup', '10', '--yes'], { env });
+    const noField = await runInProcess(['account', 'set-markup', '10', '--yes'], { env });
     expect(noField.code).toBe(2);
     expect(noField.stderr).toContain('not shown in the spec');
-    const noYes = await runBinary(['account', 'set-markup', '10', '--field', 'markupPercent'], { env });
+    const noYes = await runInProcess(['account', 'set-markup', '10', '--field', 'markupPercent'], { env });
     expect(noYes.code).toBe(2);
-    const over = await runBinary(['account', 'set-markup', '25', '--field', 'markupPercent', '--yes'], {
+    const over = await runInProcess(['account', 'set-markup', '25', '--field', 'markupPercent', '--yes'], {
       env,
     });
     expect(over.code).toBe(2);
     expect(over.stderr).toContain('maxMarkupPercent of 20%');
-    const ok = await runBinary(['account', 'set-markup', '10', '--field', 'markupPercent', '--yes'], { env });
+    const ok = await runInProcess(['account', 'set-markup', '10', '--field', 'markupPercent', '--yes'], {
+      env,
+    });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toContain('confirmed: the account shows markupPercent = 10');
     const checkout = await json(['checkout', 'create', '--email', 'm@example.com', '--item', AMAZON_25], env);
@@ -303,11 +310,13 @@ describe('account set-markup and business enable', () => {
       capabilities: ['b2b', 'retailer'],
       scopes: ['orders:read', 'products:read'],
     });
-    const ok = await runBinary(['account', 'set-markup', '4', '--field', 'markupPercent', '--yes'], { env });
+    const ok = await runInProcess(['account', 'set-markup', '4', '--field', 'markupPercent', '--yes'], {
+      env,
+    });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toBe('default markup set to 4%\n');
     expect(ok.stderr).toContain('maxMarkupPercent check skipped');
-    const over = await runBinary(['account', 'set-markup', '25', '--field', 'markupPercent', '--yes'], {
+    const over = await runInProcess(['account', 'set-markup', '25', '--field', 'markupPercent', '--yes'], {
       env,
     });
     expect(over.code).toBe(4);
@@ -316,14 +325,14 @@ describe('account set-markup and business enable', () => {
 
   it('enables the retailer surface after confirmation', async () => {
     const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b'] });
-    const before = await runBinary(['payment-methods'], { env });
+    const before = await runInProcess(['payment-methods'], { env });
     expect(before.code).toBe(1);
     expect(before.stderr).toContain('FORBIDDEN');
-    expect((await runBinary(['business', 'enable', '--retailer'], { env })).code).toBe(2);
-    expect((await runBinary(['business', 'enable', '--yes'], { env })).code).toBe(2);
-    const res = await runBinary(['business', 'enable', '--retailer', '--yes'], { env });
+    expect((await runInProcess(['business', 'enable', '--retailer'], { env })).code).toBe(2);
+    expect((await runInProcess(['business', 'enable', '--yes'], { env })).code).toBe(2);
+    const res = await runInProcess(['business', 'enable', '--retailer', '--yes'], { env });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('retailer capability enabled');
-    expect((await runBinary(['payment-methods'], { env })).code).toBe(0);
+    expect((await runInProcess(['payment-methods'], { env })).code).toBe(0);
   });
 });
