@@ -15,7 +15,8 @@
 import { readFile } from 'node:fs/promises';
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
-import { findByRef, journalPathFor } from '../bulk/engine.js';
+import { findByRef } from '../bulk/discovery.js';
+import { journalPathFor } from '../bulk/engine.js';
 import {
   effectiveOrders,
   type JournalState,
@@ -60,20 +61,25 @@ export interface LocateOptions {
 
 const JOURNAL_SUFFIX = '.journal';
 
-/** `gc-<batch>-<place>-<hash>` and re-split parts `.<k><hash4>`, for exactly this batch. */
+/**
+ * `gc-<batch>-<place>-<hash>` and re-split parts `.<k><hash4>`, and the batch's anchor
+ * `gc-<batch>-anchor` (its first unit, see src/bulk/refs.ts), for exactly this batch.
+ */
 export function batchRefPattern(batch: string): RegExp {
   const escaped = batch.replace(/[-]/g, '\\-');
-  return new RegExp(`^gc-${escaped}-\\d{5}-[0-9a-f]{10}(\\.\\d+[0-9a-f]{4})*$`);
+  return new RegExp(`^gc-${escaped}-(anchor|\\d{5}-[0-9a-f]{10}(\\.\\d+[0-9a-f]{4})*)$`);
 }
 
 /** The batch id inside a ref made by src/bulk/refs.ts, if it is one. */
 export function batchOfRef(ref: string): string | undefined {
-  const match = /^gc-([A-Za-z0-9_-]{1,64})-\d{5}-[0-9a-f]{10}(\.\d+[0-9a-f]{4})*$/.exec(ref);
+  const match = /^gc-([A-Za-z0-9_-]{1,64})-(anchor|\d{5}-[0-9a-f]{10}(\.\d+[0-9a-f]{4})*)$/.exec(ref);
   return match?.[1];
 }
 
-/** Plan order of refs found on the account: place, then part numbers. */
+/** Plan order of refs found on the account: the anchor, then place, then part numbers. */
 export function compareRefs(a: string, b: string): number {
+  const anchorA = a.endsWith('-anchor');
+  if (anchorA !== b.endsWith('-anchor')) return anchorA ? -1 : 1;
   const key = (ref: string) => (/-(\d{5})-[0-9a-f]{10}((?:\.\d+[0-9a-f]{4})*)$/.exec(ref) ?? []) as string[];
   const [, pa = '', sa = ''] = key(a);
   const [, pb = '', sb = ''] = key(b);

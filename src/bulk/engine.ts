@@ -13,11 +13,11 @@
  *   service on every run.
  */
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { getAccount, getBalance } from '../api/account.js';
 import { getCatalog, getRates } from '../api/catalog.js';
 import type { HttpClient } from '../api/http.js';
-import { createOrder, getOrder, listOrders } from '../api/orders.js';
+import { createOrder, getOrder } from '../api/orders.js';
 import { ApiError, InterruptedError, RateLimitError, StoppedError, UsageError } from '../errors.js';
 import { MoneySum } from '../money.js';
 import type { Account } from '../schemas/account.js';
@@ -25,27 +25,39 @@ import type { Product } from '../schemas/catalog.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
 import type { Rates } from '../schemas/rates.js';
 import { type BoughtSoFar, boughtSoFar, describeBought } from './bought.js';
+import { checkBatchIsNew, findByRef, patient } from './discovery.js';
 import {
   apply,
   archiveJournal,
+  copyJournal,
   effectiveOrders,
   emptyState,
   JOURNAL_VERSION,
   type JournalRecord,
   type JournalState,
   JournalWriter,
+  journalSize,
   linesOf,
   loadJournal,
+  type OpenMode,
   type OrderState,
 } from './journal.js';
 import { acquireLock, lockPathFor, lockWarning } from './lock.js';
 import { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
 import { assembleOutput, type OutputFormat, PartStore, renderPart, writeAtomic } from './output.js';
 import { readFile } from './parse.js';
-import { estimatePlan, limitsFrom, orderUsd, type PlanEstimate, planInto, splitOrder } from './plan.js';
+import {
+  estimatePlan,
+  legacyFirstRef,
+  limitsFrom,
+  orderUsd,
+  type PlanEstimate,
+  planInto,
+  splitOrder,
+} from './plan.js';
 import { orderRecords, rejectedRecords, Tally } from './records.js';
-import { defaultBatchId, isValidBatchId } from './refs.js';
-import { checkCompanions } from './safe-files.js';
+import { anchorRef, defaultBatchId, isValidBatchId } from './refs.js';
+import { checkCompanions, ensurePrivateDir } from './safe-files.js';
 import { type AdaptiveLimit, classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
 import { LineTable, RefColumn } from './table.js';
 import type { InputRow, OutputRecord, PlanLimits, RowError } from './types.js';
@@ -73,6 +85,12 @@ export interface BulkOptions {
    * with another key: its unsubmitted orders would be bought a second time elsewhere.
    */
   accountFingerprint?: string;
+  /**
+   * Where the copy of the journal is kept (`<stateDir>/batches/`), so a lost or
+   * deleted journal beside --out never means buying again. The command always passes
+   * one; without it (engine tests) there is no copy.
+   */
+  stateDir?: string;
 }
 
 export interface BalanceShortfall {
@@ -169,6 +187,11 @@ export class InvalidInputError extends UsageError {
 
 export function journalPathFor(out: string): string {
   return `${out}.journal`;
+}
+
+/** The copy of a batch's journal in the state directory: one per account and batch. */
+export function journalCopyPathFor(stateDir: string, account: string | undefined, batch: string): string {
+  return join(stateDir, 'batches', `${batch}.${account ?? 'no-key'}.journal`);
 }
 
 /** The scratch file of finished orders' rendered codes (see PartStore). */
@@ -311,6 +334,26 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
     freshJournal = true;
   }
 
+  // 2b. The journal's copy in the state directory stands in for a journal beside --out
+  //     that is gone (deleted, another folder, another --out) or older than the copy.
+  const copy = opts.stateDir
+    ? await readJournalCopy(journalCopyPathFor(opts.stateDir, opts.accountFingerprint, batch), {
+        batch,
+        input: parsed.sha256,
+        seal: opts.seal,
+        outSize: journal ? await journalSize(journalPath) : -1,
+      })
+    : undefined;
+  if (copy?.state) {
+    deps.notice(
+      journal
+        ? `the copy of this batch's journal (${copy.path}) is further along than ${journalPath}: resuming from the copy`
+        : `no journal beside ${opts.out}: resuming batch ${batch} from the copy of its journal (${copy.path})`,
+    );
+    journal = copy.state;
+    freshJournal = false;
+  }
+
   // 3. Live catalog, account, rates and balance.
   let live: Live;
   try {
@@ -333,6 +376,7 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
 
   // 4. Plan (or take the journaled plan: it must never be recomputed under new limits).
   let state: JournalState;
+  let legacyRef: string | undefined;
   const resumed = Boolean(journal);
   if (journal && !parsed.errors.length) {
     state = journal;
@@ -344,10 +388,19 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
     ].sort((a, b) => (a.row ?? Number.MAX_SAFE_INTEGER) - (b.row ?? Number.MAX_SAFE_INTEGER));
     if (problems.length) throw new InvalidInputError(problems, basename(opts.input));
     const planned = emptyState();
-    planInto(inputRows(rows, refOf), live.products, live.rates, limits, batch, (order) => {
-      apply(planned, { t: 'order', ref: order.ref, lines: order.lines });
-    });
+    planInto(
+      inputRows(rows, refOf),
+      live.products,
+      live.rates,
+      limits,
+      batch,
+      (order) => {
+        apply(planned, { t: 'order', ref: order.ref, lines: order.lines });
+      },
+      { anchor: true },
+    );
     state = planned;
+    legacyRef = legacyFirstRef(inputRows(rows, refOf), live.products, live.rates, limits, batch);
   }
   // The rows are in the plan now; only their refs are still needed.
   rows = undefined;
@@ -405,11 +458,11 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
   await assertOutReplaceable(opts.out, opts.force, state.outputs);
   if (opts.dryRun) return { ...baseResult, outcome: 'dry-run', tally: new Tally() };
 
-  // 6. Without a journal, this batch's orders already on the account mean an earlier
-  //    run lost its journal. The service's idempotent replay only protects refs of the
-  //    same plan: after a limit or rate change the plan (and so the refs) differ, and
-  //    resubmitting would buy the file again.
-  if (!resumed && all[0]) await checkAccountForBatch(http, deps, batch, state, all[0].ref);
+  // 6. Without a journal (nor its copy), has this batch bought anything before? The
+  //    service's idempotent replay only protects refs of the same plan: after a limit
+  //    or rate change the plan (and so the refs) differ, and resubmitting would buy the
+  //    file again. One exact look-up of the anchor answers it (see discovery.ts).
+  if (!resumed) await checkBatchIsNew(deps, batch, state, legacyRef);
 
   // 7. Confirmation before money moves.
   if (pendingOrders.length && !(await deps.confirm(report))) {
@@ -422,9 +475,11 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
     const kept = await archiveJournal(journalPath, displaced, deps.now());
     deps.notice(`kept the other batch's journal as ${kept}`);
   }
-  const writer = await JournalWriter.open(
+  const writer = await openJournals(
     journalPath,
     resumed ? 'append' : freshJournal ? 'truncate' : 'create',
+    copy,
+    opts.stateDir ? journalCopyPathFor(opts.stateDir, opts.accountFingerprint, batch) : undefined,
   );
   const record = async (rec: JournalRecord) => {
     await writer.append(rec);
@@ -440,6 +495,7 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
         seal: opts.seal,
         at: deps.now(),
         ...(opts.accountFingerprint ? { account: opts.accountFingerprint } : {}),
+        anchor: anchorRef(batch),
       };
       await writer.append(header);
       // In chunks, so a 100,000-row plan never becomes one string (nor 100,000 line
@@ -484,115 +540,76 @@ function* inputRows(rows: LineTable | undefined, refOf: (row: number) => string)
   }
 }
 
+interface JournalCopy {
+  path: string;
+  /** Set when the copy is the journal to resume from. */
+  state?: JournalState;
+  /** The copy's size before the run (-1: none). */
+  size: number;
+}
+
+/**
+ * Reads the batch's journal copy when it is the one to resume from: there is no
+ * journal of this batch beside --out (outSize -1), or the copy is longer (a run of the
+ * same batch with another --out went further). A copy is written only for this
+ * account and batch; one made from another input under the same --batch id, or with
+ * the other --seal, is refused like such a journal beside --out.
+ */
+async function readJournalCopy(
+  path: string,
+  expect: { batch: string; input: string; seal: boolean; outSize: number },
+): Promise<JournalCopy> {
+  await checkCompanions([path]);
+  const size = await journalSize(path);
+  if (size <= expect.outSize) return { path, size };
+  const state = await loadJournal(path);
+  if (!state?.batch || !state.planComplete) return { path, size };
+  if (state.batch.input !== expect.input)
+    throw new UsageError(
+      `batch ${expect.batch} was bought from another input file (${describeBought(boughtSoFar(state))}; its journal is kept at ${path}): ` +
+        'pass another --batch to buy this file',
+    );
+  if (state.batch.seal !== expect.seal)
+    throw new UsageError(
+      `batch ${expect.batch} was bought ${state.batch.seal ? 'with' : 'without'} --seal (its journal is kept at ${path}): resume it ${state.batch.seal ? 'with' : 'without'} --seal, or pass a new --batch`,
+    );
+  return { path, size, state };
+}
+
+/**
+ * The journal beside --out and its copy, opened so that both hold the same records
+ * from here on: whichever is behind is first made a copy of the other.
+ */
+async function openJournals(
+  journalPath: string,
+  mode: OpenMode,
+  copy: JournalCopy | undefined,
+  copyPath: string | undefined,
+): Promise<JournalWriter> {
+  if (!copyPath) return JournalWriter.open(journalPath, mode);
+  await ensurePrivateDir(dirname(copyPath));
+  if (copy?.state) {
+    // Resuming from the copy: the journal beside --out becomes its copy again.
+    await copyJournal(copyPath, journalPath);
+    return JournalWriter.open(journalPath, 'append', { path: copyPath, mode: 'append' });
+  }
+  if (mode === 'append') {
+    if ((await journalSize(copyPath)) !== (await journalSize(journalPath)))
+      await copyJournal(journalPath, copyPath);
+    return JournalWriter.open(journalPath, 'append', { path: copyPath, mode: 'append' });
+  }
+  // A new plan: any copy left is of a plan that was never complete (or was refused above).
+  const copyMode: OpenMode = (copy?.size ?? -1) >= 0 ? 'truncate' : 'create';
+  return JournalWriter.open(journalPath, mode, { path: copyPath, mode: copyMode });
+}
+
 /** Orders with their lines as objects, one order at a time. */
 function* withLines(state: JournalState, orders: Iterable<OrderState>) {
   for (const order of orders) yield { ref: order.ref, lines: linesOf(state, order) };
 }
 
-/**
- * Looks for this batch's orders on the account without relying on the plan: pages
- * through every order (newest first) for refs with the batch's prefix. Refs of the
- * current plan are replayed by the service; any other ref of the batch means the plan
- * changed (limits or rates), or that an order was re-split by the lost run (its parts
- * were bought, and the parent may now be bought whole): either way resubmitting could
- * buy twice, so the run is refused.
- */
-async function checkAccountForBatch(
-  http: HttpClient,
-  deps: Pick<BulkDeps, 'limit' | 'sleep' | 'signal' | 'notice'>,
-  batch: string,
-  state: JournalState,
-  firstRef: string,
-): Promise<void> {
-  const prefix = `gc-${batch}-`;
-  const found = new Set<string>();
-  const foreign = new Set<string>();
-  let unreadable = false;
-  const pageSize = 100;
-  let previousFirst: string | undefined;
-  for (let offset = 0; ; offset += pageSize) {
-    const page = await patient(deps, () =>
-      listOrders(http, { sortBy: 'createdAt', sortOrder: 'desc', limit: pageSize, offset }),
-    );
-    // A service that ignores `offset` would page forever.
-    const first = page.data.orders[0]?.checkoutId;
-    if (first !== undefined && first === previousFirst) break;
-    previousFirst = first;
-    for (const entry of page.data.orders) {
-      const ref = entry.externalRef;
-      if (ref === undefined || ref === null) {
-        unreadable = true;
-        continue;
-      }
-      if (!ref.startsWith(prefix)) continue;
-      found.add(ref);
-      if (!state.orders.has(ref)) foreign.add(ref);
-    }
-    // A foreign ref settles it; list entries without refs ("not shown" shape) make
-    // paging on prove nothing.
-    if (foreign.size || unreadable) break;
-    if (page.data.pagination?.hasMore === false || page.data.orders.length < pageSize) break;
-  }
-  if (foreign.size) {
-    const example = [...foreign][0];
-    throw new UsageError(
-      `orders of batch ${batch} already exist on the account (e.g. ${example}) but the journal is missing and the plan differs ` +
-        '(limits or rates changed, or the earlier run re-split orders): nothing was bought. ' +
-        `Restore the journal to resume, or pass --batch <new id> to buy the file again on purpose`,
-    );
-  }
-  if (unreadable) {
-    deps.notice(
-      `the order list does not show externalRefs: batch ${batch} could not be fully checked on the account; checking its first order only`,
-    );
-    if (await patient(deps, () => findByRef(http, firstRef))) found.add(firstRef);
-  }
-  if (found.size) {
-    deps.notice(
-      `orders of this batch already exist on the account (${found.size}, e.g. ref ${[...found][0]}) but no journal was found: ` +
-        'resubmitting under the same refs, which the service replays without charging again',
-    );
-  }
-}
-
-/**
- * The order with this externalRef, if the service has one. List entries' shape is
- * not shown: an entry without an externalRef is read in full before concluding.
- */
-export async function findByRef(http: HttpClient, ref: string) {
-  const list = await listOrders(http, { externalRef: ref, limit: 5 });
-  for (const entry of list.data.orders) {
-    if (entry.externalRef === ref) return entry;
-    if (entry.externalRef === undefined || entry.externalRef === null) {
-      const full = await getOrder(http, entry.checkoutId);
-      if (full.data.externalRef === ref)
-        return { ...entry, status: String(full.data.status), externalRef: ref };
-    }
-  }
-  return undefined;
-}
-
 /** Times one order may come back rate limited before it is left for the next run. */
 const MAX_THROTTLES = 20;
-
-/**
- * Runs a read that may meet a 429 the client chose not to wait out (a bulk run does
- * not let a Retry-After hold a concurrency slot): waits as asked, at most 20 times.
- */
-async function patient<T>(
-  deps: Pick<BulkDeps, 'limit' | 'sleep' | 'signal'>,
-  read: () => Promise<T>,
-): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await read();
-    } catch (error) {
-      if (!(error instanceof RateLimitError) || attempt >= 20) throw error;
-      deps.limit.onRateLimited();
-      await deps.sleep(Math.min(error.retryAfterMs ?? 500, 5_000), deps.signal);
-    }
-  }
-}
 
 type Task = { kind: 'submit'; order: OrderState } | { kind: 'poll'; order: OrderState; attempt: number };
 
@@ -655,6 +672,8 @@ class Runner {
         this.submitQueue.push(order);
       }
     }
+    // An anchor refused for good stops every run of the batch; an unknown one is sent again.
+    if (this.anchorState()?.phase === 'rejected') this.stopIfAnchorBlocked();
     for (;;) {
       await this.loop();
       if (this.balanceStop) {
@@ -682,6 +701,37 @@ class Runner {
 
   private lines(order: OrderState) {
     return linesOf(this.state, order);
+  }
+
+  /**
+   * The anchor goes alone: no other order of the batch is sent until the service has
+   * answered that the anchor exists (discovery.ts relies on it).
+   */
+  private heldByAnchor(order: OrderState): boolean {
+    const ref = this.state.batch?.anchor;
+    if (!ref || order.ref === ref) return false;
+    return this.state.orders.get(ref)?.phase !== 'created';
+  }
+
+  /** After the anchor's submission failed for good (or its outcome is unknown), the run stops. */
+  private anchorState(): OrderState | undefined {
+    const ref = this.state.batch?.anchor;
+    return ref ? this.state.orders.get(ref) : undefined;
+  }
+
+  private stopIfAnchorBlocked(): void {
+    const anchor = this.anchorState();
+    if (!anchor || this.stopReason) return;
+    if (anchor.phase === 'rejected')
+      this.stop(
+        `the batch's first order (${anchor.ref}: one unit of row ${this.lines(anchor)[0]?.row ?? 1}) was refused: ${anchor.message ?? anchor.code ?? ''}; ` +
+          'nothing else of the batch is sent before it exists. Correct that row and run the file again (an edited file is a new batch)',
+      );
+    else if (anchor.phase === 'unknown')
+      this.stop(
+        `the batch's first order (${anchor.ref}) has an unknown outcome (${anchor.message ?? 'no answer'}); ` +
+          'nothing else of the batch is sent before it is known: run the same command again',
+      );
   }
 
   private notify(): void {
@@ -714,8 +764,11 @@ class Runner {
       return { kind: 'poll', order: firstPoll.order, attempt: firstPoll.attempt };
     }
     if (!this.stopReason) {
-      const order = this.submitQueue.shift();
-      if (order) return { kind: 'submit', order };
+      const order = this.submitQueue[0];
+      if (order && !this.heldByAnchor(order)) {
+        this.submitQueue.shift();
+        return { kind: 'submit', order };
+      }
     }
     if (this.inflightSubmits === 0 && (this.stopReason || this.submitQueue.length === 0)) {
       this.pollPhaseStart ??= now;
@@ -843,6 +896,11 @@ class Runner {
   }
 
   private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
+    await this.settleSubmitError(order, error);
+    if (order.ref === this.state.batch?.anchor) this.stopIfAnchorBlocked();
+  }
+
+  private async settleSubmitError(order: OrderState, error: unknown): Promise<void> {
     const failure = classifySubmitError(error);
     const at = this.deps.now();
     switch (failure.kind) {

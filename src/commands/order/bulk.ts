@@ -8,6 +8,7 @@ import type { OutputFormat } from '../../bulk/output.js';
 import { AdaptiveLimit } from '../../bulk/submit.js';
 import { summarize } from '../../bulk/summary.js';
 import { tuneV8ForBulk } from '../../bulk/v8-tuning.js';
+import { stateDir } from '../../config/state-dir.js';
 import type { Context, HttpOverrides } from '../../context.js';
 import { ExitCode, InterruptedError, MissingInputError, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
@@ -58,6 +59,8 @@ export interface OrderBulkWiring {
   apiKey?: string;
   /** Builds the client; the demo points it at its in-process sandbox. Default: the context's. */
   http?: (overrides: HttpOverrides) => Promise<HttpClient>;
+  /** Keep the journal's copy in the state directory (default). The demo's sandbox dies with it: no copy. */
+  journalCopy?: boolean;
 }
 
 export async function runOrderBulk(
@@ -143,6 +146,7 @@ export async function runOrderBulk(
         waitLockMs: opts.waitLock,
         pollFirstMs: opts.pollInterval,
         accountFingerprint: fingerprint(http.baseUrl, wiring.apiKey ?? (await ctx.settings()).apiKey),
+        ...(wiring.journalCopy === false ? {} : { stateDir: stateDir(ctx.env) }),
       },
       {
         http,
