@@ -238,23 +238,35 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
   const lockPath = lockPathFor(opts.out);
   if (opts.dryRun) {
     const warning = await lockWarning(lockPath, deps.now());
-    const result = await runLocked(opts, deps);
+    const result = await runLocked(opts, deps, async () => {});
     if (warning) result.report.warnings.push(warning);
     return result;
   }
-  const lock = await acquireLock(
-    lockPath,
-    { batch: opts.batch && isValidBatchId(opts.batch) ? opts.batch : undefined, waitMs: opts.waitLockMs },
-    deps,
-  );
+  const held = [
+    await acquireLock(
+      lockPath,
+      { batch: opts.batch && isValidBatchId(opts.batch) ? opts.batch : undefined, waitMs: opts.waitLockMs },
+      deps,
+    ),
+  ];
+  // The batch's journal copy is shared by every --out of the batch: its own lock, taken
+  // once the batch id is known, so two runs of one batch into two outputs never both write it.
+  const lockBatch = async (path: string, batch: string) => {
+    await ensurePrivateDir(dirname(path));
+    held.push(await acquireLock(path, { batch, waitMs: opts.waitLockMs }, deps));
+  };
   try {
-    return await runLocked(opts, deps);
+    return await runLocked(opts, deps, lockBatch);
   } finally {
-    await lock.release();
+    for (const lock of held.reverse()) await lock.release();
   }
 }
 
-async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
+async function runLocked(
+  opts: BulkOptions,
+  deps: BulkDeps,
+  lockBatch: (path: string, batch: string) => Promise<void>,
+): Promise<BulkResult> {
   const { http } = deps;
   if (opts.batch !== undefined && !isValidBatchId(opts.batch)) {
     throw new UsageError('--batch must be 1-64 letters, digits, "-" or "_"');
@@ -336,8 +348,10 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
 
   // 2b. The journal's copy in the state directory stands in for a journal beside --out
   //     that is gone (deleted, another folder, another --out) or older than the copy.
-  const copy = opts.stateDir
-    ? await readJournalCopy(journalCopyPathFor(opts.stateDir, opts.accountFingerprint, batch), {
+  const copyPath = opts.stateDir ? journalCopyPathFor(opts.stateDir, opts.accountFingerprint, batch) : undefined;
+  if (copyPath) await lockBatch(lockPathFor(copyPath), batch);
+  const copy = copyPath
+    ? await readJournalCopy(copyPath, {
         batch,
         input: parsed.sha256,
         seal: opts.seal,
@@ -479,7 +493,7 @@ async function runLocked(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
     journalPath,
     resumed ? 'append' : freshJournal ? 'truncate' : 'create',
     copy,
-    opts.stateDir ? journalCopyPathFor(opts.stateDir, opts.accountFingerprint, batch) : undefined,
+    copyPath,
   );
   const record = async (rec: JournalRecord) => {
     await writer.append(rec);
