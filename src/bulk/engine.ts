@@ -32,7 +32,7 @@ import { Runner } from './runner.js';
 import { ensurePrivateDir } from './safe-files.js';
 import type { LineTable } from './table.js';
 
-export { journalCopyPathFor, journalPathFor, partsPathFor } from './journal-files.js';
+export { accountFingerprint, journalCopyPathFor, journalPathFor, partsPathFor } from './journal-files.js';
 export type {
   BalanceShortfall,
   BulkDeps,

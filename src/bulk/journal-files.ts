@@ -3,6 +3,7 @@
  * copy in the state directory (one per account and batch), which stands in for the
  * first when it is lost. `JournalWriter` writes every record to both.
  */
+import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { boughtSoFar, describeBought } from './bought.js';
@@ -21,6 +22,15 @@ import { checkCompanions, ensurePrivateDir } from './safe-files.js';
 
 export function journalPathFor(out: string): string {
   return `${out}.journal`;
+}
+
+/**
+ * A short, one-way tag of where a journal's orders live (never the key itself): a
+ * journal is never resumed, nor its copy found, with another base URL or key.
+ */
+export function accountFingerprint(baseUrl: string, apiKey: string | undefined): string | undefined {
+  if (!apiKey) return undefined;
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 12);
 }
 
 /** The copy of a batch's journal in the state directory: one per account and batch. */

@@ -1,9 +1,14 @@
 /** `giftcodes order bulk`: wiring of the bulk engine to the context, prompts and terminal. */
-import { createHash } from 'node:crypto';
 import type { HttpClient } from '../../api/http.js';
 import { DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy } from '../../api/retry.js';
 import { type BoughtSoFar, describeBought } from '../../bulk/bought.js';
-import { type BalanceShortfall, type BulkStats, InvalidInputError, runBulk } from '../../bulk/engine.js';
+import {
+  accountFingerprint,
+  type BalanceShortfall,
+  type BulkStats,
+  InvalidInputError,
+  runBulk,
+} from '../../bulk/engine.js';
 import type { OutputFormat } from '../../bulk/output.js';
 import { AdaptiveLimit } from '../../bulk/submit.js';
 import { summarize } from '../../bulk/summary.js';
@@ -47,12 +52,6 @@ const EXIT: Record<string, ExitCode> = {
   stopped: ExitCode.stoppedResumable,
   interrupted: ExitCode.interrupted,
 };
-
-/** A short, one-way tag of where the journal's orders live (never the key itself). */
-function fingerprint(baseUrl: string, apiKey: string | undefined): string | undefined {
-  if (!apiKey) return undefined;
-  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 12);
-}
 
 export interface OrderBulkWiring {
   /** The key the wired client uses, when it does not come from the context (the demo). */
@@ -145,7 +144,7 @@ export async function runOrderBulk(
         force: Boolean(opts.force),
         waitLockMs: opts.waitLock,
         pollFirstMs: opts.pollInterval,
-        accountFingerprint: fingerprint(http.baseUrl, wiring.apiKey ?? (await ctx.settings()).apiKey),
+        accountFingerprint: accountFingerprint(http.baseUrl, wiring.apiKey ?? (await ctx.settings()).apiKey),
         ...(wiring.journalCopy === false ? {} : { stateDir: stateDir(ctx.env) }),
       },
       {
