@@ -93,6 +93,23 @@ export class SandboxFlagError extends UsageError {
   }
 }
 
+/** A companion file of a bulk run that is a link, not a regular file, or not the user's own (`bulk/safe-files.ts`). */
+export class UnsafeFileError extends UsageError {}
+
+/** Another run holds the output's lock, or it cannot be judged (`bulk/lock.ts`): nothing was done. Exit 2. */
+export class LockedError extends CliError {
+  constructor(message: string) {
+    super(message, { exitCode: ExitCode.usage, code: 'LOCKED' });
+  }
+}
+
+/** `login` with a key the service refused (401): nothing was saved. Exit 2: the input was wrong. */
+export class RejectedKeyError extends CliError {
+  constructor(message: string) {
+    super(message, { exitCode: ExitCode.usage, code: 'UNAUTHORIZED' });
+  }
+}
+
 /** What the service's error envelope carries (spec section 7), plus the Retry-After of the answer. */
 export interface ApiErrorInit {
   status: number;
