@@ -32,6 +32,7 @@ import { Runner } from './runner.js';
 import { ensurePrivateDir } from './safe-files.js';
 import type { LineTable } from './table.js';
 
+export { InvalidInputError } from '../errors.js';
 export { accountFingerprint, journalCopyPathFor, journalPathFor, partsPathFor } from './journal-files.js';
 export type {
   BalanceShortfall,
@@ -42,7 +43,6 @@ export type {
   Outcome,
   PlanReport,
 } from './run-types.js';
-export { InvalidInputError } from './run-types.js';
 
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is

@@ -4,11 +4,11 @@
  * (all bad rows reported at once, nothing bought) and begins with the batch's anchor.
  */
 
+import { InvalidInputError } from '../errors.js';
 import { apply, emptyState, type JournalState, linesOf, type OrderState } from './journal.js';
 import { legacyFirstRef, planInto } from './plan.js';
 import type { Live, ParsedInput } from './preflight.js';
 import type { JournalChoice } from './resume.js';
-import { InvalidInputError } from './run-types.js';
 import type { LineTable } from './table.js';
 import type { InputRow } from './types.js';
 import { validateRows } from './validate.js';

@@ -4,14 +4,13 @@
  * its result. Shared by every stage of the run (see engine.ts for the pipeline).
  */
 import type { HttpClient } from '../api/http.js';
-import { UsageError } from '../errors.js';
 import type { Product } from '../schemas/catalog.js';
 import type { BoughtSoFar } from './bought.js';
 import type { OutputFormat } from './output.js';
 import type { PlanEstimate } from './plan.js';
 import type { Tally } from './records.js';
 import type { AdaptiveLimit } from './submit.js';
-import type { PlanLimits, RowError } from './types.js';
+import type { PlanLimits } from './types.js';
 
 export interface BulkOptions {
   input: string;
@@ -121,13 +120,4 @@ export interface BulkResult {
   charged?: Map<string, number>;
   /** What this run itself paid (new orders); the rest of `charged` was paid by earlier runs. */
   chargedThisRun?: Map<string, number>;
-}
-
-export class InvalidInputError extends UsageError {
-  constructor(
-    readonly problems: RowError[],
-    what: string,
-  ) {
-    super(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${what}; nothing was bought`);
-  }
 }

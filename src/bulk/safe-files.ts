@@ -11,10 +11,7 @@
  */
 import { constants } from 'node:fs';
 import { chmod, type FileHandle, lstat, mkdir, open } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
-
-/** A companion file that is a link, not a regular file, or not the user's own. */
-export class UnsafeFileError extends UsageError {}
+import { UnsafeFileError } from '../errors.js';
 
 // Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;

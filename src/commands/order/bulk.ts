@@ -15,14 +15,20 @@ import { summarize } from '../../bulk/summary.js';
 import { tuneV8ForBulk } from '../../bulk/v8-tuning.js';
 import { stateDir } from '../../config/state-dir.js';
 import type { Context, HttpOverrides } from '../../context.js';
-import { ExitCode, InterruptedError, MissingInputError, UsageError } from '../../errors.js';
+import {
+  DeclinedError,
+  ExitCode,
+  InterruptedError,
+  MissingInputError,
+  runEndExitCode,
+  UsageError,
+} from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { type Progress, startProgress } from '../../io/progress.js';
 import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { DeclinedError } from '../shared/consent.js';
 import { planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
 
 export interface OrderBulkOptions {
@@ -44,14 +50,6 @@ export interface OrderBulkOptions {
   /** Replaces the default (on a terminal, the guided deposit) when the balance runs short. */
   onInsufficientBalance?: (shortfall: BalanceShortfall) => Promise<boolean>;
 }
-
-const EXIT: Record<string, ExitCode> = {
-  done: ExitCode.ok,
-  'dry-run': ExitCode.ok,
-  'failed-items': ExitCode.failedItems,
-  stopped: ExitCode.stoppedResumable,
-  interrupted: ExitCode.interrupted,
-};
 
 export interface OrderBulkWiring {
   /** The key the wired client uses, when it does not come from the context (the demo). */
@@ -82,13 +80,13 @@ export async function runOrderBulk(
           rateLimitMaxDelayMs: opts.retryDelay * 16,
         }
       : { rateLimitBaseDelayMs: 250, rateLimitMaxDelayMs: 10_000 }),
-    // A 429 with a Retry-After goes back to the engine, which re-queues the request and
-    // lowers its pace: a worker asleep on a Retry-After would hold a concurrency slot.
-    maxRetryAfterMs: 0,
   };
   const overrides: HttpOverrides = {
     // Orders whose retries ran out are recorded as unknown and resolved by the next run.
     stopWhenBudgetSpent: false,
+    // A 429 with a Retry-After goes back to the engine, which re-queues the request and
+    // lowers its pace: a worker asleep on a Retry-After would hold a concurrency slot.
+    rateLimited: 'return',
     connections: opts.concurrency,
     budget: new RetryBudget(5_000),
     retryPolicy,
@@ -201,7 +199,7 @@ export async function runOrderBulk(
   }
   // Declined at the prompt: nothing was bought; exit 2 like every other declined write.
   if (result.outcome === 'cancelled') throw new DeclinedError();
-  const exitCode = EXIT[result.outcome] ?? ExitCode.service;
+  const exitCode = runEndExitCode(result.outcome);
   const summary = summarize(result, opts.out, exitCode);
   if (json) printJson(io, summary);
   else out(io, renderSummary(io, summary));
