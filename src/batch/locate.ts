@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
 import { findByRef } from '../bulk/discovery.js';
-import { journalPathFor } from '../bulk/engine.js';
+import { journalCopyPathFor, journalPathFor } from '../bulk/engine.js';
 import {
   effectiveOrders,
   type JournalState,
@@ -57,6 +57,12 @@ export interface LocateOptions {
   /** The journal, when it is not beside the codes file. */
   journal?: string;
   batch?: string;
+  /**
+   * Where `order bulk` keeps the copy of each batch's journal, and the account's
+   * fingerprint: with the codes file's journal gone, the copy names the batch's orders
+   * without paging the account's history.
+   */
+  copies?: { stateDir: string; account?: string };
 }
 
 const JOURNAL_SUFFIX = '.journal';
@@ -170,11 +176,34 @@ export async function locateBatch(
         );
       batch = [...batches][0] as string;
     }
+    const copied = await fromCopy(http, opts, batch, notice);
+    if (copied) return { ...copied, file };
     notice(`no journal beside ${file}: looking for the orders of batch ${batch} on the account`);
     return { batch, file, source: 'account', orders: await fromAccount(http, batch) };
   }
   const batch = opts.batch as string;
-  return { batch, source: 'account', orders: await fromAccount(http, batch) };
+  return (
+    (await fromCopy(http, opts, batch, notice)) ?? {
+      batch,
+      source: 'account',
+      orders: await fromAccount(http, batch),
+    }
+  );
+}
+
+/** The batch from the copy of its journal in the state directory, when there is one for this account. */
+async function fromCopy(
+  http: HttpClient,
+  opts: LocateOptions,
+  batch: string,
+  notice: (line: string) => void,
+): Promise<BatchTarget | undefined> {
+  if (!opts.copies) return undefined;
+  const journalPath = journalCopyPathFor(opts.copies.stateDir, opts.copies.account, batch);
+  const journal = await readJournal(journalPath);
+  if (journal?.batch?.batch !== batch) return undefined;
+  notice(`using the copy of batch ${batch}'s journal (${journalPath})`);
+  return { batch, journalPath, journal, source: 'journal', orders: await fromJournal(http, journal) };
 }
 
 /**

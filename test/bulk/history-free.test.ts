@@ -26,6 +26,7 @@ import {
   forwardTo,
   mixedRows,
   proveExactlyOnce,
+  readCsvOutput,
   tempDir,
   unitsOf,
   writeCsv,
@@ -187,6 +188,30 @@ describe('a lost journal never buys twice', () => {
     expect(other.code, other.stderr).toBe(2);
     expect(other.stderr).toMatch(/batch po-77 was bought from another input file/);
     expect(await charges(acc.userId)).toBe(before);
+  });
+});
+
+describe('after the batch, the copy spares the history too', () => {
+  it('order export --batch ID with the journal gone reads the copy: no page of the account history', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const env = { ...acc.env, GIFTCODES_STATE_DIR: join(dir, 'state') };
+    const input = writeCsv(dir, mixedRows(4));
+    const out = join(dir, 'codes.csv');
+    expect((await bulk(env, [input, '--out', out])).code).toBe(0);
+    const before = readCsvOutput(out);
+    const batch = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state.batch?.batch ?? '';
+    await sb.operator.addHistory(acc.userId, 500);
+    rmSync(`${out}.journal`);
+    rmSync(out);
+    const start = log.length;
+    const res = await runInProcess(['order', 'export', '--batch', batch, '--out', out, '--input', input], {
+      env,
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/using the copy of batch \w+'s journal/);
+    expect(serviceCalls(start).filter((c) => c.startsWith('GET /b2b/orders '))).toEqual([]);
+    expect(readCsvOutput(out)).toEqual(before);
   });
 });
 
