@@ -241,6 +241,62 @@ describe('checkBatchIsNew', () => {
   });
 });
 
+describe('checkBatchIsNew: a history that cannot be read to its end', () => {
+  // The anchor was found, and the lost run's orders (one outside today's plan) are older
+  // than the newest 100: a scan that stops early must refuse, never conclude 'known'.
+  const history = [
+    ...Array.from({ length: 110 }, (_, i) => ({ checkoutId: `co_${i}`, externalRef: `gc-new-${i}` })),
+    { checkoutId: 'co_a', externalRef: anchor },
+    { checkoutId: 'co_f', externalRef: 'gc-b1-00002-foreign' },
+  ];
+  const found: Record<string, unknown[]> = { [anchor]: [{ checkoutId: 'co_a', externalRef: anchor }] };
+
+  it('refuses when the list ignores offset (the same page again)', async () => {
+    const { server, deps } = await serve({
+      'GET /b2b/orders': (req, res) => {
+        const ref = req.query.get('externalRef');
+        if (ref !== null) json(res, 200, { data: found[ref] ?? [] });
+        else json(res, 200, { data: history.slice(0, 100) });
+      },
+    });
+    const error = await checkBatchIsNew(deps, batch, plan(), undefined).then(
+      () => 'known',
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain("the service's order list ignores offset");
+    expect((error as Error).message).toContain('nothing was bought');
+    expect(pages(server.requests)).toHaveLength(2);
+  });
+
+  it('reads on past a short page while the list says it has more, from where that page ended', async () => {
+    const shortPaged = [...history.slice(0, 70), history[111], ...history.slice(70, 111)];
+    const { server, deps } = await serve({
+      'GET /b2b/orders': (req, res) => {
+        const ref = req.query.get('externalRef');
+        if (ref !== null) {
+          json(res, 200, { data: found[ref] ?? [] });
+          return;
+        }
+        // A service whose pages are 50 long, whatever the limit asked; the foreign
+        // order is the 71st newest, which paging by 100 would skip.
+        const offset = Number(req.query.get('offset') ?? 0);
+        const page = shortPaged.slice(offset, offset + 50);
+        json(res, 200, { data: page, pagination: { hasMore: offset + 50 < shortPaged.length } });
+      },
+    });
+    const error = await checkBatchIsNew(deps, batch, plan(), undefined).then(
+      () => 'known',
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain(
+      'orders of batch b1 already exist on the account (e.g. gc-b1-00002-foreign)',
+    );
+    expect(pages(server.requests).map((r) => r.query.get('offset'))).toEqual(['0', '50']);
+  });
+});
+
 describe('patient', () => {
   it('waits out a 429 as asked (at most 5 s) and tells the limit', async () => {
     const sleeps: number[] = [];
