@@ -24,10 +24,15 @@ interface Harness {
   limit: AdaptiveLimit;
 }
 
+/** What a test's fake steps do beyond recording that they ran. */
+interface FakeSteps {
+  maySubmit?: Steps['maySubmit'];
+  onSubmit?(o: OrderState, h: Harness): Promise<void> | void;
+  onPoll?(o: OrderState, attempt: number, h: Harness): Promise<void> | void;
+}
+
 function harness(
-  steps: Partial<Steps> & { onSubmit?(o: OrderState, h: Harness): Promise<void> | void } & {
-    onPoll?(o: OrderState, attempt: number, h: Harness): Promise<void> | void;
-  },
+  steps: FakeSteps,
   opts: { concurrency?: number; limit?: number; waitTimeoutMs?: number; now?: () => number } = {},
 ): Harness {
   const clock = { t: 1_000 };
