@@ -123,15 +123,21 @@ async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, state: Jo
   const found = new Set<string>();
   const foreign = new Set<string>();
   let unreadable = false;
+  /** The list ignored `offset` (the same page again): older orders cannot be reached. */
+  let unpaged = false;
   const pageSize = 100;
   let previousFirst: string | undefined;
-  for (let offset = 0; ; offset += pageSize) {
+  for (let offset = 0; ; ) {
     const page = await patient(deps, () =>
       listOrders(http, { sortBy: 'createdAt', sortOrder: 'desc', limit: pageSize, offset }),
     );
-    // A service that ignores `offset` would page forever.
+    // A service that ignores `offset` would page forever; and what it hides may be
+    // the lost run's orders, so the scan proves nothing.
     const first = page.data.orders[0]?.checkoutId;
-    if (first !== undefined && first === previousFirst) break;
+    if (first !== undefined && first === previousFirst) {
+      unpaged = true;
+      break;
+    }
     previousFirst = first;
     for (const entry of page.data.orders) {
       const ref = entry.externalRef;
@@ -146,7 +152,12 @@ async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, state: Jo
     // A foreign ref settles it; list entries without refs ("not shown" shape) make
     // paging on prove nothing.
     if (foreign.size || unreadable) break;
-    if (page.data.pagination?.hasMore === false || page.data.orders.length < pageSize) break;
+    // A short page ends the history only when the list does not say there is more
+    // (a service may serve fewer than the limit asked).
+    const hasMore = page.data.pagination?.hasMore;
+    if (page.data.orders.length === 0 || hasMore === false) break;
+    if (hasMore !== true && page.data.orders.length < pageSize) break;
+    offset += page.data.orders.length;
   }
   if (foreign.size) {
     const example = [...foreign][0];
@@ -161,6 +172,13 @@ async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, state: Jo
     // recognised: buying could buy it twice.
     throw new UsageError(
       `the service's order list does not show externalRefs, so batch ${batch} cannot be checked on the account ` +
+        'and its journal is missing: nothing was bought. Restore the journal (beside --out, or its copy in the state directory) to resume, ' +
+        'or pass --batch <new id> to buy the file again on purpose',
+    );
+  }
+  if (unpaged) {
+    throw new UsageError(
+      `the service's order list ignores offset, so batch ${batch} cannot be checked beyond the account's newest ${pageSize} orders ` +
         'and its journal is missing: nothing was bought. Restore the journal (beside --out, or its copy in the state directory) to resume, ' +
         'or pass --batch <new id> to buy the file again on purpose',
     );
