@@ -35,7 +35,8 @@ export class Scheduler {
   private inflight = 0;
   private inflightSubmits = 0;
   private pollPhaseStart: number | undefined;
-  private wake: (() => void) | undefined;
+  /** Idle workers: every one is woken when something changes (an answer may free several). */
+  private readonly sleepers = new Set<() => void>();
   /** Why no more orders are submitted (reads of created orders go on). */
   stopReason: string | undefined;
   interrupted = false;
@@ -85,18 +86,20 @@ export class Scheduler {
   }
 
   private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    const woken = [...this.sleepers];
+    this.sleepers.clear();
+    for (const wake of woken) wake();
   }
 
   private async idle(ms: number): Promise<void> {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, Math.max(1, ms));
-      this.wake = () => {
+      const wake = () => {
         clearTimeout(timer);
+        this.sleepers.delete(wake);
         resolve();
       };
+      const timer = setTimeout(wake, Math.max(1, ms));
+      this.sleepers.add(wake);
     });
   }
 

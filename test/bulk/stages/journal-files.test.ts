@@ -33,7 +33,8 @@ import {
   readJournalCopy,
   writePlan,
 } from '../../../src/bulk/journal-files.js';
-import { ensurePrivateDir, UnsafeFileError } from '../../../src/bulk/safe-files.js';
+import { ensurePrivateDir } from '../../../src/bulk/safe-files.js';
+import { UnsafeFileError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
 import { line, writeJournal } from './fixtures.js';
 

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { effectiveOrders, linesOf } from '../../../src/bulk/journal.js';
 import { planOrResume } from '../../../src/bulk/planning.js';
 import { anchorRef, orderRef } from '../../../src/bulk/refs.js';
-import { InvalidInputError } from '../../../src/bulk/run-types.js';
 import { LineTable } from '../../../src/bulk/table.js';
 import type { RowError } from '../../../src/bulk/types.js';
+import { InvalidInputError } from '../../../src/errors.js';
 import { line, live, parsedInput, stateOf } from './fixtures.js';
 
 type Row = { row: number; productId?: string; skuId?: string; amount?: number; quantity?: number };
