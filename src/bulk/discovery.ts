@@ -18,7 +18,6 @@
 import type { HttpClient } from '../api/http.js';
 import { getOrder, listOrders } from '../api/orders.js';
 import { RateLimitError, UsageError } from '../errors.js';
-import type { JournalState } from './journal.js';
 import { anchorRef } from './refs.js';
 import type { AdaptiveLimit } from './submit.js';
 
@@ -83,15 +82,21 @@ export async function findByRef(http: HttpClient, ref: string) {
   return found.kind === 'found' ? found.entry : undefined;
 }
 
+/** Whether a ref is one of today's plan (a `Set` of its refs, or a state's `orders`). */
+export interface PlanRefs {
+  has(ref: string): boolean;
+}
+
 /**
  * Before the first purchase of a run without a journal: resolves when buying the
  * plan cannot buy anything a second time, and throws (nothing bought) otherwise.
- * `legacyRef` is the first order's ref as version 1 would have planned the file.
+ * `legacyRef` is the first order's ref as version 1 would have planned the file;
+ * `plan` (or the promise of it: only the rare history scan needs it) tells today's refs.
  */
 export async function checkBatchIsNew(
   deps: DiscoveryDeps,
   batch: string,
-  state: JournalState,
+  plan: PlanRefs | (() => Promise<PlanRefs>),
   legacyRef: string | undefined,
 ): Promise<'new' | 'known'> {
   for (const ref of [anchorRef(batch), ...(legacyRef ? [legacyRef] : [])]) {
@@ -103,7 +108,8 @@ export async function checkBatchIsNew(
             "checking the account's orders for the rest of the batch"
         : "the service's order list does not filter by externalRef: checking the account's orders for this batch",
     );
-    await scanAccountForBatch(deps, batch, state);
+    // Only this rare path needs the plan's refs: a fresh plan is made again for them.
+    await scanAccountForBatch(deps, batch, typeof plan === 'function' ? await plan() : plan);
     return 'known';
   }
   return 'new';
@@ -117,7 +123,7 @@ export async function checkBatchIsNew(
  * were bought, and the parent may now be bought whole): either way resubmitting could
  * buy twice, so the run is refused. Costs one request per 100 orders on the account.
  */
-async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, state: JournalState): Promise<void> {
+async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, plan: PlanRefs): Promise<void> {
   const { http } = deps;
   const prefix = `gc-${batch}-`;
   const found = new Set<string>();
@@ -147,7 +153,7 @@ async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, state: Jo
       }
       if (!ref.startsWith(prefix)) continue;
       found.add(ref);
-      if (!state.orders.has(ref)) foreign.add(ref);
+      if (!plan.has(ref)) foreign.add(ref);
     }
     // A foreign ref settles it; list entries without refs ("not shown" shape) make
     // paging on prove nothing.

@@ -2,8 +2,9 @@
  * The bulk run, as a pipeline of stages, each in its own module; each stage hands its
  * result to the next:
  *
- *   lock -> readInput -> chooseJournal -> readLive -> planOrResume -> buildReport
- *     -> (dry run ends here) -> checkBatchIsNew -> confirm -> open journals, writePlan
+ *   lock -> readInput (rows spooled) -> chooseJournal -> readLive -> planOrResume
+ *     (validate + sum) -> buildReport -> (dry run ends here) -> checkBatchIsNew
+ *     -> confirm -> open journals, writeSpooledPlan
  *     -> Runner.execute (scheduler, submit, poll, results) -> finishRun
  *
  * It owns no I/O of its own: the HTTP client, clock, confirmation, progress and the
@@ -15,22 +16,30 @@
 import { basename, dirname } from 'node:path';
 import { checkBatchIsNew } from './discovery.js';
 import { finishRun } from './finish.js';
-import { apply, archiveJournal, effectiveOrders, type JournalRecord } from './journal.js';
-import { openJournals, partsPathFor, writePlan } from './journal-files.js';
+import {
+  apply,
+  archiveJournal,
+  eachEffectiveOrder,
+  type JournalRecord,
+  type JournalState,
+  LINES_CARRY_REFS,
+} from './journal.js';
+import { openJournals, partsPathFor, writeSpooledPlan } from './journal-files.js';
 import { acquireLock, type HeldLock, lockPathFor, lockWarning } from './lock.js';
 import { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
 import { PartStore } from './output.js';
-import { planOrResume } from './planning.js';
+import { planInputs, planOrResume } from './planning.js';
 import { type ParsedInput, readInput, readLive } from './preflight.js';
 import { Tally } from './records.js';
 import { anchorRef, isValidBatchId } from './refs.js';
-import { buildReport, needsBuying } from './report.js';
+import { buildReport, reportOf } from './report.js';
 import { Results } from './results.js';
 import { chooseJournal } from './resume.js';
 import type { BulkDeps, BulkOptions, BulkResult, BulkStats } from './run-types.js';
 import { Runner } from './runner.js';
 import { ensurePrivateDir } from './safe-files.js';
-import type { LineTable } from './table.js';
+import type { RowSpool } from './spool.js';
+import { planRefs, refsOf } from './stream-plan.js';
 
 export { InvalidInputError } from '../errors.js';
 export { accountFingerprint, journalCopyPathFor, journalPathFor, partsPathFor } from './journal-files.js';
@@ -85,26 +94,58 @@ async function runStages(
   deps: BulkDeps,
   lockBatch: (path: string, batch: string) => Promise<void>,
 ): Promise<BulkResult> {
-  // 1. The input and the files beside --out, checked; the whole file parsed.
-  let rows: LineTable | undefined;
-  let input: ParsedInput;
-  ({ input, rows } = await readInput(opts));
+  // 1. The input and the files beside --out, checked; the whole file parsed, once,
+  //    into a row spool on disk that validation and planning read back.
+  const { input, spool } = await readInput(opts);
+  /** What the run opens (the row spool, the journal's lines on disk), closed on every way out. */
+  const closers: Array<() => Promise<void>> = [() => spool.close()];
+  try {
+    return await runParsed(opts, deps, lockBatch, input, spool, closers);
+  } finally {
+    for (const close of closers.reverse()) await close();
+  }
+}
+
+async function runParsed(
+  opts: BulkOptions,
+  deps: BulkDeps,
+  lockBatch: (path: string, batch: string) => Promise<void>,
+  input: ParsedInput,
+  spool: RowSpool,
+  closers: Array<() => Promise<void>>,
+): Promise<BulkResult> {
   const { batch } = input;
-  // 2. The journal (or its copy) decides between a fresh run and a resume.
+  // 2. The journal (or its copy) decides between a fresh run and a resume. Its plan's
+  //    lines stay on disk, read back an order at a time.
   const choice = await chooseJournal(opts, input, deps, lockBatch);
+  const chosen = choice.journal?.disk;
+  if (chosen) closers.push(() => chosen.close());
   // 3. Live catalog, account, rates and balance.
   const live = await readLive(deps);
-  // 4. Plan, or take the journaled plan; then the rows can go (only their refs stay).
-  const { state, resumed, legacyRef } = planOrResume(choice, input, rows, live, basename(opts.input));
-  rows = undefined;
-  const all = effectiveOrders(state);
-  const report = buildReport(state, all, live, { batch, resumed, rebuy: choice.rebuy });
+  // 4. Plan, or take the journaled plan. A fresh plan is only validated and summed
+  //    here, in one pass over the spool; it is written to the journal once confirmed.
+  const planned = await planOrResume(choice, input, spool, live, basename(opts.input));
+  const inputs = planInputs(input, live);
+  const report = planned.resumed
+    ? buildReport(planned.state, eachEffectiveOrder(planned.state), live, {
+        batch,
+        resumed: true,
+        rebuy: choice.rebuy,
+      })
+    : reportOf({ total: planned.preview.estimate, pending: planned.preview.estimate }, live, {
+        batch,
+        resumed: false,
+        rebuy: choice.rebuy,
+      });
+  let created = 0;
+  if (planned.resumed)
+    for (const o of eachEffectiveOrder(planned.state)) if (o.phase === 'created') created += 1;
   const stats: BulkStats = Object.assign(deps.stats ?? {}, {
     rows: input.rowCount,
-    orders: all.length,
+    orders: report.total.orders,
     units: report.total.units,
     submitted: 0,
-    created: all.filter((o) => o.phase === 'created').length,
+    created,
     finished: 0,
     codes: 0,
     failedUnits: 0,
@@ -113,15 +154,16 @@ async function runStages(
   });
   const base = { batch, report, stats, products: live.products, refundable: [] };
   // 5. Never overwrite a file that is not this batch's own output (a dry run says so too).
-  await assertOutReplaceable(opts.out, opts.force, state.outputs);
+  await assertOutReplaceable(opts.out, opts.force, planned.resumed ? planned.state.outputs : new Set());
   if (opts.dryRun) return { ...base, outcome: 'dry-run', tally: new Tally() };
 
   // 6. Without a journal (nor its copy), has this batch bought anything before? One
-  //    exact look-up of its anchor answers it (see discovery.ts).
-  if (!resumed) await checkBatchIsNew(deps, batch, state, legacyRef);
+  //    exact look-up of its anchor answers it (see discovery.ts); only when it is found
+  //    is the plan made again for its refs.
+  if (!planned.resumed) await checkBatchIsNew(deps, batch, () => planRefs(spool, inputs), planned.legacyRef);
 
   // 7. Confirmation before money moves.
-  if (all.some(needsBuying) && !(await deps.confirm(report))) {
+  if (report.pending.orders > 0 && !(await deps.confirm(report))) {
     return { ...base, outcome: 'cancelled', tally: new Tally() };
   }
 
@@ -134,32 +176,57 @@ async function runStages(
   }
   const writer = await openJournals(
     choice.journalPath,
-    resumed ? 'append' : choice.torn ? 'truncate' : 'create',
+    planned.resumed ? 'append' : choice.torn ? 'truncate' : 'create',
     choice.copy,
     choice.copyPath,
   );
   try {
-    if (!resumed)
-      await writePlan(writer, state, {
-        batch,
-        input: input.sha256,
-        seal: opts.seal,
-        at: deps.now(),
-        ...(opts.accountFingerprint ? { account: opts.accountFingerprint } : {}),
-        anchor: anchorRef(batch),
-      });
+    let state: JournalState;
+    if (planned.resumed) state = planned.state;
+    else {
+      // Made again from the spool as it is written (the plan summed above: planning is
+      // deterministic), into the journal and its copy; only `planned` makes it count.
+      state = await writeSpooledPlan(
+        writer,
+        choice.journalPath,
+        {
+          batch,
+          input: input.sha256,
+          seal: opts.seal,
+          at: deps.now(),
+          ...(opts.accountFingerprint ? { account: opts.accountFingerprint } : {}),
+          anchor: anchorRef(batch),
+        },
+        spool,
+        inputs,
+      );
+      const lines = state.disk;
+      if (lines) closers.push(() => lines.close());
+    }
+    // Lines of a journal written before they carried their row's ref (version 3) take it from the file.
+    let refOf = (_row: number) => '';
+    if ((state.batch?.v ?? 1) < LINES_CARRY_REFS) {
+      const refs = await refsOf(spool);
+      refOf = (row) => refs.get(row);
+    }
     // 9. Buy, read back, and write each finished order's codes to its part.
     const parts = await PartStore.open(partsPathFor(opts.out));
     try {
       const results = new Results(parts, opts.format);
+      const runState = state;
       const record = async (rec: JournalRecord) => {
         await writer.append(rec);
-        apply(state, rec);
+        apply(runState, rec);
       };
-      const runner = new Runner({ opts, deps, state, record, refOf: input.refOf, stats, results });
-      const outcome = await runner.execute(all);
+      const runner = new Runner({ opts, deps, state, record, refOf, stats, results });
+      // The plan is walked lazily: the run holds a window of it at a time (window.ts).
+      const outcome = await runner.execute(eachEffectiveOrder(state));
       // 10. The output file and the run's result.
-      return await finishRun(opts, { state, results, writer, outcome, now: deps.now }, base);
+      return await finishRun(
+        opts,
+        { state, results, writer, outcome, now: deps.now, heldPeak: runner.heldPeak },
+        base,
+      );
     } finally {
       await parts.close();
     }

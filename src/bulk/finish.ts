@@ -3,7 +3,13 @@
  * parts in plan order (row, then unit), its hash journaled before and after the
  * rename, and the run's result: outcome, why it stopped, what was bought and charged.
  */
-import { effectiveOrders, type JournalState, type JournalWriter } from './journal.js';
+import {
+  eachEffectiveOrder,
+  type JournalState,
+  type JournalWriter,
+  linesOf,
+  type OrderState,
+} from './journal.js';
 import { assembleOutput, writeAtomic } from './output.js';
 import type { Results } from './results.js';
 import type { BulkOptions, BulkResult, Outcome } from './run-types.js';
@@ -17,34 +23,38 @@ export async function finishRun(
     writer: JournalWriter;
     outcome: RunnerOutcome;
     now(): number;
+    /** The most orders the run held at once (Runner.heldPeak). */
+    heldPeak?: number;
   },
   base: Omit<BulkResult, 'outcome' | 'tally'>,
 ): Promise<BulkResult> {
   const { state, results, writer } = run;
   let stopReason = run.outcome.stopReason;
   // Orders cover contiguous runs of rows in plan order (split parts in place of
-  // their parent), so plan order is row-then-unit order.
-  const effective = effectiveOrders(state);
-  const parts = results.parts.read(effective.map((o) => o.ref));
-  const unknown = effective.filter((o) => o.phase === 'unknown' || o.phase === 'submitted');
-  const unfinished = effective.filter((o) => o.phase === 'created' && !results.has(o.ref));
+  // their parent), so plan order is row-then-unit order. The plan is walked lazily,
+  // once to count and once to write the output: never held as a list.
+  let unknown = 0;
+  let unfinished = 0;
+  const ordered = new Map<string, number>();
+  for (const o of eachEffectiveOrder(state)) {
+    if (o.phase === 'unknown' || o.phase === 'submitted') unknown += 1;
+    else if (o.phase === 'created' && !results.has(o.ref)) unfinished += 1;
+    for (const line of linesOf(state, o))
+      ordered.set(line.productId, (ordered.get(line.productId) ?? 0) + line.quantity);
+  }
+  const parts = results.parts.read(refsOf(eachEffectiveOrder(state)));
   if (!stopReason && !run.outcome.interrupted) {
     if (run.outcome.waitTimedOut)
-      stopReason = `${unfinished.length} orders were still being fulfilled when --wait-timeout ended the wait`;
-    else if (unknown.length)
-      stopReason = `${unknown.length} orders have an unknown outcome after retries (network or service errors)`;
-    else if (unfinished.length) stopReason = `${unfinished.length} orders could not be read back`;
+      stopReason = `${unfinished} orders were still being fulfilled when --wait-timeout ended the wait`;
+    else if (unknown)
+      stopReason = `${unknown} orders have an unknown outcome after retries (network or service errors)`;
+    else if (unfinished) stopReason = `${unfinished} orders could not be read back`;
   }
   const outputSha256 = await writeAtomic(opts.out, assembleOutput(parts, opts.format), async (sha) => {
     await writer.append({ t: 'output-pending', sha256: sha });
   });
   await writer.append({ t: 'output', sha256: outputSha256 });
   if (stopReason) await writer.append({ t: 'stop', reason: stopReason, at: run.now() });
-  const ordered = new Map<string, number>();
-  const table = state.lines;
-  for (const order of effective)
-    for (let i = order.first; i < order.first + order.count; i++)
-      ordered.set(table.productId(i), (ordered.get(table.productId(i)) ?? 0) + table.quantity(i));
   const outcome: Outcome = run.outcome.interrupted
     ? 'interrupted'
     : stopReason
@@ -62,5 +72,10 @@ export async function finishRun(
     outputSha256,
     ordered,
     ...results.totals(),
+    ...(run.heldPeak !== undefined ? { heldPeak: run.heldPeak } : {}),
   };
+}
+
+function* refsOf(orders: Iterable<OrderState>): Generator<string> {
+  for (const order of orders) yield order.ref;
 }

@@ -4,11 +4,14 @@
  * first when it is lost. `JournalWriter` writes every record to both.
  */
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { boughtSoFar, describeBought } from './bought.js';
 import {
+  applyAt,
   copyJournal,
+  emptyState,
   JOURNAL_VERSION,
   type JournalRecord,
   type JournalState,
@@ -17,8 +20,11 @@ import {
   linesOf,
   loadJournal,
   type OpenMode,
+  openLines,
 } from './journal.js';
 import { checkCompanions, ensurePrivateDir } from './safe-files.js';
+import type { RowSpool } from './spool.js';
+import { type PlanInputs, planSpool } from './stream-plan.js';
 
 export function journalPathFor(out: string): string {
   return `${out}.journal`;
@@ -65,18 +71,27 @@ export async function readJournalCopy(
   await checkCompanions([path]);
   const size = await journalSize(path);
   if (size <= expect.outSize) return { path, size };
-  const state = await loadJournal(path);
-  if (!state?.batch || !state.planComplete) return { path, size };
-  if (state.batch.input !== expect.input)
-    throw new UsageError(
-      `batch ${expect.batch} was bought from another input file (${describeBought(boughtSoFar(state))}; its journal is kept at ${path}): ` +
-        'pass another --batch to buy this file',
-    );
-  if (state.batch.seal !== expect.seal)
-    throw new UsageError(
-      `batch ${expect.batch} was bought ${state.batch.seal ? 'with' : 'without'} --seal (its journal is kept at ${path}): resume it ${state.batch.seal ? 'with' : 'without'} --seal, or pass a new --batch`,
-    );
-  return { path, size, state };
+  // Its lines stay on disk (`state.disk`, closed by the caller when it is resumed).
+  const state = await loadJournal(path, { linesOnDisk: true });
+  try {
+    if (state?.batch && state.planComplete) {
+      if (state.batch.input !== expect.input)
+        throw new UsageError(
+          `batch ${expect.batch} was bought from another input file (${describeBought(boughtSoFar(state))}; its journal is kept at ${path}): ` +
+            'pass another --batch to buy this file',
+        );
+      if (state.batch.seal !== expect.seal)
+        throw new UsageError(
+          `batch ${expect.batch} was bought ${state.batch.seal ? 'with' : 'without'} --seal (its journal is kept at ${path}): resume it ${state.batch.seal ? 'with' : 'without'} --seal, or pass a new --batch`,
+        );
+      return { path, size, state };
+    }
+  } catch (error) {
+    await state?.disk?.close();
+    throw error;
+  }
+  await state?.disk?.close();
+  return { path, size };
 }
 
 /**
@@ -138,4 +153,67 @@ export async function writePlan(
   await writer.append({ t: 'planned', orders: state.roots.length });
   state.planComplete = true;
   state.batch = header;
+}
+
+/** Lines per journal append while the plan is written: one fsync each. */
+const PLAN_CHUNK_LINES = 2_000;
+
+/**
+ * `writePlan` for a plan never held whole: writes the header and the plan, made again
+ * from the row spool (the same plan the confirmation showed: planning is
+ * deterministic), to a new (empty) journal and its copy as the plan is made, then
+ * the `planned` record that makes it count (a torn plan is simply rewritten). Returns
+ * the run's state, whose orders keep their place in the journal (`disk`, to be closed
+ * by the caller) rather than their lines.
+ */
+export async function writeSpooledPlan(
+  writer: JournalWriter,
+  journalPath: string,
+  batch: BatchHeader,
+  spool: RowSpool,
+  inputs: PlanInputs,
+): Promise<JournalState> {
+  const header: JournalRecord = { t: 'batch', v: JOURNAL_VERSION, ...batch };
+  const state = emptyState();
+  state.disk = await openLines(journalPath);
+  try {
+    // The writer writes each record as its JSON and a newline, in order, from byte 0.
+    let offset = 0;
+    const place = (record: JournalRecord) => {
+      const len = Buffer.byteLength(JSON.stringify(record)) + 1;
+      applyAt(state, record, { at: offset, len });
+      offset += len;
+    };
+    place(header);
+    await writer.append(header);
+    let chunk: JournalRecord[] = [];
+    let chunkLines = 0;
+    let orders = 0;
+    await planSpool(spool, inputs, (order) => {
+      const record: JournalRecord = { t: 'order', ref: order.ref, lines: order.lines };
+      place(record);
+      orders += 1;
+      chunk.push(record);
+      chunkLines += order.lines.length;
+      if (chunkLines < PLAN_CHUNK_LINES) return undefined;
+      const full = chunk;
+      chunk = [];
+      chunkLines = 0;
+      return writer.appendAll(full);
+    });
+    if (chunk.length) await writer.appendAll(chunk);
+    const planned: JournalRecord = { t: 'planned', orders };
+    place(planned);
+    await writer.append(planned);
+    if ((await stat(journalPath)).size === offset) return state;
+  } catch (error) {
+    await state.disk.close();
+    throw error;
+  }
+  // The file is not laid out as counted (the writer frames records otherwise): take
+  // the places from the file itself.
+  await state.disk.close();
+  const loaded = await loadJournal(journalPath, { linesOnDisk: true });
+  if (!loaded?.planComplete) throw new Error(`${journalPath}: the plan just written cannot be read back`);
+  return loaded;
 }

@@ -9,15 +9,20 @@
  * before the next append; what it described is redone, and redoing is safe because
  * every submission replays the same externalRef.
  */
-import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createExclusive, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 import type { PlannedLine, PlannedOrder } from './types.js';
 
-/** 2: plans begin with the batch's anchor order (`anchor` in the batch record). */
-export const JOURNAL_VERSION = 2;
+/**
+ * 2: plans begin with the batch's anchor order (`anchor` in the batch record).
+ * 3: planned lines carry the buyer's row ref (`PlannedLine.ref`). 1 and 2 are still read.
+ */
+export const JOURNAL_VERSION = 3;
+/** The first version whose planned lines carry their row's ref. */
+export const LINES_CARRY_REFS = 3;
 
 export type JournalRecord =
   | {
@@ -48,9 +53,17 @@ export type OrderPhase = 'planned' | 'submitted' | 'created' | 'unknown' | 'reje
 
 export interface OrderState {
   ref: string;
-  /** The order's lines are `count` lines of the state's table from index `first`. */
+  /** The order's lines are `count` lines of the state's table from index `first`... */
   first: number;
   count: number;
+  /**
+   * ...or, in a state whose lines stay on disk (`JournalState.disk`), the `len` bytes at
+   * byte `at` of the journal: its `order` record, or the `split` record naming it as
+   * child `k`.
+   */
+  at?: number;
+  len?: number;
+  k?: number;
   phase: OrderPhase;
   checkoutId?: string;
   /** Last status seen from the service. */
@@ -69,18 +82,70 @@ export interface JournalState {
   /** Refs of the plan as first written, in plan order. */
   roots: string[];
   outputs: Set<string>;
+  /**
+   * A read-only descriptor of the journal when the plan's lines are left on disk and
+   * read back one order at a time (a large plan): see `loadJournal` and `writeSpooledPlan` (journal-files.ts).
+   */
+  disk?: { fd: number; close(): Promise<void> };
 }
 
 export function emptyState(): JournalState {
   return { planComplete: false, orders: new Map(), lines: new LineTable(), roots: [], outputs: new Set() };
 }
 
-/** An order's lines as objects, made on demand (the state keeps them as columns). */
-export function linesOf(state: JournalState, order: Pick<OrderState, 'first' | 'count'>): PlannedLine[] {
-  return state.lines.slice(order.first, order.count);
+/** Where a record sits in the journal file: its first byte and its length with the newline. */
+export interface RecordPlace {
+  at: number;
+  len: number;
 }
 
-function addOrder(state: JournalState, ref: string, lines: readonly PlannedLine[]): OrderState {
+/** An order's lines as objects, made on demand (the state keeps them as columns or on disk). */
+export function linesOf(
+  state: JournalState,
+  order: Pick<OrderState, 'first' | 'count'> & Partial<Pick<OrderState, 'ref' | 'at' | 'len' | 'k'>>,
+): PlannedLine[] {
+  if (order.at === undefined || order.len === undefined) return state.lines.slice(order.first, order.count);
+  if (!state.disk) throw new Error('journal lines on disk without a descriptor');
+  const bytes = Buffer.allocUnsafe(order.len);
+  let read = 0;
+  while (read < order.len) {
+    const n = readSync(state.disk.fd, bytes, read, order.len - read, order.at + read);
+    if (n === 0) break;
+    read += n;
+  }
+  let record: JournalRecord | undefined;
+  try {
+    record = JSON.parse(bytes.toString('utf8', 0, read)) as JournalRecord;
+  } catch {
+    record = undefined;
+  }
+  const found =
+    record?.t === 'order'
+      ? record
+      : record?.t === 'split' && order.k !== undefined
+        ? record.children[order.k]
+        : undefined;
+  // A journal changed under the run (or a wrong place) must never send other lines.
+  if (!found || (order.ref !== undefined && found.ref !== order.ref))
+    throw new Error(
+      `the journal changed under the run: order ${order.ref ?? '?'} is not at byte ${order.at}`,
+    );
+  return found.lines;
+}
+
+function addOrder(
+  state: JournalState,
+  ref: string,
+  lines: readonly PlannedLine[],
+  place?: RecordPlace,
+  k?: number,
+): OrderState {
+  if (place && state.disk) {
+    const order: OrderState = { ref, first: 0, count: lines.length, phase: 'planned', ...place };
+    if (k !== undefined) order.k = k;
+    state.orders.set(ref, order);
+    return order;
+  }
   const first = state.lines.length;
   for (const line of lines) state.lines.push(line);
   const order: OrderState = { ref, first, count: lines.length, phase: 'planned' };
@@ -90,6 +155,14 @@ function addOrder(state: JournalState, ref: string, lines: readonly PlannedLine[
 
 /** Pure: fold one record into the state. */
 export function apply(state: JournalState, record: JournalRecord): JournalState {
+  return applyAt(state, record);
+}
+
+/**
+ * `apply`, given where the record sits in the journal: a state with `disk` then keeps
+ * an order's place instead of its lines.
+ */
+export function applyAt(state: JournalState, record: JournalRecord, place?: RecordPlace): JournalState {
   const order = 'ref' in record ? state.orders.get(record.ref) : undefined;
   switch (record.t) {
     case 'batch':
@@ -97,7 +170,7 @@ export function apply(state: JournalState, record: JournalRecord): JournalState 
       break;
     case 'order':
       if (!state.orders.has(record.ref)) {
-        addOrder(state, record.ref, record.lines);
+        addOrder(state, record.ref, record.lines, place);
         state.roots.push(record.ref);
       }
       break;
@@ -134,9 +207,9 @@ export function apply(state: JournalState, record: JournalRecord): JournalState 
       if (order && order.phase !== 'created') {
         order.phase = 'split';
         order.children = record.children.map((c) => c.ref);
-        for (const child of record.children) {
-          if (!state.orders.has(child.ref)) addOrder(state, child.ref, child.lines);
-        }
+        record.children.forEach((child, k) => {
+          if (!state.orders.has(child.ref)) addOrder(state, child.ref, child.lines, place, k);
+        });
       }
       break;
     case 'output-pending':
@@ -151,15 +224,18 @@ export function apply(state: JournalState, record: JournalRecord): JournalState 
 
 /** The orders to buy, in plan order, with each split order replaced by its parts. */
 export function effectiveOrders(state: JournalState): OrderState[] {
-  const out: OrderState[] = [];
-  const visit = (ref: string) => {
+  return [...eachEffectiveOrder(state)];
+}
+
+/** `effectiveOrders` one at a time, read as the state is then (a split seen live is followed). */
+export function* eachEffectiveOrder(state: JournalState): Generator<OrderState> {
+  function* visit(ref: string): Generator<OrderState> {
     const order = state.orders.get(ref);
     if (!order) return;
-    if (order.phase === 'split') for (const child of order.children ?? []) visit(child);
-    else out.push(order);
-  };
-  for (const ref of state.roots) visit(ref);
-  return out;
+    if (order.phase === 'split') for (const child of order.children ?? []) yield* visit(child);
+    else yield order;
+  }
+  for (const ref of state.roots) yield* visit(ref);
 }
 
 /**
@@ -168,6 +244,7 @@ export function effectiveOrders(state: JournalState): OrderState[] {
  */
 class JournalReader {
   readonly state = emptyState();
+  constructor(private readonly onDisk = false) {}
   /** Bytes of complete, valid lines so far. */
   goodBytes = 0;
   torn = false;
@@ -203,7 +280,7 @@ class JournalReader {
         this.bad = this.goodBytes;
         return;
       }
-      apply(this.state, record);
+      applyAt(this.state, record, this.onDisk ? { at: this.goodBytes, len: bytes.length } : undefined);
     }
     this.goodBytes += bytes.length;
   }
@@ -221,7 +298,15 @@ export function parseJournal(text: string): { state: JournalState; goodBytes: nu
   return { state: reader.state, goodBytes: reader.goodBytes, torn: reader.torn };
 }
 
-export async function loadJournal(path: string): Promise<JournalState | undefined> {
+/**
+ * The journal's state, read in chunks. With `linesOnDisk` the plan's lines are not
+ * kept: each order keeps its place in the file, and `state.disk` (to be closed by the
+ * caller) reads them back one order at a time, so memory does not grow with the plan.
+ */
+export async function loadJournal(
+  path: string,
+  opts: { linesOnDisk?: boolean } = {},
+): Promise<JournalState | undefined> {
   let handle: FileHandle;
   try {
     // Read-write: a torn tail is cut through this descriptor, never by name (a link).
@@ -230,7 +315,8 @@ export async function loadJournal(path: string): Promise<JournalState | undefine
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const reader = new JournalReader();
+  const reader = new JournalReader(opts.linesOnDisk);
+  if (opts.linesOnDisk) reader.state.disk = await openLines(path);
   try {
     const buffer = Buffer.allocUnsafe(256 * 1024);
     for (;;) {
@@ -240,10 +326,19 @@ export async function loadJournal(path: string): Promise<JournalState | undefine
     }
     reader.end();
     if (reader.torn) await handle.truncate(reader.goodBytes);
+  } catch (error) {
+    await reader.state.disk?.close();
+    throw error;
   } finally {
     await handle.close();
   }
   return reader.state;
+}
+
+/** A read-only descriptor of the user's own journal, for `JournalState.disk`. */
+export async function openLines(path: string): Promise<NonNullable<JournalState['disk']>> {
+  const handle = await openOwn(path, 'read');
+  return { fd: handle.fd, close: () => handle.close() };
 }
 
 export function fsyncDir(path: string): void {

@@ -130,22 +130,48 @@ export function planInto(
   emit: (order: PlannedOrder) => void,
   options: { anchor?: boolean } = {},
 ): void {
-  let index = 0;
-  let anchored = !options.anchor;
-  const packer = new Packer(limits, (lines) => emit({ ref: orderRef(batch, index++, lines), lines }));
-  for (const r of rows) {
-    const source = lineSource(r, products, rates);
-    if (!anchored) {
-      // The anchor: the first unit of the first row, alone (see anchorRef).
-      anchored = true;
-      const { quantity: _all, ...unit } = source;
-      emit({ ref: anchorRef(batch), lines: [{ ...unit, quantity: 1, firstUnit: 1 }] });
-      if (source.quantity > 1) packer.add({ ...source, quantity: source.quantity - 1, firstUnit: 2 });
-      continue;
-    }
-    packer.add(source);
+  const planner = new Planner(products, rates, limits, batch, emit, options);
+  for (const r of rows) planner.add(r);
+  planner.end();
+}
+
+/**
+ * `planInto` a row at a time, for rows that arrive in batches (read back from the row
+ * spool): the same plan, whatever the batches.
+ */
+export class Planner {
+  private index = 0;
+  private anchored: boolean;
+  private readonly packer: Packer;
+
+  constructor(
+    private readonly products: Map<string, Product>,
+    private readonly rates: Rates,
+    limits: PlanLimits,
+    private readonly batch: string,
+    private readonly emit: (order: PlannedOrder) => void,
+    options: { anchor?: boolean } = {},
+  ) {
+    this.anchored = !options.anchor;
+    this.packer = new Packer(limits, (lines) => emit({ ref: orderRef(batch, this.index++, lines), lines }));
   }
-  packer.end();
+
+  add(r: InputRow): void {
+    const source = lineSource(r, this.products, this.rates);
+    if (!this.anchored) {
+      // The anchor: the first unit of the first row, alone (see anchorRef).
+      this.anchored = true;
+      const { quantity: _all, ...unit } = source;
+      this.emit({ ref: anchorRef(this.batch), lines: [{ ...unit, quantity: 1, firstUnit: 1 }] });
+      if (source.quantity > 1) this.packer.add({ ...source, quantity: source.quantity - 1, firstUnit: 2 });
+      return;
+    }
+    this.packer.add(source);
+  }
+
+  end(): void {
+    this.packer.end();
+  }
 }
 
 function lineSource(r: InputRow, products: Map<string, Product>, rates: Rates): LineSource {
@@ -160,6 +186,8 @@ function lineSource(r: InputRow, products: Map<string, Product>, rates: Rates): 
     firstUnit: 1,
     unitUsd: unitUsd(r.amount, product, rates),
     ...(r.requiredFields ? { requiredFields: r.requiredFields } : {}),
+    // Carried with the plan so the output needs no per-row memory; not part of the ref (refs.ts).
+    ...(r.ref ? { ref: r.ref } : {}),
   };
 }
 
@@ -176,16 +204,37 @@ export function legacyFirstRef(
   limits: PlanLimits,
   batch: string,
 ): string | undefined {
-  let first: PlannedLine[] | undefined;
-  const packer = new Packer(limits, (lines) => {
-    first ??= lines;
-  });
-  for (const r of rows) {
-    packer.add(lineSource(r, products, rates));
-    if (first) break;
+  const first = new LegacyFirstRef(products, rates, limits, batch);
+  for (const r of rows) if (first.add(r)) break;
+  return first.end();
+}
+
+/** `legacyFirstRef` a row at a time (rows read back in batches): `add` says when it is known. */
+export class LegacyFirstRef {
+  private first: PlannedLine[] | undefined;
+  private readonly packer: Packer;
+
+  constructor(
+    private readonly products: Map<string, Product>,
+    private readonly rates: Rates,
+    limits: PlanLimits,
+    private readonly batch: string,
+  ) {
+    this.packer = new Packer(limits, (lines) => {
+      this.first ??= lines;
+    });
   }
-  packer.end();
-  return first ? orderRef(batch, 0, first) : undefined;
+
+  /** True once the first order is complete (later rows change nothing). */
+  add(r: InputRow): boolean {
+    if (!this.first) this.packer.add(lineSource(r, this.products, this.rates));
+    return this.first !== undefined;
+  }
+
+  end(): string | undefined {
+    if (!this.first) this.packer.end();
+    return this.first ? orderRef(this.batch, 0, this.first) : undefined;
+  }
 }
 
 export function planOrders(
@@ -239,23 +288,36 @@ export function estimatePlan(
   orders: Iterable<{ lines: readonly PlannedLine[] }>,
   currencyOf: (productId: string) => string,
 ): PlanEstimate {
-  const estimate: PlanEstimate = { orders: 0, lines: 0, units: 0, usd: 0, perCurrency: new Map() };
-  let usdMicros = 0;
-  for (const order of orders) {
+  const sum = new EstimateSum(currencyOf);
+  for (const order of orders) sum.add(order);
+  return sum.result();
+}
+
+/** `estimatePlan` one order at a time, for a plan that is never held whole. */
+export class EstimateSum {
+  private readonly estimate: PlanEstimate = { orders: 0, lines: 0, units: 0, usd: 0, perCurrency: new Map() };
+  private usdMicros = 0;
+
+  constructor(private readonly currencyOf: (productId: string) => string) {}
+
+  add(order: { lines: readonly PlannedLine[] }): void {
+    const estimate = this.estimate;
     estimate.orders += 1;
     for (const line of order.lines) {
       estimate.lines += 1;
       estimate.units += line.quantity;
-      usdMicros += micros(line.unitUsd) * line.quantity;
-      const currency = currencyOf(line.productId);
+      this.usdMicros += micros(line.unitUsd) * line.quantity;
+      const currency = this.currencyOf(line.productId);
       estimate.perCurrency.set(
         currency,
         Math.round(((estimate.perCurrency.get(currency) ?? 0) + line.amount * line.quantity) * 100) / 100,
       );
     }
   }
-  estimate.usd = usdMicros / MICRO;
-  return estimate;
+
+  result(): PlanEstimate {
+    return { ...this.estimate, perCurrency: new Map(this.estimate.perCurrency), usd: this.usdMicros / MICRO };
+  }
 }
 
 export function orderUsd(order: { lines: readonly PlannedLine[] }): number {

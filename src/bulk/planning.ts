@@ -2,71 +2,73 @@
  * Plan, or take the journaled plan: a plan is never recomputed under new limits once
  * it is journaled. A fresh plan validates every row against the live catalog first
  * (all bad rows reported at once, nothing bought) and begins with the batch's anchor.
+ *
+ * A fresh plan is not held: one pass over the row spool validates every row and sums
+ * the plan (the estimate the confirmation shows); the plan itself is made again, the
+ * same, as it is written to the journal once the purchase is confirmed
+ * (`writeSpooledPlan`, journal-files.ts).
  */
 
 import { InvalidInputError } from '../errors.js';
 import { apply, emptyState, type JournalState, linesOf, type OrderState } from './journal.js';
-import { legacyFirstRef, planInto } from './plan.js';
 import type { Live, ParsedInput } from './preflight.js';
 import type { JournalChoice } from './resume.js';
-import type { LineTable } from './table.js';
-import type { InputRow } from './types.js';
-import { validateRows } from './validate.js';
+import type { RowSpool } from './spool.js';
+import { checkAndPreview, type PlanInputs, type PlanPreview, planSpool } from './stream-plan.js';
 
-export interface PlanOutcome {
-  state: JournalState;
-  /** The plan came from a journal (or its copy). */
-  resumed: boolean;
-  /** A fresh plan's first order as journal version 1 (no anchor) named it: looked up too. */
-  legacyRef?: string;
-}
+export type PlanOutcome =
+  | {
+      /** The plan came from a journal (or its copy). */
+      resumed: true;
+      state: JournalState;
+    }
+  | {
+      resumed: false;
+      /** The fresh plan's totals and first refs; the plan itself is written later. */
+      preview: PlanPreview;
+      /** A fresh plan's first order as journal version 1 (no anchor) named it: looked up too. */
+      legacyRef?: string;
+    };
 
-export function planOrResume(
+export async function planOrResume(
   choice: Pick<JournalChoice, 'journal'>,
   input: ParsedInput,
-  rows: LineTable,
+  spool: RowSpool,
   live: Live,
   fileName: string,
-): PlanOutcome {
+): Promise<PlanOutcome> {
   if (choice.journal && !input.errors.length) return { state: choice.journal, resumed: true };
   // Every bad row at once: those that did not parse and those the live catalog refuses.
-  const problems = [
-    ...input.errors,
-    ...validateRows(inputRows(rows, input.refOf), {
-      products: live.products,
-      limits: live.limits,
-      rates: live.rates,
-    }),
-  ].sort((a, b) => (a.row ?? Number.MAX_SAFE_INTEGER) - (b.row ?? Number.MAX_SAFE_INTEGER));
-  if (problems.length) throw new InvalidInputError(problems, fileName);
-  const state = emptyState();
-  planInto(
-    inputRows(rows, input.refOf),
-    live.products,
-    live.rates,
-    live.limits,
-    input.batch,
-    (order) => {
-      apply(state, { t: 'order', ref: order.ref, lines: order.lines });
-    },
-    { anchor: true },
-  );
-  const legacyRef = legacyFirstRef(
-    inputRows(rows, input.refOf),
-    live.products,
-    live.rates,
-    live.limits,
-    input.batch,
-  );
-  return { state, resumed: false, ...(legacyRef ? { legacyRef } : {}) };
+  const checked = await checkAndPreview(spool, input.errors, planInputs(input, live), currencyOf(live));
+  if (checked.problems.length || !checked.preview) throw new InvalidInputError(checked.problems, fileName);
+  const { preview } = checked;
+  return { resumed: false, preview, ...(preview.legacyRef ? { legacyRef: preview.legacyRef } : {}) };
 }
 
-/** Parsed rows as objects, one at a time. */
-function* inputRows(rows: LineTable, refOf: (row: number) => string): Generator<InputRow> {
-  for (let i = 0; i < rows.length; i++) {
-    const { firstUnit: _first, unitUsd: _usd, ...row } = rows.get(i);
-    yield { ...row, ref: refOf(row.row) };
-  }
+/** What planning reads besides the rows: the live catalog, rates and limits, and the batch. */
+export function planInputs(input: Pick<ParsedInput, 'batch'>, live: Live): PlanInputs {
+  return { products: live.products, rates: live.rates, limits: live.limits, batch: input.batch };
+}
+
+/** The currency a product's denominations are in, for the estimate's per-currency face value. */
+export function currencyOf(live: Pick<Live, 'products'>): (productId: string) => string {
+  return (productId) => {
+    const p = live.products.get(productId);
+    return p?.productCurrency ?? p?.costCurrency ?? '?';
+  };
+}
+
+/**
+ * A fresh plan held whole in memory, as `writeSpooledPlan` would journal it (without
+ * the `planned` record): for small plans and tests.
+ */
+export async function planState(spool: RowSpool, inputs: PlanInputs): Promise<JournalState> {
+  const state = emptyState();
+  await planSpool(spool, inputs, (order) => {
+    apply(state, { t: 'order', ref: order.ref, lines: order.lines });
+    return undefined;
+  });
+  return state;
 }
 
 /** Orders with their lines as objects, one order at a time. */

@@ -14,19 +14,17 @@ import type { Product } from '../schemas/catalog.js';
 import type { Rates } from '../schemas/rates.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 import { journalPathFor, partsPathFor } from './journal-files.js';
-import { readFile } from './parse.js';
 import { limitsFrom } from './plan.js';
 import { defaultBatchId, isValidBatchId } from './refs.js';
 import type { BulkOptions } from './run-types.js';
 import { checkCompanions } from './safe-files.js';
-import { LineTable, RefColumn } from './table.js';
+import type { RowSpool } from './spool.js';
+import { spoolInput } from './stream-plan.js';
 import type { PlanLimits, RowError } from './types.js';
 import { productIndex, validateAccount } from './validate.js';
 
-/** The input file, read: each row's own ref, the file's hash and the batch id. */
+/** The input file, read: the file's hash and the batch id (the rows are in the spool). */
 export interface ParsedInput {
-  /** The buyer's `ref` of each row: the only part of a row that outlives the plan. */
-  refOf(row: number): string;
   rowCount: number;
   /** Rows that did not parse (reported together with the catalog's refusals). */
   errors: RowError[];
@@ -35,11 +33,11 @@ export interface ParsedInput {
 }
 
 /**
- * Checks the input and the files beside --out, then parses the whole file. The rows
- * come back as columns (not an object per row), separately: the caller drops them
- * once they are planned, keeping only `input`.
+ * Checks the input and the files beside --out, then parses the whole file, once,
+ * into a row spool on disk (spool.ts) that validation and planning read back: no
+ * memory per row. The caller closes the spool.
  */
-export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput; rows: LineTable }> {
+export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput; spool: RowSpool }> {
   if (opts.batch !== undefined && !isValidBatchId(opts.batch)) {
     throw new UsageError('--batch must be 1-64 letters, digits, "-" or "_"');
   }
@@ -56,18 +54,15 @@ export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput
   await checkCompanions([opts.out, journalPathFor(opts.out), partsPathFor(opts.out)]);
 
   // The whole file before anything else.
-  const rows = new LineTable();
-  const refs = new RefColumn();
-  const parsed = await readFile(opts.input, (row) => {
-    rows.push(row);
-    refs.set(row.row, row.ref);
-  });
+  const parsed = await spoolInput(opts.input);
   const fileBroken = parsed.errors.some((e) => e.row === undefined || e.row === 0);
-  if (fileBroken) throw new InvalidInputError(parsed.errors, basename(opts.input));
+  if (fileBroken) {
+    await parsed.spool.close();
+    throw new InvalidInputError(parsed.errors, basename(opts.input));
+  }
   return {
-    rows,
+    spool: parsed.spool,
     input: {
-      refOf: (row) => refs.get(row),
       rowCount: parsed.rows,
       errors: parsed.errors,
       sha256: parsed.sha256,

@@ -76,7 +76,7 @@ export function orderRecords(
       const f = fulfillments[k];
       records.push({
         row: line.row,
-        ref: refOf(line.row),
+        ref: line.ref ?? refOf(line.row),
         externalRef: order.externalRef ?? '',
         checkoutId: order.checkoutId,
         productId: line.productId,
@@ -100,7 +100,7 @@ export function rejectedRecords(
   return lines.flatMap((line) =>
     Array.from({ length: line.quantity }, (_, k) => ({
       row: line.row,
-      ref: refOf(line.row),
+      ref: line.ref ?? refOf(line.row),
       externalRef: ref,
       checkoutId: null,
       productId: line.productId,

@@ -6,8 +6,9 @@
 import type { BoughtSoFar } from './bought.js';
 import { describeBought } from './bought.js';
 import type { JournalState, OrderState } from './journal.js';
-import { estimatePlan } from './plan.js';
-import { withLines } from './planning.js';
+import { linesOf } from './journal.js';
+import { EstimateSum, type PlanEstimate } from './plan.js';
+import { currencyOf } from './planning.js';
 import type { Live } from './preflight.js';
 import type { PlanReport } from './run-types.js';
 
@@ -18,19 +19,31 @@ export function needsBuying(order: OrderState): boolean {
 
 export function buildReport(
   state: JournalState,
-  orders: OrderState[],
+  orders: Iterable<OrderState>,
   live: Live,
   run: { batch: string; resumed: boolean; rebuy?: BoughtSoFar },
 ): PlanReport {
-  const currencyOf = (productId: string) => {
-    const p = live.products.get(productId);
-    return p?.productCurrency ?? p?.costCurrency ?? '?';
-  };
+  // One walk of the plan for both sums (its lines may be read back from the journal).
+  const total = new EstimateSum(currencyOf(live));
+  const pending = new EstimateSum(currencyOf(live));
+  for (const order of withLines(state, orders, needsBuying)) {
+    total.add(order);
+    if (order.pending) pending.add(order);
+  }
+  return reportOf({ total: total.result(), pending: pending.result() }, live, run);
+}
+
+/** The report from the plan's sums (a fresh plan is summed without being held: planning.ts). */
+export function reportOf(
+  plan: { total: PlanEstimate; pending: PlanEstimate },
+  live: Live,
+  run: { batch: string; resumed: boolean; rebuy?: BoughtSoFar },
+): PlanReport {
   const report: PlanReport = {
     batch: run.batch,
     resumed: run.resumed,
-    total: estimatePlan(withLines(state, orders), currencyOf),
-    pending: estimatePlan(withLines(state, orders.filter(needsBuying)), currencyOf),
+    total: plan.total,
+    pending: plan.pending,
     limits: live.limits,
     balanceUsd: live.balanceUsd,
     dailyRemainingUsd: remainingCap(live.account.usage.daily, live.account.limits.dailySpendCapUSD),
@@ -56,6 +69,10 @@ export function buildReport(
       `the monthly spend cap leaves ${report.monthlyRemainingUsd.toFixed(2)} USD this month: the run will stop there (exit 4)`,
     );
   return report;
+}
+
+function* withLines(state: JournalState, orders: Iterable<OrderState>, pending: (o: OrderState) => boolean) {
+  for (const order of orders) yield { lines: linesOf(state, order), pending: pending(order) };
 }
 
 function remainingCap(window: { spentUsd: number; capUsd?: number | null } | undefined, cap?: number) {

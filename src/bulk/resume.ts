@@ -29,15 +29,39 @@ export interface JournalChoice {
   copy?: JournalCopy;
 }
 
+/**
+ * The journal chosen is loaded with its plan's lines left on disk (read back an order
+ * at a time: `JournalState.disk`, which the caller closes); any other one read here is
+ * closed before this returns.
+ */
 export async function chooseJournal(
   opts: BulkOptions,
   input: ParsedInput,
   deps: Pick<DiscoveryDeps, 'notice'>,
   lockBatch: (path: string, batch: string) => Promise<void>,
 ): Promise<JournalChoice> {
+  const opened: JournalState[] = [];
+  try {
+    const choice = await choose(opts, input, deps, lockBatch, opened);
+    for (const state of opened) if (state !== choice.journal) await state.disk?.close();
+    return choice;
+  } catch (error) {
+    for (const state of opened) await state.disk?.close();
+    throw error;
+  }
+}
+
+async function choose(
+  opts: BulkOptions,
+  input: ParsedInput,
+  deps: Pick<DiscoveryDeps, 'notice'>,
+  lockBatch: (path: string, batch: string) => Promise<void>,
+  opened: JournalState[],
+): Promise<JournalChoice> {
   const { batch } = input;
   const journalPath = journalPathFor(opts.out);
-  let journal = await loadJournal(journalPath);
+  let journal = await loadJournal(journalPath, { linesOnDisk: true });
+  if (journal) opened.push(journal);
   let torn = false;
   let displaced: string | undefined;
   if (journal?.batch && journal.batch.batch === batch && journal.batch.seal !== opts.seal) {
@@ -96,6 +120,7 @@ export async function chooseJournal(
         outSize: journal ? await journalSize(journalPath) : -1,
       })
     : undefined;
+  if (copy?.state) opened.push(copy.state);
   if (copy?.state) {
     deps.notice(
       journal

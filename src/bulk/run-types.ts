@@ -26,6 +26,8 @@ export interface BulkOptions {
   waitLockMs?: number;
   pollFirstMs?: number;
   pollMaxMs?: number;
+  /** Orders of the plan the scheduler holds at a time (default 1,000; see window.ts). */
+  windowOrders?: number;
   /**
    * A short hash of the API key. A journal written for one account is never resumed
    * with another key: its unsubmitted orders would be bought a second time elsewhere.
@@ -120,4 +122,6 @@ export interface BulkResult {
   charged?: Map<string, number>;
   /** What this run itself paid (new orders); the rest of `charged` was paid by earlier runs. */
   chargedThisRun?: Map<string, number>;
+  /** The most orders the scheduler held at once (queued, awaiting a read, in flight). */
+  heldPeak?: number;
 }

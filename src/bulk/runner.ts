@@ -15,6 +15,7 @@ import { createOrder, getOrder } from '../api/orders.js';
 import { ApiError, InterruptedError, RateLimitError } from '../errors.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
 import { findByRef, patient } from './discovery.js';
+import { heapBudget } from './heap-budget.js';
 import { type JournalRecord, type JournalState, linesOf, type OrderState } from './journal.js';
 import { limitsFrom, splitOrder } from './plan.js';
 import { orderRecords, rejectedRecords } from './records.js';
@@ -23,6 +24,7 @@ import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats } from './run-t
 import { Scheduler } from './scheduler.js';
 import { computeShortfall, describeShortfall } from './shortfall.js';
 import { classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
+import { DEFAULT_WINDOW, OrderWindow } from './window.js';
 
 /** The stop reason until the shortfall is known (see execute). */
 const INSUFFICIENT_BALANCE = 'insufficient balance';
@@ -63,6 +65,10 @@ export class Runner {
   private readonly state: JournalState;
   private readonly stats: BulkStats;
   private readonly results: Results;
+  /** The plan, drawn a window at a time (set by execute). */
+  private window: OrderWindow<OrderState> | undefined;
+  /** Collections at checkpoints, so garbage does not pile up with the run's length (heap-budget.ts). */
+  private readonly heap = heapBudget();
 
   constructor(private readonly input: RunnerInput) {
     ({
@@ -73,31 +79,30 @@ export class Runner {
       results: this.results,
     } = input);
     this.scheduler = new Scheduler(
-      { ...this.deps, afterStep: () => this.deps.progress?.(this.stats) },
+      {
+        ...this.deps,
+        afterStep: () => {
+          this.heap.check();
+          this.deps.progress?.(this.stats);
+        },
+      },
       { concurrency: this.opts.concurrency, waitTimeoutMs: this.opts.waitTimeoutMs },
       {
         submit: (order) => this.submit(order),
         poll: (order, attempt) => this.poll(order, attempt),
         maySubmit: (order) => !this.heldByAnchor(order),
+        place: (order, stopped) => this.place(order, stopped),
       },
     );
   }
 
-  /** Buys `orders` (the effective plan, in plan order) until done, stopped or interrupted. */
-  async execute(orders: OrderState[]): Promise<RunnerOutcome> {
-    const now = this.deps.now();
-    for (const order of orders) {
-      if (order.phase === 'rejected') {
-        await this.results.add(
-          order.ref,
-          rejectedRecords(order.ref, this.lines(order), order.message ?? '', this.input.refOf),
-        );
-      } else if (order.phase === 'created') {
-        this.scheduler.pollAt(order, 0, now);
-      } else {
-        this.scheduler.submitLater(order);
-      }
-    }
+  /**
+   * Buys `orders` (the effective plan, in plan order, walked lazily: the scheduler
+   * draws a window of it at a time) until done, stopped or interrupted.
+   */
+  async execute(orders: Iterable<OrderState>): Promise<RunnerOutcome> {
+    this.window = new OrderWindow(orders, this.opts.windowOrders ?? DEFAULT_WINDOW);
+    this.scheduler.feed(this.window);
     // An anchor refused for good stops every run of the batch; an unknown one is sent again.
     if (this.anchor()?.phase === 'rejected') this.stopIfAnchorBlocked();
     for (;;) {
@@ -124,6 +129,23 @@ export class Runner {
       waitTimedOut: this.scheduler.waitTimedOut,
       ...(this.shortfall ? { shortfall: this.shortfall } : {}),
     };
+  }
+
+  /** The most orders the run held at once (queued, awaiting a read, in flight). */
+  get heldPeak(): number {
+    return this.window?.peak ?? 0;
+  }
+
+  /** An order drawn from the plan: read back, written as refused, parked or queued. */
+  private async place(order: OrderState, stopped: boolean): Promise<void> {
+    if (order.phase === 'rejected') {
+      await this.results.add(
+        order.ref,
+        rejectedRecords(order.ref, this.lines(order), order.message ?? '', this.input.refOf),
+      );
+    } else if (order.phase === 'created') this.scheduler.pollAt(order, 0, this.deps.now());
+    else if (stopped) this.window?.park(order);
+    else this.scheduler.submitLater(order);
   }
 
   private lines(order: OrderState) {

@@ -4,10 +4,15 @@
  * of HTTP or the journal: the runner gives it the two steps (submit an order, read an
  * order) and it calls them from `concurrency` workers, at the pace the adaptive limit
  * allows, with reads that are due going first.
+ *
+ * Orders come from a window on the plan (window.ts): drawn a few at a time as room
+ * frees up, so the queues hold what is in flight and a window ahead of it, never the
+ * whole plan.
  */
 import { InterruptedError } from '../errors.js';
 import type { OrderState } from './journal.js';
 import type { AdaptiveLimit } from './submit.js';
+import type { OrderWindow } from './window.js';
 
 export type Task =
   | { kind: 'submit'; order: OrderState }
@@ -27,6 +32,11 @@ export interface Steps {
   poll(order: OrderState, attempt: number): Promise<void>;
   /** False holds a submission back for now (the anchor goes alone). */
   maySubmit(order: OrderState): boolean;
+  /**
+   * An order just drawn from the plan: queue it (`submitLater`, `pollAt`), write what
+   * is already known of it, or, while `stopped`, park it (`OrderWindow.park`).
+   */
+  place?(order: OrderState, stopped: boolean): Promise<void>;
 }
 
 export class Scheduler {
@@ -37,6 +47,9 @@ export class Scheduler {
   private pollPhaseStart: number | undefined;
   /** Idle workers: every one is woken when something changes (an answer may free several). */
   private readonly sleepers = new Set<() => void>();
+  /** The plan, drawn a window at a time (see `feed`); none: only what was queued. */
+  private window: OrderWindow<OrderState> | undefined;
+  private filling = false;
   /** Why no more orders are submitted (reads of created orders go on). */
   stopReason: string | undefined;
   interrupted = false;
@@ -49,6 +62,39 @@ export class Scheduler {
     private readonly opts: { concurrency: number; waitTimeoutMs: number },
     private readonly steps: Steps,
   ) {}
+
+  /** The plan to draw orders from, as room frees up (each handed to `Steps.place`). */
+  feed(window: OrderWindow<OrderState>): void {
+    this.window = window;
+  }
+
+  /** Orders queued, waiting for a read or in flight: what the window bounds. */
+  private held(): number {
+    return this.submitQueue.length + this.polls.length + this.inflight;
+  }
+
+  /** Nothing left to draw from the plan (parked orders count unless stopped). */
+  private planDrawn(): boolean {
+    return !this.window || this.window.drained(!this.stopReason);
+  }
+
+  /** Draws the next orders of the plan while the window has room. */
+  private async fill(): Promise<void> {
+    const window = this.window;
+    if (!window || this.filling) return;
+    this.filling = true;
+    try {
+      const stopped = this.stopReason !== undefined;
+      for (const order of window.take(this.held(), !stopped)) {
+        if (this.steps.place) await this.steps.place(order, stopped);
+        else if (stopped) window.park(order);
+        else this.submitQueue.push(order);
+      }
+    } finally {
+      this.filling = false;
+    }
+    this.notify();
+  }
 
   /** Queues an order for submission, after those already queued. */
   submitLater(order: OrderState): void {
@@ -118,14 +164,15 @@ export class Scheduler {
         return { kind: 'submit', order };
       }
     }
-    if (this.inflightSubmits === 0 && (this.stopReason || this.submitQueue.length === 0)) {
+    const planDrawn = this.planDrawn();
+    if (this.inflightSubmits === 0 && (this.stopReason || (this.submitQueue.length === 0 && planDrawn))) {
       this.pollPhaseStart ??= now;
       if (this.polls.length && now - this.pollPhaseStart > this.opts.waitTimeoutMs) {
         this.waitTimedOut = true;
         this.polls.length = 0;
       }
     }
-    if (this.polls.length || this.inflight > 0 || (!this.stopReason && this.submitQueue.length))
+    if (this.polls.length || this.inflight > 0 || (!this.stopReason && this.submitQueue.length) || !planDrawn)
       return 'wait';
     return 'done';
   }
@@ -137,6 +184,8 @@ export class Scheduler {
         await this.idle(50);
         continue;
       }
+      const window = this.window;
+      if (window && !this.filling && !this.planDrawn() && this.held() < window.size) await this.fill();
       const task = this.take();
       if (task === 'done') return;
       if (task === 'wait') {

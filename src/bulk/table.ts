@@ -86,6 +86,9 @@ export class LineTable {
   private sku = new Int32Array(this.capacity);
   /** Index into `fieldText` of the line's requiredFields as JSON, or -1. */
   private fields = new Int32Array(this.capacity);
+  /** Index into `refText` of the line's buyer ref, or -1. */
+  private refs = new Int32Array(this.capacity);
+  private readonly refText = new StringColumn();
   private readonly names: string[] = [];
   private readonly nameIndex = new Map<string, number>();
   private readonly fieldText = new StringColumn();
@@ -118,6 +121,7 @@ export class LineTable {
     this.product = copy(this.product, Int32Array);
     this.sku = copy(this.sku, Int32Array);
     this.fields = copy(this.fields, Int32Array);
+    this.refs = copy(this.refs, Int32Array);
     this.capacity = capacity;
   }
 
@@ -133,6 +137,7 @@ export class LineTable {
     this.product[i] = this.name(line.productId);
     this.sku[i] = this.name(line.skuId);
     this.fields[i] = line.requiredFields ? this.fieldText.push(JSON.stringify(line.requiredFields)) : -1;
+    this.refs[i] = line.ref ? this.refText.push(line.ref) : -1;
     return i;
   }
 
@@ -165,6 +170,8 @@ export class LineTable {
       unitUsd: this.unitUsdCol[i] as number,
     };
     if (f >= 0) line.requiredFields = JSON.parse(this.fieldText.get(f)) as Record<string, string>;
+    const r = this.refs[i] as number;
+    if (r >= 0) line.ref = this.refText.get(r);
     return line;
   }
 

@@ -28,6 +28,11 @@ export interface PlannedLine {
   /** Unit number within its input row of this line's first unit (1-based). */
   firstUnit: number;
   requiredFields?: Record<string, string>;
+  /**
+   * The buyer's ref of the row (InputRow.ref), carried with the plan so the output needs
+   * no per-row memory. Not part of what the order buys (refs.ts leaves it out).
+   */
+  ref?: string;
   /** Estimated USD per unit (face value at the live rates), for limits and totals only. */
   unitUsd: number;
 }

@@ -12,7 +12,6 @@ import {
 import type { OutputFormat } from '../../bulk/output.js';
 import { AdaptiveLimit } from '../../bulk/submit.js';
 import { summarize } from '../../bulk/summary.js';
-import { tuneV8ForBulk } from '../../bulk/v8-tuning.js';
 import { stateDir } from '../../config/state-dir.js';
 import type { Context, HttpOverrides } from '../../context.js';
 import {
@@ -65,8 +64,6 @@ export async function runOrderBulk(
   opts: OrderBulkOptions,
   wiring: OrderBulkWiring = {},
 ): Promise<ExitCode> {
-  // Before the first request compiles undici's HTTP parser (see v8-tuning.ts).
-  tuneV8ForBulk(ctx.env);
   const stats: Partial<BulkStats> = { retries: 0 };
   const limit = new AdaptiveLimit(opts.concurrency, ctx.clock.now);
   const retryPolicy: RetryPolicy = {

@@ -70,11 +70,12 @@ const pages = (requests: Recorded[]) => requests.filter((r) => !r.query.has('ext
 
 const batch = 'b1';
 const anchor = 'gc-b1-anchor';
+/** Today's plan's refs, as the engine hands them over (only the rare history scan reads them). */
 const plan = () =>
   stateOf([
     { ref: anchor, lines: [line(1)] },
     { ref: 'gc-b1-00001-abc', lines: [line(1, 2, { firstUnit: 2 })] },
-  ]);
+  ]).orders;
 
 describe('lookupRef', () => {
   it('finds the order by the exact externalRef filter', async () => {

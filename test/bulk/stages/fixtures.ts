@@ -103,7 +103,7 @@ export function parsedInput(
   sha256 = 'a'.repeat(64),
   extra: Partial<ParsedInput> = {},
 ): ParsedInput {
-  return { refOf: (row) => `R${row}`, rowCount: 2, errors: [], sha256, batch, ...extra };
+  return { rowCount: 2, errors: [], sha256, batch, ...extra };
 }
 
 /**

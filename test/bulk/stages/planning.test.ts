@@ -3,28 +3,50 @@
  * every bad row is reported at once against the live catalog, and a journaled plan is
  * taken as it is, whatever the live limits say now.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { effectiveOrders, linesOf } from '../../../src/bulk/journal.js';
-import { planOrResume } from '../../../src/bulk/planning.js';
+import { planInputs, planOrResume as planStage, planState } from '../../../src/bulk/planning.js';
 import { anchorRef, orderRef } from '../../../src/bulk/refs.js';
-import { LineTable } from '../../../src/bulk/table.js';
+import { RowSpool } from '../../../src/bulk/spool.js';
 import type { RowError } from '../../../src/bulk/types.js';
 import { InvalidInputError } from '../../../src/errors.js';
 import { line, live, parsedInput, stateOf } from './fixtures.js';
 
 type Row = { row: number; productId?: string; skuId?: string; amount?: number; quantity?: number };
 
-function rowsOf(rows: Row[]): LineTable {
-  const table = new LineTable();
+const spools: RowSpool[] = [];
+afterEach(async () => {
+  for (const spool of spools.splice(0)) await spool.close();
+});
+
+async function rowsOf(rows: Row[]): Promise<RowSpool> {
+  const spool = await RowSpool.create();
+  spools.push(spool);
   for (const r of rows)
-    table.push({
+    spool.push({
       row: r.row,
       productId: r.productId ?? 'usd',
       skuId: r.skuId ?? `${r.productId ?? 'usd'}-range`,
       amount: r.amount ?? 10,
       quantity: r.quantity ?? 1,
+      ref: '',
     });
-  return table;
+  return spool;
+}
+
+/**
+ * planOrResume, with a fresh plan made whole (as the journal gets it) for the
+ * assertions: the engine itself only sums it here.
+ */
+async function planOrResume(...args: Parameters<typeof planStage>) {
+  const [, input, spool, live] = args;
+  const planned = await planStage(...args);
+  if (planned.resumed) return { ...planned, legacyRef: undefined };
+  const state = await planState(spool, planInputs(input, live));
+  // The sums the confirmation shows are those of the plan the journal gets.
+  expect(planned.preview.estimate.orders).toBe(state.roots.length);
+  expect(planned.preview.firstRef).toBe(state.roots[0]);
+  return { ...planned, state };
 }
 
 const plainLines = (state: ReturnType<typeof stateOf>) =>
@@ -34,12 +56,12 @@ const plainLines = (state: ReturnType<typeof stateOf>) =>
   }));
 
 describe('planOrResume', () => {
-  it('puts the anchor first: one unit of row 1, then the rest of row 1 and the other rows', () => {
-    const rows = rowsOf([
+  it('puts the anchor first: one unit of row 1, then the rest of row 1 and the other rows', async () => {
+    const rows = await rowsOf([
       { row: 1, quantity: 3 },
       { row: 2, quantity: 2, productId: 'eur', amount: 10 },
     ]);
-    const planned = planOrResume({}, parsedInput('b1'), rows, live(), 'in.csv');
+    const planned = await planOrResume({}, parsedInput('b1'), rows, live(), 'in.csv');
     expect(planned.resumed).toBe(false);
     const orders = plainLines(planned.state);
     expect(orders[0]).toEqual({ ref: anchorRef('b1'), lines: [[1, 1, 1]] });
@@ -54,12 +76,12 @@ describe('planOrResume', () => {
     expect(planned.state.planComplete).toBe(false);
   });
 
-  it('packs the rows after the anchor under the live limits', () => {
-    const rows = rowsOf([
+  it('packs the rows after the anchor under the live limits', async () => {
+    const rows = await rowsOf([
       { row: 1, quantity: 4 },
       { row: 2, quantity: 1 },
     ]);
-    const planned = planOrResume(
+    const planned = await planOrResume(
       {},
       parsedInput('b1'),
       rows,
@@ -76,27 +98,33 @@ describe('planOrResume', () => {
     ]);
   });
 
-  it('a one-unit first row is the anchor alone, and the next order begins at row 2', () => {
-    const planned = planOrResume({}, parsedInput('b1'), rowsOf([{ row: 1 }, { row: 2 }]), live(), 'in.csv');
+  it('a one-unit first row is the anchor alone, and the next order begins at row 2', async () => {
+    const planned = await planOrResume(
+      {},
+      parsedInput('b1'),
+      await rowsOf([{ row: 1 }, { row: 2 }]),
+      live(),
+      'in.csv',
+    );
     expect(plainLines(planned.state)).toEqual([
       { ref: 'gc-b1-anchor', lines: [[1, 1, 1]] },
       { ref: expect.stringMatching(/^gc-b1-00001-/), lines: [[2, 1, 1]] },
     ]);
   });
 
-  it('names the first order as a plan without an anchor (journal version 1) would have', () => {
-    const rows = rowsOf([
+  it('names the first order as a plan without an anchor (journal version 1) would have', async () => {
+    const rows = await rowsOf([
       { row: 1, quantity: 3 },
       { row: 2, quantity: 2 },
     ]);
-    const planned = planOrResume({}, parsedInput('b1'), rows, live(), 'in.csv');
+    const planned = await planOrResume({}, parsedInput('b1'), rows, live(), 'in.csv');
     const legacyLines = [line(1, 3, { unitUsd: 10 }), line(2, 2, { unitUsd: 10 })];
     expect(planned.legacyRef).toBe(orderRef('b1', 0, legacyLines));
     expect(planned.state.orders.has(planned.legacyRef ?? '')).toBe(false);
   });
 
-  it('reports every bad row at once, parse errors included, in row order, planning nothing', () => {
-    const rows = rowsOf([
+  it('reports every bad row at once, parse errors included, in row order, planning nothing', async () => {
+    const rows = await rowsOf([
       { row: 1 },
       { row: 2, productId: 'nope' },
       { row: 4, amount: 7 },
@@ -105,7 +133,7 @@ describe('planOrResume', () => {
     const parseErrors: RowError[] = [{ row: 3, message: 'quantity must be a positive integer' }];
     let error: unknown;
     try {
-      planOrResume({}, parsedInput('b1', undefined, { errors: parseErrors }), rows, live(), 'in.csv');
+      await planOrResume({}, parsedInput('b1', undefined, { errors: parseErrors }), rows, live(), 'in.csv');
     } catch (e) {
       error = e;
     }
@@ -118,20 +146,20 @@ describe('planOrResume', () => {
     expect(invalid.problems[3]?.message).toBe('SKU "eur-range" does not belong to product "usd"');
   });
 
-  it('refuses a unit over the live maxOrderAmountUSD', () => {
-    const rows = rowsOf([{ row: 1, amount: 50 }]);
-    expect(() =>
+  it('refuses a unit over the live maxOrderAmountUSD', async () => {
+    const rows = await rowsOf([{ row: 1, amount: 50 }]);
+    await expect(
       planOrResume({}, parsedInput('b1'), rows, live({ limits: { maxOrderAmountUSD: 40 } }), 'in.csv'),
-    ).toThrow(InvalidInputError);
+    ).rejects.toThrow(InvalidInputError);
   });
 
-  it('takes a journaled plan as it is, even when the live limits would pack it otherwise', () => {
+  it('takes a journaled plan as it is, even when the live limits would pack it otherwise', async () => {
     const journal = stateOf([
       { ref: 'gc-b1-anchor', lines: [line(1)] },
       { ref: 'gc-b1-00001-old', lines: [line(1, 5, { firstUnit: 2 })] },
     ]);
-    const rows = rowsOf([{ row: 1, quantity: 6 }]);
-    const planned = planOrResume(
+    const rows = await rowsOf([{ row: 1, quantity: 6 }]);
+    const planned = await planOrResume(
       { journal },
       parsedInput('b1'),
       rows,
@@ -143,17 +171,12 @@ describe('planOrResume', () => {
     expect(planned.legacyRef).toBeUndefined();
   });
 
-  it('a journaled plan does not hide rows that no longer parse', () => {
+  it('a journaled plan does not hide rows that no longer parse', async () => {
     const journal = stateOf([{ ref: 'gc-b1-anchor', lines: [line(1)] }]);
     const errors: RowError[] = [{ row: 2, message: 'bad amount' }];
-    expect(() =>
-      planOrResume(
-        { journal },
-        parsedInput('b1', undefined, { errors }),
-        rowsOf([{ row: 1 }]),
-        live(),
-        'in.csv',
-      ),
-    ).toThrow('1 problem in in.csv; nothing was bought');
+    const rows = await rowsOf([{ row: 1 }]);
+    await expect(
+      planOrResume({ journal }, parsedInput('b1', undefined, { errors }), rows, live(), 'in.csv'),
+    ).rejects.toThrow('1 problem in in.csv; nothing was bought');
   });
 });

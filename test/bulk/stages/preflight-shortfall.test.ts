@@ -13,6 +13,7 @@ import { readInput, readLive } from '../../../src/bulk/preflight.js';
 import { defaultBatchId } from '../../../src/bulk/refs.js';
 import { computeShortfall, describeShortfall } from '../../../src/bulk/shortfall.js';
 import { AdaptiveLimit } from '../../../src/bulk/submit.js';
+import type { InputRow } from '../../../src/bulk/types.js';
 import { InvalidInputError, UnsafeFileError, UsageError } from '../../../src/errors.js';
 import { type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
 import { tempDirFor } from '../../helpers/temp.js';
@@ -58,26 +59,39 @@ function files(csv = CSV) {
   return { dir, input, out: join(dir, 'codes.csv') };
 }
 
+/** readInput, its row spool closed at once. */
+async function inputOf(o: Parameters<typeof readInput>[0]) {
+  const read = await readInput(o);
+  await read.spool.close();
+  return read;
+}
+
 describe('readInput', () => {
-  it('parses the whole file: rows as columns, bad rows kept for later, the batch id from the bytes', async () => {
+  it('parses the whole file: rows spooled to disk, bad rows kept for later, the batch id from the bytes', async () => {
     const f = files();
-    const { input, rows } = await readInput(options(f.out, { input: f.input }));
+    const { input, spool } = await readInput(options(f.out, { input: f.input }));
+    const rows: InputRow[] = [];
+    try {
+      for await (const batch of spool.batches()) rows.push(...batch);
+    } finally {
+      await spool.close();
+    }
     const sha = createHash('sha256').update(CSV).digest('hex');
     expect(input.sha256).toBe(sha);
     expect(input.batch).toBe(defaultBatchId(sha, { seal: false }));
     // The rows that parsed (a bad row stops the run at planning, reported with the catalog's refusals).
     expect(input.rowCount).toBe(2);
     expect(input.errors.map((e) => e.row)).toEqual([2]);
-    expect([input.refOf(1), input.refOf(3)]).toEqual(['first', 'third']);
+    expect(rows.map((r) => r.ref)).toEqual(['first', 'third']);
     expect(rows.length).toBe(2);
-    expect(rows.get(0)).toMatchObject({ row: 1, productId: 'usd', amount: 10, quantity: 2 });
+    expect(rows[0]).toMatchObject({ row: 1, productId: 'usd', amount: 10, quantity: 2 });
   });
 
   it('takes --batch as given, and --seal makes another default batch', async () => {
     const f = files();
-    expect((await readInput(options(f.out, { input: f.input, batch: 'mine_1' }))).input.batch).toBe('mine_1');
-    const sealed = await readInput(options(f.out, { input: f.input, seal: true }));
-    const plain = await readInput(options(f.out, { input: f.input }));
+    expect((await inputOf(options(f.out, { input: f.input, batch: 'mine_1' }))).input.batch).toBe('mine_1');
+    const sealed = await inputOf(options(f.out, { input: f.input, seal: true }));
+    const plain = await inputOf(options(f.out, { input: f.input }));
     expect(sealed.input.batch).not.toBe(plain.input.batch);
   });
 

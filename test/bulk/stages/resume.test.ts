@@ -6,11 +6,11 @@
 import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { JournalRecord } from '../../../src/bulk/journal.js';
 import { type BatchHeader, journalCopyPathFor, journalPathFor } from '../../../src/bulk/journal-files.js';
 import { lockPathFor } from '../../../src/bulk/lock.js';
-import { chooseJournal } from '../../../src/bulk/resume.js';
+import { chooseJournal, type JournalChoice } from '../../../src/bulk/resume.js';
 import type { BulkOptions } from '../../../src/bulk/run-types.js';
 import { UsageError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
@@ -38,6 +38,12 @@ const anchorBought: JournalRecord[] = [
   { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_9', status: 'completed', at: 3 },
 ];
 
+/** The journals chosen: their lines stay on disk until closed. */
+const chosen: JournalChoice[] = [];
+afterEach(async () => {
+  for (const choice of chosen.splice(0)) await choice.journal?.disk?.close();
+});
+
 function setup(extra: Partial<BulkOptions> = {}) {
   const dir = tempDirFor('giftcodes-resume-');
   const out = join(dir, 'codes.csv');
@@ -49,6 +55,9 @@ function setup(extra: Partial<BulkOptions> = {}) {
   const choose = (o: BulkOptions = opts, sha = SHA) =>
     chooseJournal(o, parsedInput('b1', sha), { notice: (l) => notices.push(l) }, async (path, batch) => {
       locks.push([path, batch]);
+    }).then((choice) => {
+      chosen.push(choice);
+      return choice;
     });
   return { dir, out, opts, journalPath: journalPathFor(out), copyPath, notices, locks, choose };
 }

@@ -1,0 +1,160 @@
+/**
+ * The parsed rows of a bulk input, spooled to a private scratch file instead of kept
+ * in memory: the CSV is parsed once (csv-parse is the slow part), and validation and
+ * planning read the rows back from here, a batch at a time, as often as they need.
+ *
+ * Each row is one binary record: row, amount and quantity as doubles, product and SKU
+ * as indexes into a small table of names kept in memory (a file names few products),
+ * then the buyer's ref and the requiredFields (JSON) as length-prefixed UTF-8. The file
+ * is created 0600 in a 0700 temporary folder of its own, and both are removed at once:
+ * only the open descriptor reaches it, so nothing is left behind even by a kill -9.
+ */
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { mkdtemp, rm, rmdir, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { heapBudget } from './heap-budget.js';
+import type { InputRow } from './types.js';
+
+/** Bytes before the two strings: row, amount, quantity (f64); product, sku, ref and fields lengths (u32). */
+const FIXED = 8 * 3 + 4 * 4;
+const CHUNK = 1 << 16;
+
+export class RowSpool {
+  private readonly names: string[] = [];
+  private readonly nameIndex = new Map<string, number>();
+  private buffer = Buffer.allocUnsafe(CHUNK);
+  private used = 0;
+  private count = 0;
+  private closed = false;
+
+  private constructor(private readonly fd: number) {}
+
+  static async create(): Promise<RowSpool> {
+    const dir = await mkdtemp(join(tmpdir(), 'giftcodes-rows-'));
+    const path = join(dir, 'rows');
+    try {
+      const fd = openSync(path, 'wx+', 0o600);
+      await unlink(path);
+      await rmdir(dir);
+      return new RowSpool(fd);
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  private name(text: string): number {
+    let i = this.nameIndex.get(text);
+    if (i === undefined) {
+      i = this.names.length;
+      this.names.push(text);
+      this.nameIndex.set(text, i);
+    }
+    return i;
+  }
+
+  /** Appends a row (written to the file whenever a megabyte has gathered). */
+  push(row: InputRow): void {
+    const fields = row.requiredFields ? JSON.stringify(row.requiredFields) : '';
+    const need = FIXED + Buffer.byteLength(row.ref) + Buffer.byteLength(fields);
+    if (this.used + need > this.buffer.length) {
+      this.flush();
+      if (need > this.buffer.length) this.buffer = Buffer.allocUnsafe(need);
+    }
+    const b = this.buffer;
+    let at = this.used;
+    b.writeDoubleLE(row.row, at);
+    b.writeDoubleLE(row.amount, at + 8);
+    b.writeDoubleLE(row.quantity, at + 16);
+    b.writeUInt32LE(this.name(row.productId), at + 24);
+    b.writeUInt32LE(this.name(row.skuId), at + 28);
+    at += FIXED;
+    const refBytes = b.write(row.ref, at);
+    at += refBytes;
+    const fieldBytes = fields ? b.write(fields, at) : 0;
+    b.writeUInt32LE(refBytes, this.used + 32);
+    b.writeUInt32LE(fieldBytes, this.used + 36);
+    this.used = at + fieldBytes;
+    this.count += 1;
+  }
+
+  private flush(): void {
+    let done = 0;
+    while (done < this.used) done += writeSync(this.fd, this.buffer, done, this.used - done);
+    this.used = 0;
+  }
+
+  /**
+   * Every row in file order, in batches (one megabyte of the file each): the caller
+   * works on a batch and may await between them, so memory holds one batch at a time.
+   */
+  async *batches(): AsyncGenerator<InputRow[]> {
+    this.flush();
+    let position = 0;
+    let chunk = Buffer.allocUnsafe(CHUNK);
+    let carry = 0;
+    const heap = heapBudget();
+    for (let turn = 1; ; turn++) {
+      // A turn of the event loop now and then, so a collection the budget asked for runs.
+      heap.check();
+      if (turn % 16 === 0) await nextTurn();
+      const read = readSync(this.fd, chunk, carry, chunk.length - carry, position);
+      position += read;
+      const end = carry + read;
+      const rows: InputRow[] = [];
+      let at = 0;
+      while (at + FIXED <= end) {
+        const size = FIXED + chunk.readUInt32LE(at + 32) + chunk.readUInt32LE(at + 36);
+        if (at + size > end) break;
+        rows.push(this.decode(chunk, at));
+        at += size;
+      }
+      if (read === 0) {
+        if (at !== end) throw new Error('the row spool is damaged');
+        if (rows.length) yield rows;
+        return;
+      }
+      // The partial record at the end moves to the front; a record larger than the
+      // buffer gets a buffer of its size.
+      carry = end - at;
+      if (carry >= FIXED) {
+        const size = FIXED + chunk.readUInt32LE(at + 32) + chunk.readUInt32LE(at + 36);
+        if (size > chunk.length) {
+          const grown = Buffer.allocUnsafe(size);
+          chunk.copy(grown, 0, at, end);
+          chunk = grown;
+        } else chunk.copy(chunk, 0, at, end);
+      } else chunk.copy(chunk, 0, at, end);
+      if (rows.length) yield rows;
+    }
+  }
+
+  private decode(b: Buffer, at: number): InputRow {
+    const refBytes = b.readUInt32LE(at + 32);
+    const fieldBytes = b.readUInt32LE(at + 36);
+    const start = at + FIXED;
+    const row: InputRow = {
+      row: b.readDoubleLE(at),
+      productId: this.names[b.readUInt32LE(at + 24)] as string,
+      skuId: this.names[b.readUInt32LE(at + 28)] as string,
+      amount: b.readDoubleLE(at + 8),
+      quantity: b.readDoubleLE(at + 16),
+      ref: refBytes ? b.toString('utf8', start, start + refBytes) : '',
+    };
+    if (fieldBytes)
+      row.requiredFields = JSON.parse(b.toString('utf8', start + refBytes, start + refBytes + fieldBytes));
+    return row;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
+}
