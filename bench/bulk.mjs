@@ -5,8 +5,9 @@
  *
  * - Throughput: wall time of `giftcodes order bulk` divided by the lower bound the
  *   rate limit sets: requests needed / allowed rate, where "needed" is the least any
- *   client must send: 4 preflight reads (catalog, account, rates, balance), one
- *   existence check of the first ref, and per order one POST and one GET. Target <= 1.25.
+ *   client must send: 4 preflight reads (catalog, account, rates, balance), two exact
+ *   look-ups (the batch's anchor, and its first order as plans before the anchor named
+ *   it), and per order (the anchor is one of them) one POST and one GET. Target <= 1.25.
  * - Memory: peak RSS of the CLI process (the sandbox runs in this process, not in it)
  *   at 10,000 and 100,000 rows. Target <= 150 MB.
  * - Requests per order: with fulfilment that takes seconds per order (`--fulfillment-ms`
@@ -22,7 +23,7 @@
  *   node bench/bulk.mjs --only requests --settings 10:200:2000 --fulfillment-ms 500
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -30,7 +31,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'giftcodes.js');
 const PROBE = process.env.PROBE ?? join(ROOT, 'bench', 'rss-probe.cjs');
 const { startSandbox } = await import(join(ROOT, 'dist', 'sandbox', 'index.js'));
-const { parseJournal, effectiveOrders } = await import(join(ROOT, 'dist', 'bulk', 'journal.js'));
+const { loadJournal, effectiveOrders } = await import(join(ROOT, 'dist', 'bulk', 'journal.js'));
+const { parse: csvParse } = await import(join(ROOT, 'node_modules', 'csv-parse', 'lib', 'index.js'));
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -58,6 +60,48 @@ function csv(n) {
   return `${out.join('\n')}\n`;
 }
 
+function writeInput(path, n) {
+  writeFileSync(path, csv(n));
+}
+
+/** csv-parse alone reading the file, with the options parse.ts uses: the floor of any preflight. */
+async function csvParseAlone(path) {
+  const started = performance.now();
+  const parser = createReadStream(path).pipe(
+    csvParse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: false }),
+  );
+  for await (const _ of parser);
+  return performance.now() - started;
+}
+
+async function countLines(path) {
+  let lines = 0;
+  for await (const chunk of createReadStream(path)) {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
+  }
+  return lines;
+}
+
+/** Every unit of every row of `csv(n)` once in the output, delivered with a code. */
+async function checkOutput(path, n) {
+  const seen = new Uint8Array(n + 1);
+  let header = true;
+  for await (const record of createReadStream(path).pipe(csvParse())) {
+    if (header) {
+      header = false;
+      continue;
+    }
+    const row = Number(record[0]);
+    if (record[8] !== 'completed' || !record[9])
+      throw new Error(`row ${row} unit ${record[7]}: ${record[8]}`);
+    seen[row] += 1;
+  }
+  for (let i = 1; i <= n; i++) {
+    const quantity = i % 5 === 2 ? 1 + (i % 3) : 1;
+    if (seen[i] !== quantity) throw new Error(`row ${i}: ${seen[i]} units written, ${quantity} planned`);
+  }
+}
+
 function runCli(cliArgs, env) {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
@@ -72,10 +116,14 @@ function runCli(cliArgs, env) {
       ],
       {
         env: { ...process.env, ...env },
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
     let stderr = '';
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => {
+      stdout += c;
+    });
     child.stderr.setEncoding('utf8').on('data', (c) => {
       stderr += c;
     });
@@ -93,7 +141,7 @@ function runCli(cliArgs, env) {
             .filter((l) => l.startsWith('PEAK'))
             .join('\n'),
         );
-      resolvePromise({ code, wallMs, maxRssMb: rss ? Number(rss[1]) / 1024 : Number.NaN, stderr });
+      resolvePromise({ code, wallMs, maxRssMb: rss ? Number(rss[1]) / 1024 : Number.NaN, stderr, stdout });
     });
   });
 }
@@ -117,7 +165,16 @@ function requestCounter() {
   return { counts, log };
 }
 
-async function bulkRun(n, { rateLimit, latencyMs, fulfillmentUnitMs = 1, itemsPerOrder, counter }) {
+async function bulkRun(
+  n,
+  { rateLimit, latencyMs, fulfillmentUnitMs = 1, itemsPerOrder, counter, dryRun = false, sample = false },
+) {
+  let spawnedAt = 0;
+  let firstPostAt;
+  const firstPost = (line) => {
+    if (firstPostAt === undefined && /^POST \/b2b\/orders 2\d\d /.test(line)) firstPostAt = performance.now();
+    counter?.log(line);
+  };
   const sandbox = await startSandbox({
     port: 0,
     seed: 42,
@@ -128,12 +185,10 @@ async function bulkRun(n, { rateLimit, latencyMs, fulfillmentUnitMs = 1, itemsPe
       ? {
           log: (line) => {
             trace.push([performance.now(), line]);
-            counter?.log(line);
+            firstPost(line);
           },
         }
-      : counter
-        ? { log: counter.log }
-        : {}),
+      : { log: firstPost }),
   });
   const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
   try {
@@ -148,8 +203,10 @@ async function bulkRun(n, { rateLimit, latencyMs, fulfillmentUnitMs = 1, itemsPe
       ...(rateLimit ? { rateLimit } : {}),
     });
     const input = join(dir, 'in.csv');
-    writeFileSync(input, csv(n));
+    writeInput(input, n);
+    const csvParseMs = sample ? await csvParseAlone(input) : undefined;
     const out = join(dir, 'codes.csv');
+    spawnedAt = performance.now();
     const result = await runCli(
       [
         'order',
@@ -160,6 +217,7 @@ async function bulkRun(n, { rateLimit, latencyMs, fulfillmentUnitMs = 1, itemsPe
         '--yes',
         '--concurrency',
         String(concurrency),
+        ...(dryRun ? ['--dry-run', '--json'] : []),
         ...(args.includes('--debug') ? ['--debug'] : []),
       ],
       {
@@ -167,11 +225,22 @@ async function bulkRun(n, { rateLimit, latencyMs, fulfillmentUnitMs = 1, itemsPe
         GIFTCODES_API_KEY: account.apiKey,
         GIFTCODES_TIMEOUT: '30000',
         GIFTCODES_CONFIG_DIR: dir,
+        ...(sample ? { BENCH_SAMPLE: '50' } : {}),
       },
     );
     if (result.code !== 0) throw new Error(`bulk run exited ${result.code}:\n${result.stderr.slice(-2000)}`);
-    const orders = effectiveOrders(parseJournal(readFileSync(`${out}.journal`, 'utf8')).state).length;
-    const units = readFileSync(out, 'utf8').split('\r\n').length - 2;
+    const memory = /BENCH_MEMORY (.*)/.exec(result.stderr);
+    const extra = {
+      csvParseMs,
+      memory: memory ? JSON.parse(memory[1]) : undefined,
+      toFirstPurchaseMs: firstPostAt === undefined ? undefined : firstPostAt - spawnedAt,
+    };
+    if (dryRun) return { ...result, ...extra, orders: JSON.parse(result.stdout).total.orders, units: 0 };
+    const journal = await loadJournal(`${out}.journal`, { linesOnDisk: true });
+    const orders = effectiveOrders(journal).length;
+    await journal.disk.close();
+    const units = (await countLines(out)) - 1;
+    await checkOutput(out, n);
     if (args.includes('--debug')) {
       const lines = result.stderr.split('\n');
       const count = (re) => lines.filter((l) => re.test(l)).length;
@@ -182,17 +251,20 @@ async function bulkRun(n, { rateLimit, latencyMs, fulfillmentUnitMs = 1, itemsPe
       const times = lines.filter((l) => l.startsWith('debug: >')).length;
       console.error(`total requests ${times}`);
     }
-    return { ...result, orders, units };
+    return { ...result, ...extra, orders, units };
   } finally {
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** Requests before the first order: 4 preflight reads and 2 exact look-ups (anchor, legacy first ref). */
+const FIXED_REQUESTS = 6;
+
 const results = {};
 if (only === 'all' || only === 'throughput') {
   const r = await bulkRun(rows, { rateLimit: { perSecond: rate, burst: 5 }, latencyMs: latency });
-  const needed = 5 + 2 * r.orders;
+  const needed = FIXED_REQUESTS + 2 * r.orders;
   const boundMs = (needed / rate) * 1000;
   results.throughput = {
     rows,
@@ -222,6 +294,50 @@ if (only === 'all' || only === 'memory') {
     });
   }
 }
+if (only === 'all' || only === 'scale') {
+  // Preflight, plan and peak memory from 10,000 to 1,000,000 rows, no V8 flags: a dry
+  // run (parse, validate, plan; nothing written) and a real run against the sandbox.
+  results.scale = [];
+  const mb = (bytes) => (bytes === undefined ? undefined : +(bytes / 1048576).toFixed(1));
+  for (const n of opt('--scale-sizes', '10000,100000,1000000').split(',').map(Number)) {
+    const dry = await bulkRun(n, { rateLimit: 'off', latencyMs: 0, dryRun: true, sample: true });
+    const real = args.includes('--dry-only')
+      ? undefined
+      : await bulkRun(n, { rateLimit: 'off', latencyMs: 0, sample: true });
+    const heap = (r) =>
+      r?.memory && {
+        heapUsedMb: mb(r.memory.peak.heapUsed),
+        heapTotalMb: mb(r.memory.peak.heapTotal),
+        externalMb: mb(r.memory.peak.external),
+        arrayBuffersMb: mb(r.memory.peak.arrayBuffers),
+        codeSpaceAtPeakMb: mb(r.memory.atPeak?.code),
+      };
+    results.scale.push({
+      rows: n,
+      orders: dry.orders,
+      csvParseAloneS: +(dry.csvParseMs / 1000).toFixed(2),
+      dryRun: {
+        wallS: +(dry.wallMs / 1000).toFixed(2),
+        ratioToCsvParse: +(dry.wallMs / dry.csvParseMs).toFixed(2),
+        peakRssMb: +dry.maxRssMb.toFixed(1),
+        ...heap(dry),
+      },
+      ...(real
+        ? {
+            run: {
+              units: real.units,
+              orders: real.orders,
+              toFirstPurchaseS: +(real.toFirstPurchaseMs / 1000).toFixed(2),
+              wallS: +(real.wallMs / 1000).toFixed(1),
+              peakRssMb: +real.maxRssMb.toFixed(1),
+              ...heap(real),
+            },
+          }
+        : {}),
+      targetMb: 150,
+    });
+  }
+}
 if (only === 'all' || only === 'requests') {
   results.requests = [];
   const fulfillmentUnitMs = Number(opt('--fulfillment-ms', 500));
@@ -237,7 +353,7 @@ if (only === 'all' || only === 'requests') {
       counter,
     });
     const c = counter.counts;
-    const needed = 5 + 2 * r.orders;
+    const needed = FIXED_REQUESTS + 2 * r.orders;
     const boundMs = (needed / perSecond) * 1000;
     const sent = c.preflight + c.refCheck + c.post + c.poll + c.throttled + c.other;
     results.requests.push({
@@ -281,6 +397,18 @@ else {
         `${c.total} requests (preflight ${c.preflight}, ref check ${c.refCheck}, POST ${c.post}, poll ${c.poll}, 429 ${c.throttled}) = ` +
         `${q.postsPerOrder} POST + ${q.pollsPerOrder} polls an order (${q.requestsPerOrder} in all); ` +
         `${q.wallS} s against a bound of ${q.lowerBoundS} s (${q.requestsNeeded} requests) -> ratio ${q.ratio} (target <= ${q.target})`,
+    );
+  }
+  for (const m of results.scale ?? []) {
+    const d = m.dryRun;
+    console.log(
+      `scale: ${m.rows} rows (${m.orders} orders): csv-parse alone ${m.csvParseAloneS} s; dry run ${d.wallS} s ` +
+        `(${d.ratioToCsvParse}x csv-parse), peak RSS ${d.peakRssMb} MB (heap ${d.heapUsedMb}, external ${d.externalMb})` +
+        (m.run
+          ? `; real run ${m.run.wallS} s (${m.run.units} units), first purchase after ${m.run.toFirstPurchaseS} s, ` +
+            `peak RSS ${m.run.peakRssMb} MB (heap ${m.run.heapUsedMb}, external ${m.run.externalMb})`
+          : '') +
+        ` (target <= ${m.targetMb} MB)`,
     );
   }
   for (const m of results.memory ?? []) {
