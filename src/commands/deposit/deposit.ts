@@ -6,8 +6,6 @@
  * Exported for the bulk command, which offers it when a run stops on insufficient
  * balance: `runGuidedDeposit(ctx, {suggestedAmountUsd})` resolves `{confirmed}`.
  */
-import { getAccount, getBalance } from '../../api/account.js';
-import { createDeposit, requireDepositId } from '../../api/deposits.js';
 import type { HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UnexpectedResponseError, UsageError } from '../../errors.js';
@@ -16,12 +14,24 @@ import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { Invoice, PaymentMethod } from '../../schemas/payments.js';
+import { defineCommand } from '../define.js';
 import { DeclinedError } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { ineligibleReason, methodLabel, payCurrencyFor, sortMethods } from '../shared/methods.js';
-import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { DEFAULT_POLL_MS, pollOption } from '../shared/options.js';
 import { failureAdvice } from './render.js';
-import { watchDeposit } from './watch.js';
+
+export default defineCommand({
+  command: 'deposit',
+  description: 'top up the prepaid balance: a guided flow on a terminal; `create`, `get`, `list` for scripts',
+  options: { pollInterval: pollOption },
+  examples: [
+    '# Guided top-up on a terminal: amount, method, invoice, wait',
+    'giftcodes deposit',
+    'giftcodes deposit list --status pending',
+  ],
+  run: runDepositGuidedCommand,
+});
 
 export interface GuidedDepositOptions {
   /** Pre-filled amount, e.g. the shortfall of a bulk run. */
@@ -56,6 +66,9 @@ export async function runGuidedDeposit(
   ctx: Context,
   opts: GuidedDepositOptions = {},
 ): Promise<GuidedDepositResult> {
+  const { getAccount, getBalance } = await import('../../api/account.js');
+  const { createDeposit, requireDepositId } = await import('../../api/deposits.js');
+  const { watchDeposit } = await import('./watch.js');
   if (!canPrompt(ctx.io)) throw new UsageError(SCRIPTED_HINT);
   const s = style(ctx.io);
   const http = await ctx.http();
@@ -125,6 +138,7 @@ export async function runGuidedDeposit(
  * and expires unpaid by itself; the chosen method then gets its own deposit.
  */
 async function chooseMethod(ctx: Context, http: HttpClient, amount: number): Promise<PaymentMethod> {
+  const { createDeposit } = await import('../../api/deposits.js');
   const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
   if (listing.depositId)
     ctx.debug(`method listing created deposit ${listing.depositId} (no invoice; it expires unpaid)`);

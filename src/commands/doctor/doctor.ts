@@ -13,6 +13,7 @@ import { maskSecret } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
+import { defineCommand } from '../define.js';
 import {
   type Check,
   clockCheck,
@@ -21,6 +22,18 @@ import {
   type ProbeResult,
   serviceChecks,
 } from './checks.js';
+
+export default defineCommand({
+  command: 'doctor',
+  description:
+    'check the setup: profile, base URL, key source, config file mode, service, key, scopes, account, clock (exit 1 on any fail)',
+  examples: [
+    '# Settings, service, key, account and clock: ok/warn/fail',
+    'giftcodes doctor',
+    'giftcodes doctor --json',
+  ],
+  run: runDoctor,
+});
 
 const SOURCE: Record<string, string> = {
   flag: 'from the flag',

@@ -1,10 +1,18 @@
-import { listPaymentMethods } from '../../api/payment-methods.js';
 import type { Context } from '../../context.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
 import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
 
+export default defineCommand({
+  command: 'payment-methods',
+  description: 'payment methods for checkouts: id, type, network, minimum, fee, memo, eligibility',
+  examples: ['giftcodes payment-methods', 'giftcodes payment-methods --json'],
+  run: runPaymentMethods,
+});
+
 export async function runPaymentMethods(ctx: Context): Promise<void> {
+  const { listPaymentMethods } = await import('../../api/payment-methods.js');
   const http = await ctx.http();
   const res = await listPaymentMethods(http);
   if (ctx.flags.json) {

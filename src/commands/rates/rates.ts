@@ -1,10 +1,21 @@
-import { getRates } from '../../api/catalog.js';
 import type { Context } from '../../context.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
+import { defineCommand } from '../define.js';
+import { surfaceOption } from '../surface-option.js';
+
+export default defineCommand({
+  command: 'rates',
+  description: 'exchange rates: units of each currency per 1 USD',
+  positionalOptions: true,
+  options: { surface: surfaceOption },
+  examples: ['giftcodes rates', 'giftcodes rates --json'],
+  run: runRatesList,
+});
 
 export async function runRatesList(ctx: Context, opts: { surface: Surface }): Promise<void> {
+  const { getRates } = await import('../../api/catalog.js');
   const http = await ctx.http();
   const res = await getRates(http, opts.surface);
   if (ctx.flags.json) {

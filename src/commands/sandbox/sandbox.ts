@@ -3,18 +3,95 @@ import { UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import {
-  DEFAULT_SANDBOX_PORT,
-  isLoopbackHostname,
-  parseSandboxFlags,
-  SandboxFlagError,
-  type SandboxFlags,
-  startSandbox,
-} from '../../sandbox/index.js';
+import type { SandboxFlags } from '../../sandbox/index.js';
+import { defineCommand } from '../define.js';
+import { collect } from '../parse.js';
 import { prepareWriteEnv, removeWriteEnv, writeEnvTo } from './write-env.js';
+
+/**
+ * The flags, parsed by the sandbox itself (`parseSandboxFlags`) when it runs: declared here,
+ * not imported from it, so that starting the CLI loads no sandbox module. The tier names
+ * are the sandbox's (choices.ts TIERS; test/sandbox/faults-operator.test.ts keeps them equal).
+ */
+export default defineCommand({
+  command: 'sandbox',
+  description: 'run a local, stateful emulation of the service (for rehearsals and tests; no money moves)',
+  options: {
+    host: { flags: '--host <host>', description: 'interface to bind (default 127.0.0.1)' },
+    writeEnv: {
+      flags: '--write-env <path>',
+      description:
+        'write GIFTCODES_BASE_URL and GIFTCODES_API_KEY here (mode 0600) once listening; removed on stop',
+    },
+    port: { flags: '--port <port>', description: 'port to listen on; 0 picks a free one (default 4010)' },
+    seed: { flags: '--seed <n>', description: 'seed of ids, codes and fault draws (default 1)' },
+    key: { flags: '--key <apiKey>', description: 'API key of the ready account (default: generated)' },
+    balance: {
+      flags: '--balance <usd>',
+      description: 'starting balance of the ready account in USD (default 10000)',
+    },
+    tier: {
+      flags: '--tier <name>',
+      description: 'tier of the ready account: starter, growth, enterprise (default starter)',
+    },
+    retailer: {
+      flags: '--retailer',
+      description: 'enable the retailer capability of the ready account (default: b2b only, as the spec)',
+    },
+    allowHttpWebhooks: {
+      flags: '--allow-http-webhooks',
+      description: 'accept http:// loopback webhook and callback URLs',
+    },
+    fault: {
+      flags: '--fault <rule>',
+      description: 'inject a fault: "<ROUTE>=<KIND>[:<PROBABILITY>[:<BURST>]]" (repeatable)',
+      parse: collect,
+    },
+    faultScript: {
+      flags: '--fault-script <rule>',
+      description: 'scripted faults: "<ROUTE>=<STEP>,<STEP>,..." with STEP a kind or ok (repeatable)',
+      parse: collect,
+    },
+    latency: {
+      flags: '--latency <ms|rule>',
+      description: 'added latency: "<MS>" or "<ROUTE>=<MS>" (repeatable)',
+      parse: collect,
+    },
+    faultDelay: {
+      flags: '--fault-delay <ms>',
+      description: 'how long delay_after holds a response (default 30000)',
+    },
+    faultStatus: {
+      flags: '--fault-status <status>',
+      description: 'HTTP status of injected 5xx faults (default 500)',
+    },
+    rateLimit: {
+      flags: '--rate-limit <n[/burst]|off>',
+      description: 'request-rate limit per account, per second',
+    },
+    ratesUnavailable: {
+      flags: '--rates-unavailable',
+      description: 'rates endpoints answer 502 EXTERNAL_SERVICE_ERROR',
+    },
+    fulfillmentMs: {
+      flags: '--fulfillment-ms <ms>',
+      description: 'virtual ms per fulfilled unit (default 10)',
+    },
+  },
+  examples: [
+    '# Start one in the background; the env file appears once it listens',
+    'giftcodes sandbox --port 0 --write-env /tmp/sb.env &',
+    'until [ -s /tmp/sb.env ]; do sleep 0.2; done; export $(cat /tmp/sb.env)',
+    '# Rehearse lost answers: 1 order in 5 is charged, then the answer fails',
+    'giftcodes sandbox --fault "POST /b2b/orders=error_after:0.2"',
+  ],
+  run: runSandbox,
+});
 
 /** Serves until Ctrl-C; the first lines say how to point the CLI (or anything else) at it. */
 export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFlags): Promise<void> {
+  const { DEFAULT_SANDBOX_PORT, isLoopbackHostname, parseSandboxFlags, SandboxFlagError, startSandbox } =
+    await import('../../sandbox/index.js');
   let options: ReturnType<typeof parseSandboxFlags>;
   try {
     options = parseSandboxFlags(flags);
