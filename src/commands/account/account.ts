@@ -1,10 +1,8 @@
 import type { Context } from '../../context.js';
-import { printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { style } from '../../io/style.js';
 import type { Surface } from '../../schemas/common.js';
 import { defineCommand } from '../define.js';
-import { surfaceOption } from '../surface-option.js';
+import { surfaceOption } from '../shared/options.js';
 
 export default defineCommand({
   command: 'account',
@@ -15,6 +13,8 @@ export default defineCommand({
 });
 
 export async function runAccount(ctx: Context, opts: { surface: Surface }): Promise<void> {
+  const { printJson, printTable } = await import('../../io/output.js');
+  const { style } = await import('../../io/style.js');
   const { limitRows, rebateLines, statusWarning, usageLine } = await import('./render.js');
   const { getAccount } = await import('../../api/account.js');
   const http = await ctx.http();

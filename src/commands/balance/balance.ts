@@ -1,6 +1,5 @@
 import type { Context } from '../../context.js';
 import { formatMoney } from '../../io/format.js';
-import { printJson } from '../../io/output.js';
 import { out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
 
@@ -12,6 +11,7 @@ export default defineCommand({
 });
 
 export async function runBalance(ctx: Context): Promise<void> {
+  const { printJson } = await import('../../io/output.js');
   const { getBalance } = await import('../../api/account.js');
   const http = await ctx.http();
   const res = await getBalance(http);

@@ -1,16 +1,9 @@
 import type { Context } from '../../context.js';
-import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
 import { defineCommand } from '../define.js';
-import { surfaceOption } from '../surface-option.js';
-import {
-  type CatalogFilter,
-  describeCountries,
-  describeCurrencies,
-  describeDenominations,
-  filterProducts,
-} from './filter.js';
+import { surfaceOption } from '../shared/options.js';
+import type { CatalogFilter } from './filter.js';
 
 export default defineCommand({
   command: 'catalog',
@@ -37,6 +30,10 @@ export interface CatalogListOptions extends CatalogFilter {
 }
 
 export async function runCatalogList(ctx: Context, opts: CatalogListOptions): Promise<void> {
+  const { printJson, printTable } = await import('../../io/output.js');
+  const { describeCountries, describeCurrencies, describeDenominations, filterProducts } = await import(
+    './filter.js'
+  );
   const { getCatalog } = await import('../../api/catalog.js');
   const http = await ctx.http();
   const res = await getCatalog(http, opts.surface);

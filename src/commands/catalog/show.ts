@@ -5,7 +5,7 @@ import { out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { Surface } from '../../schemas/common.js';
 import { defineCommand } from '../define.js';
-import { inheritedSurfaceOption } from '../surface-option.js';
+import { inheritedSurfaceOption } from '../shared/options.js';
 import { findProduct } from './filter.js';
 
 export default defineCommand({

@@ -3,8 +3,6 @@
  * operator API, and a real bulk run of the bundled order file against it over HTTP.
  * Nothing leaves the machine and no real money moves.
  */
-import { rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
@@ -29,7 +27,7 @@ export default defineCommand({
 
 export const DEMO_BALANCE_USD = 25_000;
 export const DEMO_TIER = 'growth';
-const DEMO_CSV = fileURLToPath(new URL('../../../fixtures/demo-orders.csv', import.meta.url));
+const DEMO_CSV = new URL('../../../fixtures/demo-orders.csv', import.meta.url);
 
 /** The demo may replace its own earlier output, never a file of a real batch. */
 async function earlierDemoOnly(out: string): Promise<boolean> {
@@ -63,7 +61,8 @@ export async function runDemo(ctx: Context, opts: { out: string; input?: string 
       ctx.io,
       `demo account ${account.userId}: tier ${DEMO_TIER}, balance ${formatMoney(DEMO_BALANCE_USD, 'USD')}`,
     );
-    const input = opts.input ?? DEMO_CSV;
+    const [{ rm }, { fileURLToPath }] = await Promise.all([import('node:fs/promises'), import('node:url')]);
+    const input = opts.input ?? fileURLToPath(DEMO_CSV);
     err(ctx.io, `buying every line of ${input}\n`);
     // A fresh sandbox knows none of an earlier demo's orders: each demo is its own batch.
     const batch = `demo-${ctx.clock.now().toString(36)}`;

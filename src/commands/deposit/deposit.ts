@@ -10,16 +10,10 @@ import type { HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UnexpectedResponseError, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
-import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
-import { style } from '../../io/style.js';
 import type { Invoice, PaymentMethod } from '../../schemas/payments.js';
 import { defineCommand } from '../define.js';
-import { DeclinedError } from '../shared/consent.js';
-import { printInvoice } from '../shared/invoice.js';
-import { ineligibleReason, methodLabel, payCurrencyFor, sortMethods } from '../shared/methods.js';
 import { DEFAULT_POLL_MS, pollOption } from '../shared/options.js';
-import { failureAdvice } from './render.js';
 
 export default defineCommand({
   command: 'deposit',
@@ -66,6 +60,10 @@ export async function runGuidedDeposit(
   ctx: Context,
   opts: GuidedDepositOptions = {},
 ): Promise<GuidedDepositResult> {
+  const { canPrompt } = await import('../../io/prompts.js');
+  const { style } = await import('../../io/style.js');
+  const { payCurrencyFor } = await import('../shared/methods.js');
+  const { failureAdvice } = await import('./render.js');
   const { getAccount, getBalance } = await import('../../api/account.js');
   const { createDeposit, requireDepositId } = await import('../../api/deposits.js');
   const { watchDeposit } = await import('./watch.js');
@@ -138,6 +136,7 @@ export async function runGuidedDeposit(
  * and expires unpaid by itself; the chosen method then gets its own deposit.
  */
 async function chooseMethod(ctx: Context, http: HttpClient, amount: number): Promise<PaymentMethod> {
+  const { ineligibleReason, methodLabel, sortMethods } = await import('../shared/methods.js');
   const { createDeposit } = await import('../../api/deposits.js');
   const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
   if (listing.depositId)
@@ -174,6 +173,8 @@ export async function showInvoice(
   invoice: Invoice | undefined,
   opts: { qr?: boolean } = {},
 ): Promise<void> {
+  const { style } = await import('../../io/style.js');
+  const { printInvoice } = await import('../shared/invoice.js');
   out(ctx.io);
   out(ctx.io, style(ctx.io).bold(`Deposit ${depositId}`));
   if (!invoice) {
@@ -185,6 +186,7 @@ export async function showInvoice(
 
 /** `giftcodes deposit` with no subcommand. */
 export async function runDepositGuidedCommand(ctx: Context, opts: { pollInterval?: number }): Promise<void> {
+  const { DeclinedError } = await import('../shared/consent.js');
   const result = await runGuidedDeposit(ctx, { pollMs: opts.pollInterval });
   if (result.declined) throw new DeclinedError();
   if (result.depositId && !result.confirmed) ctx.exitCode = ExitCode.failedItems;

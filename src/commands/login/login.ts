@@ -10,11 +10,10 @@ import type { Profile } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, UsageError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
-import { canPrompt, type Prompter } from '../../io/prompts.js';
+import type { Prompter } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
 import { USER_AGENT } from '../../version.js';
 import { defineCommand } from '../define.js';
-import { confirmWrite } from '../shared/consent.js';
 
 export default defineCommand({
   command: 'login',
@@ -139,6 +138,8 @@ export function replacements(existing: Profile, baseUrl: Sourced, apiKey: Source
 }
 
 export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> {
+  const { canPrompt } = await import('../../io/prompts.js');
+  const { confirmWrite } = await import('../shared/consent.js');
   const store = await ctx.config();
   const name = profileName(ctx.flags, ctx.env, store.defaultProfile());
   const existing = store.getProfile(name) ?? {};

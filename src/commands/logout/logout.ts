@@ -5,7 +5,6 @@ import { UsageError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
 import { err } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
-import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 
 export default defineCommand({
   command: 'logout',
@@ -24,6 +23,7 @@ export interface LogoutOptions {
 
 /** Removes the profile's API key; its base URL and timeout stay. */
 export async function runLogout(ctx: Context, opts: LogoutOptions): Promise<void> {
+  const { assertCanConsent, confirmWrite } = await import('../shared/consent.js');
   const store = await ctx.config();
   const name = profileName(ctx.flags, ctx.env, store.defaultProfile());
   const profile = store.getProfile(name);

@@ -1,5 +1,4 @@
 import type { Context } from '../../context.js';
-import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
 import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
@@ -12,6 +11,7 @@ export default defineCommand({
 });
 
 export async function runPaymentMethods(ctx: Context): Promise<void> {
+  const { printJson, printTable } = await import('../../io/output.js');
   const { listPaymentMethods } = await import('../../api/payment-methods.js');
   const http = await ctx.http();
   const res = await listPaymentMethods(http);

@@ -5,7 +5,7 @@ import { printFields, printJson } from '../../io/output.js';
 import type { Surface } from '../../schemas/common.js';
 import { defineCommand } from '../define.js';
 import { decimal } from '../parse.js';
-import { inheritedSurfaceOption } from '../surface-option.js';
+import { inheritedSurfaceOption } from '../shared/options.js';
 
 export default defineCommand({
   command: 'rates convert',

@@ -1,9 +1,8 @@
 import type { Context } from '../../context.js';
-import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
 import { defineCommand } from '../define.js';
-import { surfaceOption } from '../surface-option.js';
+import { surfaceOption } from '../shared/options.js';
 
 export default defineCommand({
   command: 'rates',
@@ -15,6 +14,7 @@ export default defineCommand({
 });
 
 export async function runRatesList(ctx: Context, opts: { surface: Surface }): Promise<void> {
+  const { printJson, printTable } = await import('../../io/output.js');
   const { getRates } = await import('../../api/catalog.js');
   const http = await ctx.http();
   const res = await getRates(http, opts.surface);

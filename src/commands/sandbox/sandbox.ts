@@ -1,12 +1,9 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { style } from '../../io/style.js';
 import type { SandboxFlags } from '../../sandbox/index.js';
 import { defineCommand } from '../define.js';
 import { collect } from '../parse.js';
-import { prepareWriteEnv, removeWriteEnv, writeEnvTo } from './write-env.js';
 
 /**
  * The flags, parsed by the sandbox itself (`parseSandboxFlags`) when it runs: declared here,
@@ -90,6 +87,9 @@ export default defineCommand({
 
 /** Serves until Ctrl-C; the first lines say how to point the CLI (or anything else) at it. */
 export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFlags): Promise<void> {
+  const { printJson } = await import('../../io/output.js');
+  const { style } = await import('../../io/style.js');
+  const { prepareWriteEnv, removeWriteEnv, writeEnvTo } = await import('./write-env.js');
   const { DEFAULT_SANDBOX_PORT, isLoopbackHostname, parseSandboxFlags, SandboxFlagError, startSandbox } =
     await import('../../sandbox/index.js');
   let options: ReturnType<typeof parseSandboxFlags>;

@@ -1,6 +1,6 @@
 /**
- * Flags several nouns declare the same way: the list conventions of spec section 4
- * and the wait/poll flags. Loaded with the command files at start-up, so it imports
+ * Flags several nouns declare the same way: the list conventions of spec section 4,
+ * the wait/poll flags and `--surface`. Loaded with the command files at start-up, so it imports
  * nothing but the flag parsers and the zod-free value sets.
  */
 import { SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
@@ -47,3 +47,21 @@ export const qrOption = {
   flags: '--qr',
   description: 'draw the QR code even when stdout is not a terminal (plain text, no escape codes)',
 } as const satisfies OptionSpec;
+
+/** `--surface b2b|retailer`, on every command that can read either surface. */
+export const surfaceOption = {
+  flags: '--surface <surface>',
+  description: 'which surface to read',
+  choices: ['b2b', 'retailer'],
+  default: 'b2b',
+} as const satisfies OptionSpec;
+
+/**
+ * On a subcommand whose parent declares `--surface` too. The parent parses positionally
+ * (`positionalOptions`), or it would take the flag typed after the subcommand and the
+ * subcommand keep its default (`rates convert ... --surface retailer` went to /b2b); the
+ * subcommand takes the nearest `--surface` typed (`rates convert --surface retailer`,
+ * else `rates --surface retailer convert`), else the default. Only these parents: on the
+ * program it would stop global flags such as `--json` working after a subcommand.
+ */
+export const inheritedSurfaceOption = { ...surfaceOption, inherited: true } as const satisfies OptionSpec;
