@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/commands/registry.js';
+import sandboxCommand from '../../src/commands/sandbox/sandbox.js';
+import { TIERS } from '../../src/sandbox/choices.js';
 import { BIN, cleanEnv } from '../helpers/cli.js';
 import { tempDirFor } from '../helpers/temp.js';
 
@@ -70,5 +72,12 @@ describe('start-up loads only the declarations', () => {
     const modules = modulesLoaded([BIN, '--version']);
     expect(modules.some((m) => m.includes('/dist/main.js'))).toBe(true);
     expect(modules.filter((m) => m.includes('/node_modules/'))).toEqual([]);
+  });
+});
+
+describe('the sandbox command, declared without loading the sandbox', () => {
+  it('--tier lists the tiers the sandbox has', () => {
+    const tier = sandboxCommand.options?.tier;
+    expect(tier?.description).toContain(`: ${TIERS.join(', ')} (default starter)`);
   });
 });
