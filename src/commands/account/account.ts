@@ -1,3 +1,4 @@
+/** `giftcodes account`: tier, status, limits, daily and monthly usage, rebates progress. */
 import type { Context } from '../../context.js';
 import { err, out } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';

@@ -1,3 +1,4 @@
+/** `giftcodes balance`: the prepaid balance (USD). */
 import type { Context } from '../../context.js';
 import { formatMoney } from '../../io/format.js';
 import { out } from '../../io/streams.js';

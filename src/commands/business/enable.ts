@@ -1,3 +1,4 @@
+/** `giftcodes business enable`: enable a capability (POST /user/business/enable); b2b stays on. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';

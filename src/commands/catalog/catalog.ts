@@ -1,3 +1,4 @@
+/** `giftcodes catalog`: list products: name, id, currencies, denominations, countries. */
 import type { Context } from '../../context.js';
 import { err } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';

@@ -1,3 +1,6 @@
+/**
+ * `giftcodes catalog show`: one product by id or slug, with its SKUs, required fields and blocked countries.
+ */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printFields, printJson, printTable } from '../../io/output.js';

@@ -1,3 +1,4 @@
+/** `giftcodes checkout create`: create a checkout for an end-customer; prints the hosted payment page. */
 import type { Context } from '../../context.js';
 import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';

@@ -1,3 +1,4 @@
+/** `giftcodes checkout get`: payment state, items, fulfillments; codes masked unless --reveal. */
 import type { getCheckout } from '../../api/checkouts.js';
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';

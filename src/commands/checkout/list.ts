@@ -1,3 +1,4 @@
+/** `giftcodes checkout list`: retailer checkouts, newest first. */
 import type { listCheckouts } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';

@@ -1,3 +1,4 @@
+/** `giftcodes checkout pay`: create (or re-quote an expired) payment invoice for a pending checkout. */
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';

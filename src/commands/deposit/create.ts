@@ -1,3 +1,4 @@
+/** `giftcodes deposit create`: create a deposit; with --method the response carries the invoice to pay. */
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';

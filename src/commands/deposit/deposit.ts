@@ -1,7 +1,7 @@
 /**
- * The guided top-up for a person at a terminal: amount (checked against the live
- * `maxDepositUSD`), an eligible payment method, the invoice with its QR code, then
- * a spinner until the deposit is confirmed, failed or expired.
+ * `giftcodes deposit`: the guided top-up for a person at a terminal: amount (checked
+ * against the live `maxDepositUSD`), an eligible payment method, the invoice with its QR
+ * code, then a spinner until the deposit is confirmed, failed or expired.
  *
  * Exported for the bulk command, which offers it when a run stops on insufficient
  * balance: `runGuidedDeposit(ctx, {suggestedAmountUsd})` resolves `{confirmed}`.

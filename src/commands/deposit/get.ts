@@ -1,3 +1,4 @@
+/** `giftcodes deposit get`: one deposit and its invoice; --wait follows it to the end. */
 import type { Context } from '../../context.js';
 import { printFields, printJson } from '../../io/output.js';
 import { out } from '../../io/streams.js';

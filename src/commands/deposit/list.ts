@@ -1,3 +1,4 @@
+/** `giftcodes deposit list`: deposit history, newest first. */
 import type { listDeposits } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
 import { DEPOSIT_STATUSES } from '../../schemas/enums.js';

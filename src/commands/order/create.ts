@@ -1,3 +1,4 @@
+/** `giftcodes order create`: create and pay one B2B order from the balance. */
 import type { Context } from '../../context.js';
 import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';

@@ -1,3 +1,4 @@
+/** `giftcodes order get`: one order with its items and codes (masked unless --reveal). */
 import type { Context } from '../../context.js';
 import { printJson } from '../../io/output.js';
 import { defineCommand } from '../define.js';

@@ -1,3 +1,4 @@
+/** `giftcodes order list`: B2B orders, newest first. */
 import { isRecord, ORDER_LIST_KEYS } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';

@@ -1,3 +1,7 @@
+/**
+ * `giftcodes payment-methods`: payment methods for checkouts: id, type, network, minimum,
+ * fee, memo, eligibility.
+ */
 import type { Context } from '../../context.js';
 import { err } from '../../io/streams.js';
 import { defineCommand } from '../define.js';

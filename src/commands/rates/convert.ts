@@ -1,3 +1,4 @@
+/** `giftcodes rates convert`: convert an amount between currencies at the service rate (indicative). */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { formatAmountFor } from '../../io/format.js';

@@ -1,3 +1,4 @@
+/** `giftcodes rates`: exchange rates: units of each currency per 1 USD. */
 import type { Context } from '../../context.js';
 import { err } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';

@@ -1,3 +1,6 @@
+/**
+ * `giftcodes refund create`: request the refund of the failed items of an order (b2b) or checkout (retailer).
+ */
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';

@@ -1,3 +1,7 @@
+/**
+ * `giftcodes sandbox`: run a local, stateful emulation of the service (for rehearsals and
+ * tests; no money moves).
+ */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { err, out } from '../../io/streams.js';

@@ -1,3 +1,4 @@
+/** `giftcodes webhook delete`: remove the endpoint (deliveries stop). */
 import type { Context } from '../../context.js';
 import { isApiError } from '../../errors.js';
 import { printJson } from '../../io/output.js';

@@ -1,3 +1,4 @@
+/** `giftcodes webhook deliveries`: the delivery log, newest first (failed deliveries marked). */
 import type { Context } from '../../context.js';
 import { formatTime } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';

@@ -1,3 +1,4 @@
+/** `giftcodes webhook get`: the endpoint configuration (secret masked). */
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { ApiError } from '../../errors.js';

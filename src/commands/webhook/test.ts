@@ -1,3 +1,6 @@
+/**
+ * `giftcodes webhook test`: send a signed ping; prints ok and the receiver HTTP status (exit 1 when not ok).
+ */
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { printJson } from '../../io/output.js';
