@@ -5,7 +5,6 @@
 import type { Context } from '../../context.js';
 import { err } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
-import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
 
 export default defineCommand({
   command: 'payment-methods',
@@ -15,6 +14,7 @@ export default defineCommand({
 });
 
 export async function runPaymentMethods(ctx: Context): Promise<void> {
+  const { METHOD_HEAD, methodRows, sortMethods } = await import('../shared/methods.js');
   const { printJson, printTable } = await import('../../io/output.js');
   const { listPaymentMethods } = await import('../../api/payment-methods.js');
   const http = await ctx.http();
