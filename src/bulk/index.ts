@@ -5,6 +5,7 @@
  */
 export { type BoughtSoFar, describeBought } from './bought.js';
 export {
+  accountFingerprint,
   type BalanceShortfall,
   type BulkStats,
   InvalidInputError,

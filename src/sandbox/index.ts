@@ -38,10 +38,11 @@ import { Store } from './state.js';
 import { defaultSender } from './webhook-delivery.js';
 import { defaultLookupHost } from './webhook-url.js';
 
+export { SandboxFlagError } from '../errors.js';
 export { ENDPOINT_SCOPES } from './auth.js';
 export type { Core, OutboundRequest, SandboxTuning, WebhookSender } from './context.js';
 export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema } from './faults.js';
-export { parseSandboxFlags, SandboxFlagError, type SandboxFlags } from './flags.js';
+export { parseSandboxFlags, type SandboxFlags } from './flags.js';
 export { isLoopbackHostname } from './loopback.js';
 export type { SandboxOptions } from './options.js';
 export { signatureHeader } from './webhook-delivery.js';

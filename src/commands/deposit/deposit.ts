@@ -8,7 +8,7 @@
  */
 import type { HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
-import { ExitCode, UnexpectedResponseError, UsageError } from '../../errors.js';
+import { DeclinedError, ExitCode, UnexpectedResponseError, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { err, out } from '../../io/streams.js';
 import type { Invoice, PaymentMethod } from '../../schemas/payments.js';
@@ -186,7 +186,6 @@ export async function showInvoice(
 
 /** `giftcodes deposit` with no subcommand. */
 export async function runDepositGuidedCommand(ctx: Context, opts: { pollInterval?: number }): Promise<void> {
-  const { DeclinedError } = await import('../shared/consent.js');
   const result = await runGuidedDeposit(ctx, { pollMs: opts.pollInterval });
   if (result.declined) throw new DeclinedError();
   if (result.depositId && !result.confirmed) ctx.exitCode = ExitCode.failedItems;

@@ -8,7 +8,7 @@
 import { assertSafeTransport, normalizeBaseUrl, profileName, resolveSettings } from '../../config/resolve.js';
 import type { Profile } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import { ApiError, CliError, ExitCode, UsageError } from '../../errors.js';
+import { ApiError, RejectedKeyError, UsageError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
 import type { Prompter } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
@@ -44,13 +44,6 @@ export interface LoginOptions {
   keyStdin: boolean;
   verify: boolean;
   yes?: boolean;
-}
-
-/** The service refused the key (401): nothing was saved. Exit 2: the input was wrong. */
-class RejectedKeyError extends CliError {
-  constructor(message: string) {
-    super(message, { exitCode: ExitCode.usage, code: 'UNAUTHORIZED' });
-  }
 }
 
 interface Sourced {

@@ -69,6 +69,7 @@ export interface OrderExportOptions {
 
 async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOptions): Promise<BatchTarget> {
   const { locateBatch, readJournal, splitBatchPath } = await import('../../batch/locate.js');
+  const { journalCopies } = await import('../../batch/target.js');
   const notice = (line: string) => err(ctx.io, line);
   const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
   const journal = await readJournal(journalPath);
@@ -79,7 +80,7 @@ async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOption
       );
     if (journal?.batch)
       return locateBatch(http, { file: opts.out, journal: journalPath, batch: opts.batch }, notice);
-    return locateBatch(http, { batch: opts.batch }, notice);
+    return locateBatch(http, { batch: opts.batch, copies: await journalCopies(ctx, http) }, notice);
   }
   if (opts.batch !== undefined) throw new UsageError('pass checkoutIds or --batch, not both');
   // Named orders: their planned lines come from the journal beside --out when it has them.

@@ -61,9 +61,13 @@ export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOption
   const { fetchOrders } = await import('../../batch/orders.js');
   const { reconcile } = await import('../../batch/reconcile.js');
   const { foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
-  const { refundLogPath } = await import('../../batch/target.js');
+  const { journalCopies, refundLogPath } = await import('../../batch/target.js');
   const http = await ctx.http();
-  const target = await locateBatch(http, { file: opts.file, batch: opts.batch }, (line) => err(ctx.io, line));
+  const target = await locateBatch(
+    http,
+    { file: opts.file, batch: opts.batch, copies: await journalCopies(ctx, http) },
+    (line) => err(ctx.io, line),
+  );
   let local: CodesFileRecord[] | undefined;
   if (target.file) {
     try {

@@ -80,10 +80,14 @@ export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Pr
   const { locateBatch } = await import('../../batch/locate.js');
   const { failedUnits, fetchOrders } = await import('../../batch/orders.js');
   const { appendRefundLog, foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
-  const { refundLogPath } = await import('../../batch/target.js');
+  const { journalCopies, refundLogPath } = await import('../../batch/target.js');
   assertCanConsent(ctx, opts.yes, 'request refunds for a batch');
   const http = await ctx.http();
-  const target = await locateBatch(http, { file: opts.file, batch: opts.batch }, (line) => err(ctx.io, line));
+  const target = await locateBatch(
+    http,
+    { file: opts.file, batch: opts.batch, copies: await journalCopies(ctx, http) },
+    (line) => err(ctx.io, line),
+  );
   const logPath = await refundLogPath(ctx, target);
   const log = foldRefundLog(await readRefundLog(logPath));
   const fetched = await fetchOrders(http, target.orders);

@@ -94,15 +94,11 @@ export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFl
   const { printJson } = await import('../../io/output.js');
   const { style } = await import('../../io/style.js');
   const { prepareWriteEnv, removeWriteEnv, writeEnvTo } = await import('./write-env.js');
-  const { DEFAULT_SANDBOX_PORT, isLoopbackHostname, parseSandboxFlags, SandboxFlagError, startSandbox } =
-    await import('../../sandbox/index.js');
-  let options: ReturnType<typeof parseSandboxFlags>;
-  try {
-    options = parseSandboxFlags(flags);
-  } catch (error) {
-    if (error instanceof SandboxFlagError) throw new UsageError(error.message);
-    throw error;
-  }
+  const { DEFAULT_SANDBOX_PORT, isLoopbackHostname, parseSandboxFlags, startSandbox } = await import(
+    '../../sandbox/index.js'
+  );
+  // A flag that does not parse is a SandboxFlagError: a usage error (exit 2) naming it.
+  const options = parseSandboxFlags(flags);
   if (writeEnv !== undefined) await prepareWriteEnv(writeEnv);
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {

@@ -1,0 +1,287 @@
+/**
+ * finishRun: the outcome (interrupted over stopped over failed units over done), the
+ * reason a run stops when the runner gave none (unknown outcomes, orders not read
+ * back, the wait timeout), and the output written from the parts in plan order with
+ * its hash journaled.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { finishRun } from '../../../src/bulk/finish.js';
+import {
+  type JournalRecord,
+  type JournalState,
+  type JournalWriter,
+  loadJournal,
+} from '../../../src/bulk/journal.js';
+import { journalPathFor, openJournals, partsPathFor, writePlan } from '../../../src/bulk/journal-files.js';
+import { csvHeader, csvLine, PartStore } from '../../../src/bulk/output.js';
+import { buildReport } from '../../../src/bulk/report.js';
+import { Results } from '../../../src/bulk/results.js';
+import type { BulkStats } from '../../../src/bulk/run-types.js';
+import type { RunnerOutcome } from '../../../src/bulk/runner.js';
+import type { OutputRecord, PlannedLine } from '../../../src/bulk/types.js';
+import { tempDirFor } from '../../helpers/temp.js';
+import { line, live, stateOf } from './fixtures.js';
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const handle of open.splice(0).reverse()) await handle.close();
+});
+
+const header = { batch: 'b1', input: 'a'.repeat(64), seal: false, at: 1, anchor: 'gc-b1-anchor' };
+// Plan order: the anchor (row 1 unit 1), A (row 1 units 2-3), B (row 2), C (row 3, split in two).
+const plan: Array<{ ref: string; lines: PlannedLine[] }> = [
+  { ref: 'gc-b1-anchor', lines: [line(1)] },
+  { ref: 'A', lines: [line(1, 2, { firstUnit: 2 })] },
+  { ref: 'B', lines: [line(2, 1, { productId: 'eur', skuId: 'eur-range', unitUsd: 20 })] },
+  { ref: 'C', lines: [line(3, 2)] },
+];
+const created = (ref: string, checkoutId = `co_${ref}`): JournalRecord => ({
+  t: 'created',
+  ref,
+  checkoutId,
+  status: 'completed',
+  at: 2,
+});
+const split: JournalRecord = {
+  t: 'split',
+  ref: 'C',
+  at: 2,
+  children: [
+    { ref: 'C.1', lines: [line(3, 1)] },
+    { ref: 'C.2', lines: [line(3, 1, { firstUnit: 2 })] },
+  ],
+};
+const allCreated = [
+  created('gc-b1-anchor'),
+  created('A'),
+  created('B'),
+  split,
+  created('C.1'),
+  created('C.2'),
+];
+
+const record = (
+  l: Pick<PlannedLine, 'row' | 'productId'>,
+  index: number,
+  status = 'completed',
+): OutputRecord => ({
+  row: l.row,
+  ref: `R${l.row}`,
+  externalRef: 'gc',
+  checkoutId: 'co',
+  productId: l.productId,
+  skuId: `${l.productId}-range`,
+  amount: 10,
+  index,
+  status,
+  cardCode: status === 'completed' ? `CODE-${l.row}-${index}` : null,
+  cardPin: null,
+  cardUrl: null,
+  giftCardId: null,
+  expiresAt: null,
+  errorMessage: status === 'completed' ? null : 'failed',
+});
+const recordsOf = (lines: PlannedLine[], status?: (row: number, index: number) => string) =>
+  lines.flatMap((l) =>
+    Array.from({ length: l.quantity }, (_, k) =>
+      record(l, l.firstUnit + k, status?.(l.row, l.firstUnit + k)),
+    ),
+  );
+const linesByRef: Record<string, PlannedLine[]> = {
+  'gc-b1-anchor': [line(1)],
+  A: [line(1, 2, { firstUnit: 2 })],
+  B: [line(2, 1, { productId: 'eur', skuId: 'eur-range' })],
+  'C.1': [line(3, 1)],
+  'C.2': [line(3, 1, { firstUnit: 2 })],
+};
+
+async function setup(records: JournalRecord[]) {
+  const dir = tempDirFor('giftcodes-finish-');
+  const out = join(dir, 'codes.csv');
+  const state: JournalState = stateOf(plan, records);
+  const writer: JournalWriter = await openJournals(journalPathFor(out), 'create', undefined, undefined);
+  open.push(writer);
+  await writePlan(writer, state, header);
+  const parts = await PartStore.open(partsPathFor(out));
+  open.push(parts);
+  const results = new Results(parts, 'csv');
+  const stats: BulkStats = {
+    rows: 3,
+    orders: 5,
+    units: 6,
+    submitted: 0,
+    created: 0,
+    finished: 0,
+    codes: 0,
+    failedUnits: 0,
+    retries: 0,
+    startedAt: 0,
+  };
+  const base = {
+    batch: 'b1',
+    report: buildReport(state, [], live(), { batch: 'b1', resumed: false }),
+    stats,
+    products: live().products,
+    refundable: [],
+  };
+  const finish = (outcome: Partial<RunnerOutcome> = {}) =>
+    finishRun(
+      { out, format: 'csv' },
+      {
+        state,
+        results,
+        writer,
+        outcome: { interrupted: false, waitTimedOut: false, ...outcome },
+        now: () => 99,
+      },
+      base,
+    );
+  const readJournal = async () => {
+    await writer.close();
+    open.splice(open.indexOf(writer), 1);
+    return readFileSync(journalPathFor(out), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as JournalRecord)
+      .slice(plan.length + 2);
+  };
+  return { out, state, results, finish, readJournal };
+}
+
+/** Parts added out of plan order (as orders finish), for the given refs. */
+async function addParts(results: Results, refs: string[], status?: (row: number, index: number) => string) {
+  for (const ref of [...refs].reverse()) await results.add(ref, recordsOf(linesByRef[ref] ?? [], status));
+}
+
+describe('finishRun', () => {
+  it('done: the output from the parts in plan order, its hash journaled before and after the rename', async () => {
+    const s = await setup(allCreated);
+    await addParts(s.results, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']);
+    const result = await s.finish();
+    expect(result.outcome).toBe('done');
+    expect(result.stopReason).toBeUndefined();
+    const text = readFileSync(s.out, 'utf8');
+    const expected =
+      csvHeader() +
+      ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']
+        .flatMap((ref) => recordsOf(linesByRef[ref] ?? []))
+        .map(csvLine)
+        .join('');
+    expect(text).toBe(expected);
+    const sha = createHash('sha256').update(text).digest('hex');
+    expect(result.outputSha256).toBe(sha);
+    expect(await s.readJournal()).toEqual([
+      { t: 'output-pending', sha256: sha },
+      { t: 'output', sha256: sha },
+    ]);
+    expect(result.ordered).toEqual(
+      new Map([
+        ['usd', 5],
+        ['eur', 1],
+      ]),
+    );
+    expect(result.tally.delivered).toBe(6);
+    expect(result.batch).toBe('b1');
+  });
+
+  it('failed-items when units failed and nothing else went wrong', async () => {
+    const s = await setup(allCreated);
+    await addParts(s.results, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2'], (row, index) =>
+      row === 1 && index === 3 ? 'failed' : 'completed',
+    );
+    const result = await s.finish();
+    expect(result.outcome).toBe('failed-items');
+    expect(result.tally.failed).toBe(1);
+    expect(readFileSync(s.out, 'utf8')).toContain('failed');
+  });
+
+  it('stopped with the runner reason, which is journaled; failed units do not change that', async () => {
+    const s = await setup([created('gc-b1-anchor'), created('A')]);
+    await addParts(s.results, ['gc-b1-anchor', 'A'], () => 'failed');
+    const shortfall = { missingUsd: 30, balanceUsd: 0, remainingUsd: 30, remainingOrders: 2 };
+    const result = await s.finish({ stopReason: 'insufficient balance', shortfall });
+    expect(result.outcome).toBe('stopped');
+    expect(result.stopReason).toBe('insufficient balance');
+    expect(result.shortfall).toBe(shortfall);
+    const journal = await s.readJournal();
+    expect(journal.at(-1)).toEqual({ t: 'stop', reason: 'insufficient balance', at: 99 });
+    // Only the finished orders are in the output.
+    expect(readFileSync(s.out, 'utf8').trimEnd().split('\r\n')).toHaveLength(1 + 3);
+  });
+
+  it('interrupted wins over a stop reason', async () => {
+    const s = await setup([created('gc-b1-anchor')]);
+    await addParts(s.results, ['gc-b1-anchor']);
+    const result = await s.finish({ interrupted: true, stopReason: 'daily cap' });
+    expect(result.outcome).toBe('interrupted');
+    expect(result.stopReason).toBe('daily cap');
+  });
+
+  it('interrupted, with no reason made up for what it left unfinished', async () => {
+    const s = await setup([created('gc-b1-anchor'), created('A'), { t: 'submit', ref: 'B', at: 3 }]);
+    await addParts(s.results, ['gc-b1-anchor']);
+    const result = await s.finish({ interrupted: true });
+    expect(result.outcome).toBe('interrupted');
+    expect(result.stopReason).toBeUndefined();
+    expect((await s.readJournal()).some((r) => r.t === 'stop')).toBe(false);
+  });
+
+  it('stopped when orders have an unknown outcome (submitted or unknown)', async () => {
+    const s = await setup([
+      created('gc-b1-anchor'),
+      { t: 'submit', ref: 'A', at: 3 },
+      { t: 'submit', ref: 'B', at: 3 },
+      { t: 'unknown', ref: 'B', reason: 'HTTP 503', at: 4 },
+      created('C'),
+    ]);
+    await addParts(s.results, ['gc-b1-anchor']);
+    const result = await s.finish();
+    expect(result.outcome).toBe('stopped');
+    expect(result.stopReason).toBe(
+      '2 orders have an unknown outcome after retries (network or service errors)',
+    );
+  });
+
+  it('stopped when created orders could not be read back', async () => {
+    const s = await setup(allCreated);
+    await addParts(s.results, ['gc-b1-anchor', 'A', 'B']);
+    const result = await s.finish();
+    expect(result.outcome).toBe('stopped');
+    expect(result.stopReason).toBe('2 orders could not be read back');
+  });
+
+  it('stopped when --wait-timeout ended the wait, counting the orders still being fulfilled', async () => {
+    const s = await setup(allCreated);
+    await addParts(s.results, ['gc-b1-anchor', 'A', 'B', 'C.1']);
+    const result = await s.finish({ waitTimedOut: true });
+    expect(result.outcome).toBe('stopped');
+    expect(result.stopReason).toBe('1 orders were still being fulfilled when --wait-timeout ended the wait');
+    const journal = await s.readJournal();
+    expect(journal.at(-1)).toMatchObject({ t: 'stop', reason: result.stopReason });
+  });
+
+  it('a rejected order counts as failed units, never as unknown or unfinished', async () => {
+    const rejected: JournalRecord = {
+      t: 'rejected',
+      ref: 'A',
+      code: 'PRODUCT_UNAVAILABLE',
+      message: 'gone',
+      at: 3,
+    };
+    const s = await setup(allCreated.map((r) => (r.t === 'created' && r.ref === 'A' ? rejected : r)));
+    await addParts(s.results, ['gc-b1-anchor', 'B', 'C.1', 'C.2']);
+    await s.results.add(
+      'A',
+      recordsOf(linesByRef.A ?? [], () => 'rejected'),
+    );
+    const result = await s.finish();
+    expect(result.outcome).toBe('failed-items');
+    expect(result.stopReason).toBeUndefined();
+    expect(result.tally.failed).toBe(2);
+    const loaded = await loadJournal(journalPathFor(s.out));
+    expect(loaded?.outputs.has(result.outputSha256 ?? '')).toBe(true);
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * The first stage (readInput, readLive) and the shortfall computed when the balance
+ * runs out: the input and the files beside --out checked before any request, the
+ * live reads against a scripted loopback server, and the exact top-up.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../src/api/http.js';
+import { journalPathFor } from '../../../src/bulk/journal-files.js';
+import { readInput, readLive } from '../../../src/bulk/preflight.js';
+import { defaultBatchId } from '../../../src/bulk/refs.js';
+import { computeShortfall, describeShortfall } from '../../../src/bulk/shortfall.js';
+import { AdaptiveLimit } from '../../../src/bulk/submit.js';
+import { InvalidInputError, UnsafeFileError, UsageError } from '../../../src/errors.js';
+import { type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
+import { tempDirFor } from '../../helpers/temp.js';
+import { line, options, stateOf } from './fixtures.js';
+
+let server: TestServer | undefined;
+let client: HttpClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function serve(routes: Record<string, Handler>) {
+  server = await startServer(routes);
+  client = new HttpClient({
+    baseUrl: server.url,
+    apiKey: 'gk_test_preflight',
+    timeoutMs: 2_000,
+    userAgent: 'giftcodes/test',
+    sleep: async () => {},
+    retryPolicy: undefined,
+  });
+  return {
+    server,
+    deps: {
+      http: client,
+      limit: new AdaptiveLimit(4, () => 0),
+      sleep: async () => {},
+      signal: new AbortController().signal,
+    },
+  };
+}
+
+const CSV =
+  'ref,productId,skuId,amount,quantity\nfirst,usd,usd-range,10,2\nsecond,usd,usd-range,abc,1\nthird,eur,eur-range,5,1\n';
+
+function files(csv = CSV) {
+  const dir = tempDirFor('giftcodes-preflight-');
+  const input = join(dir, 'in.csv');
+  writeFileSync(input, csv);
+  return { dir, input, out: join(dir, 'codes.csv') };
+}
+
+describe('readInput', () => {
+  it('parses the whole file: rows as columns, bad rows kept for later, the batch id from the bytes', async () => {
+    const f = files();
+    const { input, rows } = await readInput(options(f.out, { input: f.input }));
+    const sha = createHash('sha256').update(CSV).digest('hex');
+    expect(input.sha256).toBe(sha);
+    expect(input.batch).toBe(defaultBatchId(sha, { seal: false }));
+    // The rows that parsed (a bad row stops the run at planning, reported with the catalog's refusals).
+    expect(input.rowCount).toBe(2);
+    expect(input.errors.map((e) => e.row)).toEqual([2]);
+    expect([input.refOf(1), input.refOf(3)]).toEqual(['first', 'third']);
+    expect(rows.length).toBe(2);
+    expect(rows.get(0)).toMatchObject({ row: 1, productId: 'usd', amount: 10, quantity: 2 });
+  });
+
+  it('takes --batch as given, and --seal makes another default batch', async () => {
+    const f = files();
+    expect((await readInput(options(f.out, { input: f.input, batch: 'mine_1' }))).input.batch).toBe('mine_1');
+    const sealed = await readInput(options(f.out, { input: f.input, seal: true }));
+    const plain = await readInput(options(f.out, { input: f.input }));
+    expect(sealed.input.batch).not.toBe(plain.input.batch);
+  });
+
+  it.each([
+    ['a bad --batch', { batch: 'no spaces' }, '--batch must be 1-64 letters'],
+    ['a missing input', { input: '/nonexistent/in.csv' }, 'cannot read /nonexistent/in.csv: ENOENT'],
+  ])('refuses %s', async (_what, extra, message) => {
+    const f = files();
+    await expect(readInput(options(f.out, { input: f.input, ...extra }))).rejects.toThrow(message);
+  });
+
+  it('refuses an input that is a folder', async () => {
+    const f = files();
+    const folder = join(f.dir, 'folder');
+    mkdirSync(folder);
+    await expect(readInput(options(f.out, { input: folder }))).rejects.toThrow(`${folder} is not a file`);
+  });
+
+  it('refuses a link planted beside --out before reading the file', async () => {
+    const f = files();
+    symlinkSync(join(f.dir, 'elsewhere'), journalPathFor(f.out));
+    await expect(readInput(options(f.out, { input: f.input }))).rejects.toBeInstanceOf(UnsafeFileError);
+  });
+
+  it('refuses a file whose header is broken, at once', async () => {
+    const f = files('ref,productId,amount\nx,usd,10\n');
+    const error = await readInput(options(f.out, { input: f.input })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).message).toMatch(/in in\.csv; nothing was bought$/);
+  });
+});
+
+const catalog = { products: [{ productId: 'usd', name: 'USD card', costCurrency: 'USD', skus: [] }] };
+const rates = { base: 'USD', rates: { USD: 1, EUR: 0.5 } };
+const reply =
+  (body: unknown, status = 200): Handler =>
+  (_req, res) =>
+    json(res, status, body);
+
+describe('readLive', () => {
+  it('reads catalog, account, rates and balance; limits from the account (none: no limit)', async () => {
+    const { server, deps } = await serve({
+      'GET /b2b/products': reply(catalog),
+      'GET /b2b/account': reply({
+        tier: 'growth',
+        status: 'active',
+        limits: { maxItemsPerOrder: 5, maxOrderAmountUSD: 0 },
+      }),
+      'GET /b2b/rates': reply(rates),
+      'GET /b2b/balance': reply({ balance: 123.45, currency: 'USD' }),
+    });
+    const live = await readLive(deps);
+    expect([...live.products.keys()]).toEqual(['usd']);
+    expect(live.balanceUsd).toBe(123.45);
+    expect(live.rates.rates.EUR).toBe(0.5);
+    expect(live.limits).toEqual({
+      maxItemsPerOrder: 5,
+      maxQuantityPerItem: Number.POSITIVE_INFINITY,
+      maxOrderAmountUSD: Number.POSITIVE_INFINITY,
+    });
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('turns a 403 into a refusal before anything is bought', async () => {
+    const forbidden = reply({ error: { code: 'ACCOUNT_SUSPENDED', message: 'suspended' } }, 403);
+    const { deps } = await serve({
+      'GET /b2b/products': forbidden,
+      'GET /b2b/account': forbidden,
+      'GET /b2b/rates': forbidden,
+      'GET /b2b/balance': forbidden,
+    });
+    const error = await readLive(deps).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain(
+      'the service refused the preflight reads (403 ACCOUNT_SUSPENDED',
+    );
+  });
+
+  it('refuses a suspended account', async () => {
+    const { deps } = await serve({
+      'GET /b2b/products': reply(catalog),
+      'GET /b2b/account': reply({ tier: 'growth', status: 'suspended', statusNote: 'KYC' }),
+      'GET /b2b/rates': reply(rates),
+      'GET /b2b/balance': reply({ balance: 0, currency: 'USD' }),
+    });
+    const error = await readLive(deps).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidInputError);
+    expect((error as InvalidInputError).problems).toEqual([{ message: 'the account is suspended: KYC' }]);
+  });
+});
+
+describe('computeShortfall', () => {
+  // 10 + 20 + 30 + 40 USD; the first is created, the second refused for good.
+  const state = () =>
+    stateOf(
+      [
+        { ref: 'a', lines: [line(1, 1)] },
+        { ref: 'b', lines: [line(2, 2)] },
+        { ref: 'c', lines: [line(3, 3)] },
+        { ref: 'd', lines: [line(4, 4)] },
+      ],
+      [
+        { t: 'created', ref: 'a', checkoutId: 'co_a', status: 'completed', at: 1 },
+        { t: 'rejected', ref: 'b', code: 'X', message: 'no', at: 1 },
+        { t: 'submit', ref: 'c', at: 1 },
+        { t: 'unknown', ref: 'c', reason: 'timeout', at: 1 },
+      ],
+    );
+
+  it('is every order still to buy at its estimate, minus the live balance', async () => {
+    const { deps } = await serve({ 'GET /b2b/balance': reply({ balance: 12.345, currency: 'USD' }) });
+    const shortfall = await computeShortfall(deps, state());
+    expect(shortfall).toEqual({
+      missingUsd: 57.66,
+      balanceUsd: 12.345,
+      remainingUsd: 70,
+      remainingOrders: 2,
+    });
+    expect(describeShortfall(shortfall)).toBe(
+      'insufficient balance: about 57.66 USD more is needed for the remaining 2 orders (balance 12.35 USD)',
+    );
+  });
+
+  it('counts the whole remainder when the balance cannot be read, and never goes below zero', async () => {
+    const { deps } = await serve({
+      'GET /b2b/balance': reply({ error: { code: 'BOOM', message: 'no' } }, 400),
+    });
+    expect((await computeShortfall(deps, state())).missingUsd).toBe(70);
+    await server?.close();
+    const rich = await serve({ 'GET /b2b/balance': reply({ balance: 500, currency: 'USD' }) });
+    expect((await computeShortfall(rich.deps, state())).missingUsd).toBe(0);
+  });
+});

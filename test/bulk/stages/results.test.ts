@@ -1,0 +1,170 @@
+/**
+ * Results: each finished order's part written to the part store, the tally of
+ * delivered and failed units, and the sums the summary shows (charged per currency,
+ * what this run itself paid, spent per product, the refundable orders).
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { csvLine, PartStore } from '../../../src/bulk/output.js';
+import { Results } from '../../../src/bulk/results.js';
+import type { OutputRecord } from '../../../src/bulk/types.js';
+import type { Order } from '../../../src/schemas/orders.js';
+import { tempDirFor } from '../../helpers/temp.js';
+
+const stores: PartStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+async function results(format: 'csv' | 'json' = 'csv') {
+  const store = await PartStore.open(join(tempDirFor('giftcodes-results-'), 'out.csv.parts'));
+  stores.push(store);
+  return new Results(store, format);
+}
+
+const record = (row: number, index: number, status = 'completed', productId = 'usd'): OutputRecord => ({
+  row,
+  ref: `R${row}`,
+  externalRef: `gc-b-${row}`,
+  checkoutId: `co_${row}`,
+  productId,
+  skuId: `${productId}-range`,
+  amount: 10,
+  index,
+  status,
+  cardCode: status === 'completed' ? `CODE-${row}-${index}` : null,
+  cardPin: null,
+  cardUrl: null,
+  giftCardId: null,
+  expiresAt: null,
+  errorMessage: status === 'completed' ? null : 'out of stock',
+});
+
+const order = (
+  checkoutId: string,
+  status: string,
+  totalAmount: number,
+  extra: Partial<Order> = {},
+): Order => ({
+  checkoutId,
+  status,
+  totalAmount,
+  paymentCurrency: 'USD',
+  items: [
+    {
+      id: `${checkoutId}-1`,
+      productId: 'usd',
+      unitAmount: 10,
+      unitPrice: 9.5,
+      costCurrency: 'USD',
+      quantity: 2,
+      fulfillments: [],
+    },
+  ],
+  ...extra,
+});
+
+describe('Results', () => {
+  it('writes each order part and counts its units', async () => {
+    const r = await results();
+    await r.add('gc-b-2', [record(2, 1), record(2, 2, 'failed')]);
+    await r.add('gc-b-1', [record(1, 1)]);
+    expect(r.has('gc-b-1')).toBe(true);
+    expect(r.has('gc-b-3')).toBe(false);
+    const parts: string[] = [];
+    for await (const part of r.parts.read(['gc-b-1', 'gc-b-2', 'gc-b-3'])) parts.push(part);
+    expect(parts).toEqual([csvLine(record(1, 1)), csvLine(record(2, 1)) + csvLine(record(2, 2, 'failed'))]);
+    expect(r.tally.delivered).toBe(2);
+    expect(r.tally.failed).toBe(1);
+    expect(r.tally.perProduct.get('usd')).toEqual({ delivered: 2, failed: 1 });
+    expect(r.tally.failures).toEqual([
+      { row: 2, index: 2, productId: 'usd', checkoutId: 'co_2', errorMessage: 'out of stock' },
+    ]);
+  });
+
+  it('renders parts as JSON records under --format json', async () => {
+    const r = await results('json');
+    await r.add('gc-b-1', [record(1, 1)]);
+    const parts: string[] = [];
+    for await (const part of r.parts.read(['gc-b-1'])) parts.push(part);
+    expect(JSON.parse(parts[0] ?? '')).toMatchObject({ row: 1, cardCode: 'CODE-1-1', status: 'completed' });
+  });
+
+  it('sums charges per currency, and what this run paid only for orders it paid now', async () => {
+    const r = await results();
+    r.paidNow('ref-2');
+    r.paidNow('ref-3');
+    r.count('ref-1', order('co_1', 'completed', 19)); // replayed: paid by an earlier run
+    r.count('ref-2', order('co_2', 'completed', 19));
+    r.count('ref-3', order('co_3', 'completed', 7, { paymentCurrency: 'EUR' }));
+    r.count('ref-4', order('co_4', 'completed', 3, { paymentCurrency: undefined }));
+    const totals = r.totals();
+    expect(totals.charged).toEqual(
+      new Map([
+        ['USD', 38],
+        ['EUR', 7],
+        ['', 3],
+      ]),
+    );
+    expect(totals.chargedThisRun).toEqual(
+      new Map([
+        ['USD', 19],
+        ['EUR', 7],
+      ]),
+    );
+  });
+
+  it('sums cost per product in its cost currency, skipping items without a price', async () => {
+    const r = await results();
+    r.count('a', order('co_1', 'completed', 19));
+    r.count(
+      'b',
+      order('co_2', 'completed', 30, {
+        items: [
+          {
+            id: 'i1',
+            productId: 'usd',
+            unitAmount: 10,
+            unitPrice: 9.5,
+            costCurrency: 'USD',
+            quantity: 1,
+            fulfillments: [],
+          },
+          {
+            id: 'i2',
+            productId: 'eur',
+            unitAmount: 10,
+            unitPrice: 4,
+            costCurrency: 'EUR',
+            quantity: 3,
+            fulfillments: [],
+          },
+          { id: 'i3', productId: 'free', unitAmount: 10, quantity: 1, fulfillments: [] },
+        ],
+      }),
+    );
+    expect(r.totals().spent).toEqual(
+      new Map([
+        ['usd', { currency: 'USD', amount: 28.5 }],
+        ['eur', { currency: 'EUR', amount: 12 }],
+      ]),
+    );
+  });
+
+  it('sums without drift', async () => {
+    const r = await results();
+    for (let i = 0; i < 10; i++) r.count(`ref-${i}`, order(`co_${i}`, 'completed', 0.1));
+    expect(r.totals().charged?.get('USD')).toBe(1);
+  });
+
+  it('lists partial and failed orders as refundable, never completed ones', async () => {
+    const r = await results();
+    r.count('a', order('co_1', 'completed', 19));
+    r.count('b', order('co_2', 'partial', 19));
+    r.count('c', order('co_3', 'failed', 19));
+    expect(r.refundable).toEqual([
+      { checkoutId: 'co_2', status: 'partial' },
+      { checkoutId: 'co_3', status: 'failed' },
+    ]);
+  });
+});

@@ -1,0 +1,259 @@
+/**
+ * chooseJournal: fresh run or resume, from the journal beside --out or its copy in the
+ * state directory; and every journal it must refuse (another batch, input, key or
+ * --seal) refused before any request. Journals are written as a run writes them.
+ */
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { JournalRecord } from '../../../src/bulk/journal.js';
+import { type BatchHeader, journalCopyPathFor, journalPathFor } from '../../../src/bulk/journal-files.js';
+import { lockPathFor } from '../../../src/bulk/lock.js';
+import { chooseJournal } from '../../../src/bulk/resume.js';
+import type { BulkOptions } from '../../../src/bulk/run-types.js';
+import { UsageError } from '../../../src/errors.js';
+import { tempDirFor } from '../../helpers/temp.js';
+import { line, options, parsedInput, writeJournal } from './fixtures.js';
+
+const SHA = 'a'.repeat(64);
+const OTHER_SHA = 'b'.repeat(64);
+const ACCOUNT = 'acct00000001';
+
+const header = (extra: Partial<BatchHeader> = {}): BatchHeader => ({
+  batch: 'b1',
+  input: SHA,
+  seal: false,
+  at: 1,
+  account: ACCOUNT,
+  anchor: 'gc-b1-anchor',
+  ...extra,
+});
+const orders = [
+  { ref: 'gc-b1-anchor', lines: [line(1)] },
+  { ref: 'gc-b1-00001-abc', lines: [line(1, 1, { firstUnit: 2 }), line(2, 2)] },
+];
+const anchorBought: JournalRecord[] = [
+  { t: 'submit', ref: 'gc-b1-anchor', at: 2 },
+  { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_9', status: 'completed', at: 3 },
+];
+
+function setup(extra: Partial<BulkOptions> = {}) {
+  const dir = tempDirFor('giftcodes-resume-');
+  const out = join(dir, 'codes.csv');
+  const stateDir = join(dir, 'state');
+  const opts = options(out, { stateDir, accountFingerprint: ACCOUNT, ...extra });
+  const copyPath = journalCopyPathFor(stateDir, ACCOUNT, 'b1');
+  const notices: string[] = [];
+  const locks: Array<[string, string]> = [];
+  const choose = (o: BulkOptions = opts, sha = SHA) =>
+    chooseJournal(o, parsedInput('b1', sha), { notice: (l) => notices.push(l) }, async (path, batch) => {
+      locks.push([path, batch]);
+    });
+  return { dir, out, opts, journalPath: journalPathFor(out), copyPath, notices, locks, choose };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<UsageError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UsageError);
+  return error as UsageError;
+}
+
+describe('chooseJournal: the journal beside --out', () => {
+  it('plans afresh without a journal or copy, after taking the copy lock of the batch', async () => {
+    const s = setup();
+    const choice = await s.choose();
+    expect(choice.journal).toBeUndefined();
+    expect(choice.torn).toBe(false);
+    expect(choice.journalPath).toBe(s.journalPath);
+    expect(choice.copyPath).toBe(s.copyPath);
+    expect(choice.copy).toEqual({ path: s.copyPath, size: -1 });
+    expect(s.locks).toEqual([[lockPathFor(s.copyPath), 'b1']]);
+    expect(s.notices).toEqual([]);
+  });
+
+  it('without a state directory there is no copy and no copy lock', async () => {
+    const s = setup({ stateDir: undefined });
+    const choice = await s.choose();
+    expect(choice.copyPath).toBeUndefined();
+    expect(choice.copy).toBeUndefined();
+    expect(s.locks).toEqual([]);
+  });
+
+  it('resumes the journal of the same batch, input, key and --seal', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header(), orders, { more: anchorBought });
+    const choice = await s.choose();
+    expect(choice.journal?.roots).toEqual(orders.map((o) => o.ref));
+    expect(choice.journal?.orders.get('gc-b1-anchor')?.phase).toBe('created');
+    expect(choice.torn).toBe(false);
+    expect(choice.displaced).toBeUndefined();
+    expect(choice.copy?.state).toBeUndefined();
+  });
+
+  it('refuses the same batch bought with the other --seal', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header({ seal: true }), orders);
+    const error = await refusal(s.choose());
+    expect(error.message).toContain('is batch b1 bought with --seal: resume it with --seal');
+  });
+
+  it('refuses another batch that bought nothing, offering --force', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header({ batch: 'b0' }), orders);
+    const error = await refusal(s.choose());
+    expect(error.message).toContain('belongs to another batch (b0, from another input file or --batch)');
+    expect(error.message).toContain('which bought nothing: use another --out, or --force to start over');
+  });
+
+  it('refuses another batch that bought, naming what it bought and never advising --force', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header({ batch: 'b0' }), orders, {
+      more: [
+        { t: 'submit', ref: 'gc-b1-anchor', at: 2 },
+        { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_9', status: 'completed', at: 3 },
+        { t: 'submit', ref: 'gc-b1-00001-abc', at: 4 },
+      ],
+    });
+    const error = await refusal(s.choose());
+    expect(error.message).toContain('batch b0 already bought rows 1-2 (4 units in 2 orders: co_9');
+    expect(error.message).toContain('1 of them with an unknown outcome');
+    expect(error.message).toContain('Running this file here would buy those rows again');
+    expect(error.message).not.toContain('--force');
+  });
+
+  it('refuses a journal of another input file under the same batch', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header({ input: OTHER_SHA }), orders, { more: anchorBought });
+    const error = await refusal(s.choose());
+    expect(error.message).toContain('was written for another input file under batch b1');
+    expect(error.message).toContain('already bought rows 1');
+  });
+
+  it('refuses a journal written with another API key', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header({ account: 'acct99999999' }), orders);
+    const error = await refusal(s.choose());
+    expect(error.message).toContain('was written with another API key');
+  });
+
+  it('--force sets another batch aside (moved only later) and says what it bought', async () => {
+    const s = setup({ force: true });
+    await writeJournal(s.journalPath, header({ batch: 'b0' }), orders, { more: anchorBought });
+    const choice = await s.choose();
+    expect(choice.journal).toBeUndefined();
+    expect(choice.displaced).toBe('b0');
+    expect(choice.rebuy).toMatchObject({
+      batch: 'b0',
+      orders: 1,
+      units: 1,
+      rows: [1],
+      checkoutIds: ['co_9'],
+    });
+    // Nothing is moved yet: that waits until money may move.
+    expect(existsSync(s.journalPath)).toBe(true);
+  });
+
+  it('--force over another batch that bought nothing has nothing to buy again', async () => {
+    const s = setup({ force: true });
+    await writeJournal(s.journalPath, header({ batch: 'b0' }), orders);
+    const choice = await s.choose();
+    expect(choice.displaced).toBe('b0');
+    expect(choice.rebuy).toBeUndefined();
+  });
+
+  it('a plan torn by a kill is rewritten: no journal to resume, torn set', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header(), orders, { torn: true });
+    const choice = await s.choose();
+    expect(choice.journal).toBeUndefined();
+    expect(choice.torn).toBe(true);
+  });
+});
+
+describe('chooseJournal: the copy in the state directory', () => {
+  it('resumes from the copy when the journal beside --out is missing', async () => {
+    const s = setup();
+    await writeJournal(s.copyPath, header(), orders, { more: anchorBought });
+    const choice = await s.choose();
+    expect(choice.journal?.roots).toEqual(orders.map((o) => o.ref));
+    expect(choice.journal?.orders.get('gc-b1-anchor')).toMatchObject({
+      phase: 'created',
+      checkoutId: 'co_9',
+    });
+    expect(choice.copy?.state).toBe(choice.journal);
+    expect(choice.torn).toBe(false);
+    expect(s.notices).toEqual([
+      `no journal beside ${s.out}: resuming batch b1 from the copy of its journal (${s.copyPath})`,
+    ]);
+  });
+
+  it('resumes from the copy when the journal beside --out is shorter', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header(), orders);
+    await writeJournal(s.copyPath, header(), orders, { more: anchorBought });
+    const choice = await s.choose();
+    expect(choice.journal?.orders.get('gc-b1-anchor')?.phase).toBe('created');
+    expect(choice.copy?.state).toBe(choice.journal);
+    expect(s.notices[0]).toContain(`is further along than ${s.journalPath}: resuming from the copy`);
+  });
+
+  it('keeps the journal beside --out when the copy is no longer', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header(), orders, { more: anchorBought });
+    await writeJournal(s.copyPath, header(), orders, { more: anchorBought });
+    const choice = await s.choose();
+    expect(choice.journal?.orders.get('gc-b1-anchor')?.phase).toBe('created');
+    expect(choice.copy?.state).toBeUndefined();
+    expect(choice.copy?.size).toBeGreaterThan(0);
+    expect(s.notices).toEqual([]);
+  });
+
+  it('a torn plan beside --out gives way to a complete copy', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header(), orders, { torn: true });
+    await writeJournal(s.copyPath, header(), orders);
+    const choice = await s.choose();
+    expect(choice.journal?.planComplete).toBe(true);
+    expect(choice.torn).toBe(false);
+  });
+
+  it('a copy with a torn plan is not resumed from', async () => {
+    const s = setup();
+    await writeJournal(s.copyPath, header(), orders, { torn: true });
+    const choice = await s.choose();
+    expect(choice.journal).toBeUndefined();
+    expect(choice.copy?.state).toBeUndefined();
+    expect(choice.copy?.size).toBeGreaterThan(0);
+  });
+
+  it('refuses a copy made from another input file under the same batch', async () => {
+    const s = setup();
+    await writeJournal(s.copyPath, header({ input: OTHER_SHA }), orders, { more: anchorBought });
+    const error = await refusal(s.choose());
+    expect(error.message).toContain(
+      'batch b1 was bought from another input file (batch b1 already bought rows 1',
+    );
+    expect(error.message).toContain(s.copyPath);
+  });
+
+  it('refuses a copy bought with the other --seal', async () => {
+    const s = setup({ seal: true });
+    await writeJournal(s.copyPath, header(), orders);
+    const error = await refusal(s.choose());
+    expect(error.message).toContain('batch b1 was bought without --seal');
+  });
+
+  it('refuses a link at the copy path', async () => {
+    const s = setup();
+    await mkdir(dirname(s.copyPath), { recursive: true });
+    const elsewhere = join(s.dir, 'elsewhere.journal');
+    writeFileSync(elsewhere, '');
+    symlinkSync(elsewhere, s.copyPath);
+    const error = await refusal(s.choose());
+    expect(error.message).toContain(`${s.copyPath} is a symbolic link`);
+  });
+});

@@ -1,0 +1,287 @@
+/**
+ * The runner's two steps against a scripted loopback server: the anchor goes alone
+ * and first, a refused or unknown anchor stops every other order, a replay is not
+ * counted as paid by this run, a spend cap puts the order back unsent and stops, and
+ * an order still being fulfilled is read until it finishes. Each outcome is journaled
+ * (here: recorded) before it is acted on.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpClient } from '../../../src/api/http.js';
+import { apply, effectiveOrders, type JournalRecord, type JournalState } from '../../../src/bulk/journal.js';
+import { PartStore } from '../../../src/bulk/output.js';
+import { Results } from '../../../src/bulk/results.js';
+import type { BulkDeps, BulkStats } from '../../../src/bulk/run-types.js';
+import { Runner } from '../../../src/bulk/runner.js';
+import { AdaptiveLimit } from '../../../src/bulk/submit.js';
+import type { PlannedLine } from '../../../src/bulk/types.js';
+import { type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
+import { tempDirFor } from '../../helpers/temp.js';
+import { line, options, stateOf } from './fixtures.js';
+
+let server: TestServer | undefined;
+let client: HttpClient | undefined;
+let parts: PartStore | undefined;
+afterEach(async () => {
+  await parts?.close();
+  await client?.close();
+  await server?.close();
+  parts = undefined;
+  client = undefined;
+  server = undefined;
+});
+
+const ANCHOR = 'gc-b1-anchor';
+const plan: Array<{ ref: string; lines: PlannedLine[] }> = [
+  { ref: ANCHOR, lines: [line(1)] },
+  { ref: 'gc-b1-00001-a', lines: [line(1, 2, { firstUnit: 2 })] },
+  { ref: 'gc-b1-00002-b', lines: [line(2, 1)] },
+];
+
+/** The order the service answers for a create body, `status` as given. */
+function orderFor(
+  body: { externalRef: string; items: Array<{ productId: string; amount: number; quantity: number }> },
+  status: string,
+) {
+  const done = status === 'completed';
+  return {
+    checkoutId: `co_${body.externalRef}`,
+    status,
+    totalAmount: body.items.reduce((s, i) => s + i.amount * i.quantity, 0),
+    paymentCurrency: 'USD',
+    externalRef: body.externalRef,
+    items: body.items.map((item, k) => ({
+      id: `it_${k}`,
+      productId: item.productId,
+      unitAmount: item.amount,
+      unitPrice: item.amount,
+      costCurrency: 'USD',
+      quantity: item.quantity,
+      fulfillments: done
+        ? Array.from({ length: item.quantity }, (_, i) => ({
+            index: i,
+            status: 'completed',
+            cardCode: `C-${body.externalRef}-${i}`,
+          }))
+        : [],
+    })),
+  };
+}
+
+type Create = (
+  ref: string,
+  body: Parameters<typeof orderFor>[0],
+  res: Parameters<Handler>[1],
+) => void | Promise<void>;
+
+async function setup(
+  create: Create,
+  routes: Record<string, Handler> = {},
+  state: JournalState = stateOf(plan),
+) {
+  const events: string[] = [];
+  server = await startServer({
+    'POST /b2b/orders': async (req, res) => {
+      const body = JSON.parse(req.body) as Parameters<typeof orderFor>[0];
+      events.push(`recv ${body.externalRef}`);
+      // A few turns of the event loop in which a runner that did not hold the batch back would send more.
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      await create(body.externalRef, body, res);
+      events.push(`sent ${body.externalRef}`);
+    },
+    ...routes,
+  });
+  client = new HttpClient({
+    baseUrl: server.url,
+    apiKey: 'gk_test_runner',
+    timeoutMs: 2_000,
+    userAgent: 'giftcodes/test',
+    sleep: async () => {},
+  });
+  state.batch = { t: 'batch', v: 2, batch: 'b1', input: 'x', seal: false, at: 0, anchor: ANCHOR };
+  parts = await PartStore.open(join(tempDirFor('giftcodes-runner-'), 'codes.csv.parts'));
+  const results = new Results(parts, 'csv');
+  const journal: JournalRecord[] = [];
+  const notices: string[] = [];
+  const deps: BulkDeps = {
+    http: client,
+    now: () => Date.now(),
+    sleep: async () => {},
+    signal: new AbortController().signal,
+    limit: new AdaptiveLimit(4, () => Date.now()),
+    notice: (l) => notices.push(l),
+    confirm: async () => true,
+  };
+  const stats: BulkStats = {
+    rows: 2,
+    orders: 3,
+    units: 4,
+    submitted: 0,
+    created: 0,
+    finished: 0,
+    codes: 0,
+    failedUnits: 0,
+    retries: 0,
+    startedAt: 0,
+  };
+  const runner = new Runner({
+    opts: options('/unused', { concurrency: 4, pollFirstMs: 0, pollMaxMs: 0 }),
+    deps,
+    state,
+    record: async (rec) => {
+      journal.push(rec);
+      apply(state, rec);
+    },
+    refOf: (row) => `R${row}`,
+    stats,
+    results,
+  });
+  const run = () => runner.execute(effectiveOrders(state));
+  return { events, journal, notices, results, stats, state, run };
+}
+
+const created =
+  (status = 'completed', code = 201): Create =>
+  (_ref, body, res) =>
+    json(res, code, orderFor(body, status));
+
+describe('Runner', () => {
+  it('sends the anchor alone, and the rest only once its create was answered', async () => {
+    const s = await setup(created());
+    const outcome = await s.run();
+    expect(outcome).toEqual({ interrupted: false, waitTimedOut: false });
+    expect(s.events.slice(0, 2)).toEqual([`recv ${ANCHOR}`, `sent ${ANCHOR}`]);
+    expect(s.events.filter((e) => e.startsWith('recv'))).toHaveLength(3);
+    expect(s.results.tally.delivered).toBe(4);
+    expect(s.stats).toMatchObject({ submitted: 3, created: 3, finished: 3, codes: 4 });
+    // Each submission journaled before it was sent, each answer before it was acted on.
+    for (const { ref } of plan) {
+      const kinds = s.journal.filter((r) => 'ref' in r && r.ref === ref).map((r) => r.t);
+      expect(kinds).toEqual(['submit', 'created']);
+    }
+    expect(s.results.totals().chargedThisRun).toEqual(new Map([['USD', 40]]));
+  });
+
+  it('a replay (200) is counted as charged, but not as paid by this run', async () => {
+    const s = await setup(created('completed', 200));
+    await s.run();
+    expect(s.results.totals().charged).toEqual(new Map([['USD', 40]]));
+    expect(s.results.totals().chargedThisRun).toEqual(new Map());
+  });
+
+  it('a refused anchor stops the run with nothing else sent', async () => {
+    const s = await setup((ref, body, res) =>
+      ref === ANCHOR
+        ? json(res, 404, { error: { code: 'PRODUCT_NOT_FOUND', message: 'no such product' } })
+        : created()(ref, body, res),
+    );
+    const outcome = await s.run();
+    expect(s.events.filter((e) => e.startsWith('recv'))).toEqual([`recv ${ANCHOR}`]);
+    expect(outcome.stopReason).toMatch(
+      /^the batch's first order \(gc-b1-anchor: one unit of row 1\) was refused: no such product/,
+    );
+    expect(s.state.orders.get(ANCHOR)?.phase).toBe('rejected');
+    expect(s.results.tally.perProduct.get('usd')).toEqual({ delivered: 0, failed: 1 });
+  });
+
+  it('an anchor with an unknown outcome stops the run with nothing else sent', async () => {
+    const s = await setup((ref, body, res) =>
+      ref === ANCHOR
+        ? json(res, 503, { error: { code: 'UNAVAILABLE', message: 'try later' } })
+        : created()(ref, body, res),
+    );
+    const outcome = await s.run();
+    expect(new Set(s.events.filter((e) => e.startsWith('recv')))).toEqual(new Set([`recv ${ANCHOR}`]));
+    expect(outcome.stopReason).toMatch(/^the batch's first order \(gc-b1-anchor\) has an unknown outcome/);
+    expect(s.state.orders.get(ANCHOR)?.phase).toBe('unknown');
+    expect(s.journal.map((r) => r.t)).toEqual(['submit', 'unknown']);
+  });
+
+  it('a spend cap puts the order back unsent and stops; orders in flight still finish', async () => {
+    const s = await setup((ref, body, res) =>
+      ref === 'gc-b1-00001-a'
+        ? json(res, 422, {
+            error: {
+              code: 'B2B_LIMIT_EXCEEDED',
+              message: 'daily cap',
+              details: { limit: 'dailySpendCapUSD' },
+            },
+          })
+        : created()(ref, body, res),
+    );
+    const outcome = await s.run();
+    expect(outcome.stopReason).toBe('the dailySpendCapUSD was reached (daily cap)');
+    expect(s.state.orders.get('gc-b1-00001-a')?.phase).toBe('planned');
+    expect(s.journal.filter((r) => r.t === 'unsent')).toMatchObject([
+      { ref: 'gc-b1-00001-a', reason: 'dailySpendCapUSD' },
+    ]);
+    expect(s.state.orders.get(ANCHOR)?.phase).toBe('created');
+    expect(s.results.has(ANCHOR)).toBe(true);
+  });
+
+  it('reads an order still being fulfilled until it finishes', async () => {
+    let reads = 0;
+    const s = await setup(created('processing'), {
+      [`GET /b2b/orders/co_${ANCHOR}`]: (_req, res) => {
+        reads += 1;
+        const body = { externalRef: ANCHOR, items: [{ productId: 'usd', amount: 10, quantity: 1 }] };
+        json(res, 200, orderFor(body, reads < 3 ? 'processing' : 'completed'));
+      },
+      'GET /b2b/orders/co_gc-b1-00001-a': (_req, res) =>
+        json(
+          res,
+          200,
+          orderFor(
+            { externalRef: 'gc-b1-00001-a', items: [{ productId: 'usd', amount: 10, quantity: 2 }] },
+            'completed',
+          ),
+        ),
+      'GET /b2b/orders/co_gc-b1-00002-b': (_req, res) =>
+        json(
+          res,
+          200,
+          orderFor(
+            { externalRef: 'gc-b1-00002-b', items: [{ productId: 'usd', amount: 10, quantity: 1 }] },
+            'partial',
+          ),
+        ),
+    });
+    const outcome = await s.run();
+    expect(outcome.stopReason).toBeUndefined();
+    expect(reads).toBe(3);
+    expect(s.state.orders.get(ANCHOR)?.status).toBe('completed');
+    // The partial order's unit had no fulfillment: a failed unit, and a refund to ask for.
+    expect(s.results.refundable).toEqual([{ checkoutId: 'co_gc-b1-00002-b', status: 'partial' }]);
+    expect(s.results.tally.delivered).toBe(3);
+    expect(s.results.tally.failed).toBe(1);
+    expect(server?.unexpected).toEqual([]);
+  });
+
+  it('a resumed plan whose anchor exists sends the rest at once, and reads the created ones', async () => {
+    const state = stateOf(plan, [
+      { t: 'submit', ref: ANCHOR, at: 1 },
+      { t: 'created', ref: ANCHOR, checkoutId: `co_${ANCHOR}`, status: 'processing', at: 1 },
+    ]);
+    const s = await setup(
+      created(),
+      {
+        [`GET /b2b/orders/co_${ANCHOR}`]: (_req, res) =>
+          json(
+            res,
+            200,
+            orderFor(
+              { externalRef: ANCHOR, items: [{ productId: 'usd', amount: 10, quantity: 1 }] },
+              'completed',
+            ),
+          ),
+      },
+      state,
+    );
+    await s.run();
+    expect(s.events.filter((e) => e.startsWith('recv')).sort()).toEqual([
+      'recv gc-b1-00001-a',
+      'recv gc-b1-00002-b',
+    ]);
+    expect(s.results.tally.delivered).toBe(4);
+  });
+});
