@@ -38,7 +38,7 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
       }
       return ctx;
     };
-    const program = buildProgram(deps.io, VERSION, contextFor);
+    const program = await buildProgram(deps.io, VERSION, contextFor, argv);
     await program.parseAsync(argv, { from: 'user' });
     return ctx?.exitCode ?? ExitCode.ok;
   } catch (error) {

@@ -1,50 +1,26 @@
 /**
- * The command tree. Only commander and the small command declaration modules load
- * here; each command's work lives in a module imported when it runs, which keeps
- * `--help` and `--version` close to bare `node` start-up time.
+ * The command tree. Only commander and the command files' declarations load here; each
+ * run function imports what it needs when it runs, which keeps `--help` and `--version`
+ * close to bare `node` start-up time.
  */
 import { Command, Option } from 'commander';
-import { registerAccount } from './commands/account/index.js';
-import { registerBusiness } from './commands/business/index.js';
-import { registerCatalog } from './commands/catalog/index.js';
-import { registerCheckout } from './commands/checkout/index.js';
-import { registerCompletion } from './commands/completion/index.js';
-import { registerConfig } from './commands/config/index.js';
-import { registerDemo } from './commands/demo/index.js';
-import { registerDeposit } from './commands/deposit/index.js';
-import { registerDoctor } from './commands/doctor/index.js';
 import { configureProgramHelp, finishHelp } from './commands/help.js';
-import { registerOrder } from './commands/order/index.js';
 import { positiveInt } from './commands/parse.js';
-import { registerPaymentMethods } from './commands/payment-methods/index.js';
-import { registerRates } from './commands/rates/index.js';
-import { registerRefund } from './commands/refund/index.js';
-import { registerSandbox } from './commands/sandbox/index.js';
-import type { ContextFor, Register } from './commands/types.js';
-import { registerWebhook } from './commands/webhook/index.js';
+import { declareCommands } from './commands/registry.js';
+import type { ContextFor } from './commands/types.js';
 import { renderForTerminal } from './io/sanitize.js';
 import type { IO } from './io/streams.js';
 
-/** Help lists commands in this order: the main job first, setup last. */
-const COMMANDS: Register[] = [
-  registerDemo,
-  registerOrder,
-  registerCatalog,
-  registerRates,
-  registerAccount,
-  registerDeposit,
-  registerCheckout,
-  registerPaymentMethods,
-  registerRefund,
-  registerBusiness,
-  registerWebhook,
-  registerConfig,
-  registerDoctor,
-  registerCompletion,
-  registerSandbox,
-];
-
-export function buildProgram(io: IO, version: string, contextFor: ContextFor): Command {
+/**
+ * The program with its global flags and commands. Given the command line (`words`), only
+ * the subcommands of nouns typed in it are declared (registry.ts); without, the whole tree.
+ */
+export async function buildProgram(
+  io: IO,
+  version: string,
+  contextFor: ContextFor,
+  words?: readonly string[],
+): Promise<Command> {
   const program = new Command('giftcodes')
     .description(
       'Buy digital gift codes in bulk and run a business account on the gift-code commerce service.',
@@ -78,9 +54,7 @@ export function buildProgram(io: IO, version: string, contextFor: ContextFor): C
     .option('--no-color', 'disable colour (NO_COLOR is honoured too)');
 
   configureProgramHelp(program, io);
-  for (const register of COMMANDS) {
-    register(program, contextFor);
-  }
-  finishHelp(program, io, contextFor);
+  await declareCommands(program, io, contextFor, words);
+  finishHelp(program, contextFor);
   return program;
 }

@@ -1,191 +1,26 @@
 /**
- * Help pages: examples on every command (gh style), the global flags shown as
- * inherited on subcommands, wrapping to the terminal, the `help <command path>`
- * command and its topics (`help exit-codes`). Loaded at start-up: commander only.
+ * Help pages: the global flags shown as inherited on subcommands, wrapping to the
+ * terminal, the Examples section (gh style; each command's examples live in its file),
+ * the `help <command path>` command and its topics (`help exit-codes`). Loaded at
+ * start-up: commander only.
  */
 import { type Command, Help } from 'commander';
 import type { IO } from '../io/streams.js';
 import { invoke } from './invoke.js';
 import type { ContextFor } from './types.js';
 
-/**
- * Examples by command path ('' is the program). A line starting with `#` says what the
- * next command does. A command without an entry fails test/commands/help.test.ts.
- */
-export const EXAMPLES: Record<string, string[]> = {
-  '': [
-    '# Try everything locally: a sandbox, a funded account, a bulk buy',
-    'giftcodes demo',
-    '# Save a base URL and key once (asks on a terminal)',
-    'giftcodes login',
-    '# Plan a bulk buy, then buy it',
-    'giftcodes order bulk orders.csv --out codes.csv --dry-run',
-    'giftcodes order bulk orders.csv --out codes.csv --yes',
-  ],
-  demo: ['giftcodes demo', 'giftcodes demo --out /tmp/demo-codes.csv --input my-orders.csv'],
-  order: [
-    'giftcodes order bulk orders.csv --out codes.csv --dry-run',
-    'giftcodes order create --product prd_amazon_us --sku sku_amazon_us_25 \\',
-    '  --amount 25 -y',
-    'giftcodes order list --status partial --all --json',
-  ],
-  'order bulk': [
-    '# Check the file, the costs and the limits; spend nothing',
-    'giftcodes order bulk orders.csv --out codes.csv --dry-run',
-    '# Buy every line once; run the same command again to resume',
-    'giftcodes order bulk orders.csv --out codes.csv --yes',
-    '# Sealed cards, as JSON',
-    'giftcodes order bulk orders.csv --out cards.json --format json --seal -y',
-  ],
-  'order export': [
-    '# Rebuild a lost codes file from the service',
-    'giftcodes order export --batch 3e14540f0ae02e91 --out codes.csv \\',
-    '  --input orders.csv',
-    '# The codes of some orders',
-    'giftcodes order export chk_abc123 chk_def456 --out some.csv',
-  ],
-  'order reconcile': [
-    '# Compare a codes file with the service; exit 3 when they differ',
-    'giftcodes order reconcile codes.csv',
-    'giftcodes order reconcile --batch 3e14540f0ae02e91 --json',
-  ],
-  'order create': [
-    'giftcodes order create --product prd_amazon_us --sku sku_amazon_us_range \\',
-    '  --amount 25 --quantity 2 --wait -y',
-    '# A product with a required field; a ref of your own makes retries safe',
-    'giftcodes order create --product prd_freefire_diamonds \\',
-    '  --sku sku_freefire_range --amount 10 --field playerId=123456789 \\',
-    '  --ref po-1042 -y',
-  ],
-  'order get': ['giftcodes order get chk_abc123', 'giftcodes order get chk_abc123 --reveal --json'],
-  'order list': [
-    'giftcodes order list',
-    'giftcodes order list --ref po-1042',
-    'giftcodes order list --status failed --all --json',
-  ],
-  catalog: ['giftcodes catalog --search steam --country DE', 'giftcodes catalog --surface retailer --json'],
-  'catalog show': ['giftcodes catalog show prd_amazon_us', 'giftcodes catalog show amazon-us --json'],
-  rates: ['giftcodes rates', 'giftcodes rates --json'],
-  'rates convert': ['giftcodes rates convert 25 usd eur', 'giftcodes rates convert 0.01 btc usd --json'],
-  account: ['giftcodes account', 'giftcodes account --surface retailer --json'],
-  'account set-markup': ['giftcodes account set-markup 12.5 --field defaultMarkupPercent -y'],
-  balance: ['giftcodes balance', 'giftcodes balance --json'],
-  deposit: [
-    '# Guided top-up on a terminal: amount, method, invoice, wait',
-    'giftcodes deposit',
-    'giftcodes deposit list --status pending',
-  ],
-  'deposit create': [
-    '# List the methods for 100 USD',
-    'giftcodes deposit create --amount 100',
-    '# An invoice in BTC (the currency follows the method), followed to the end',
-    'giftcodes deposit create --amount 100 --method btc --wait',
-  ],
-  'deposit get': ['giftcodes deposit get dep_abc123', 'giftcodes deposit get dep_abc123 --wait'],
-  'deposit list': ['giftcodes deposit list', 'giftcodes deposit list --status confirmed --all --json'],
-  checkout: [
-    'giftcodes checkout create --email buyer@example.com \\',
-    '  --item prd_amazon_us:sku_amazon_us_25:25',
-    'giftcodes checkout get chk_abc123 --wait',
-  ],
-  'checkout create': [
-    '# A checkout the customer pays on the hosted page',
-    'giftcodes checkout create --email buyer@example.com \\',
-    '  --item prd_amazon_us:sku_amazon_us_25:25 --country US',
-    '# Paid at once from the balance',
-    'giftcodes checkout create --email buyer@example.com --items-file items.csv \\',
-    '  --method balance -y',
-  ],
-  'checkout get': ['giftcodes checkout get chk_abc123', 'giftcodes checkout get chk_abc123 --wait --reveal'],
-  'checkout list': ['giftcodes checkout list', 'giftcodes checkout list --status pending --all --json'],
-  'checkout pay': [
-    'giftcodes checkout pay chk_abc123 --method btc',
-    'giftcodes checkout pay chk_abc123 --method balance -y',
-  ],
-  'payment-methods': ['giftcodes payment-methods', 'giftcodes payment-methods --json'],
-  refund: ['giftcodes refund create chk_abc123 -y'],
-  'refund create': [
-    '# The failed units of a B2B order',
-    'giftcodes refund create chk_abc123 -y',
-    '# A retailer checkout',
-    'giftcodes refund create chk_abc123 --surface retailer -y',
-  ],
-  'refund batch': [
-    '# Every partial or failed order of a batch, each requested once',
-    'giftcodes refund batch codes.csv -y',
-    'giftcodes refund batch --batch 3e14540f0ae02e91 --json -y',
-  ],
-  doctor: [
-    '# Settings, service, key, account and clock: ok/warn/fail',
-    'giftcodes doctor',
-    'giftcodes doctor --json',
-  ],
-  completion: [
-    '# bash: this shell; add the line to ~/.bashrc to keep it',
-    'source <(giftcodes completion bash)',
-    '# zsh: this shell; add the line to ~/.zshrc (after compinit)',
-    'source <(giftcodes completion zsh)',
-    '# fish',
-    'giftcodes completion fish > ~/.config/fish/completions/giftcodes.fish',
-  ],
-  business: ['giftcodes business enable --retailer -y'],
-  'business enable': ['giftcodes business enable --retailer', 'giftcodes business enable --retailer -y'],
-  webhook: [
-    'giftcodes webhook set --url https://shop.example.com/hooks --all-events',
-    'giftcodes webhook listen --forward-to http://127.0.0.1:3000/hooks',
-  ],
-  'webhook set': [
-    'giftcodes webhook set --url https://shop.example.com/hooks --all-events',
-    'giftcodes webhook set --url https://shop.example.com/hooks \\',
-    '  --events order.completed,order.failed -y',
-  ],
-  'webhook get': ['giftcodes webhook get', 'giftcodes webhook get --json'],
-  'webhook test': ['giftcodes webhook test'],
-  'webhook deliveries': [
-    'giftcodes webhook deliveries',
-    'giftcodes webhook deliveries --checkout chk_abc123',
-  ],
-  'webhook delete': ['giftcodes webhook delete -y'],
-  'webhook rotate': ['giftcodes webhook rotate', 'NEW=$(giftcodes webhook rotate -q -y)'],
-  'webhook verify': [
-    'giftcodes webhook verify --secret "$SECRET" --header "$SIG" \\',
-    '  --body-file body.json',
-    '# During a rotation: the new secret and the previous one',
-    'giftcodes webhook verify --secret "$NEW" --secret "$OLD" \\',
-    '  --header "$SIG" < body.json',
-  ],
-  'webhook listen': [
-    'giftcodes webhook listen --secret "$SECRET"',
-    'giftcodes webhook listen --port 0 --forward-to http://127.0.0.1:3000/hooks',
-  ],
-  login: [
-    '# Asks for the URL and the key on a terminal, shows what it replaces',
-    'giftcodes login',
-    '# For scripts: the key on stdin, never in the process list',
-    'giftcodes login --profile prod --base-url https://api.example.com \\',
-    '  --key-stdin < key.txt',
-    '# A new key for a stored profile (its base URL is kept)',
-    'giftcodes login --profile prod --key-stdin -y < new-key.txt',
-  ],
-  logout: ['giftcodes logout', 'giftcodes logout --profile sandbox -y'],
-  config: ['giftcodes config list', 'giftcodes config use prod'],
-  'config set': [
-    'giftcodes config set base-url https://api.example.com',
-    'giftcodes config set api-key - < key.txt',
-  ],
-  'config get': ['giftcodes config get base-url', 'giftcodes config get api-key --profile prod'],
-  'config unset': ['giftcodes config unset timeout'],
-  'config list': ['giftcodes config list', 'giftcodes config list --json'],
-  'config use': ['giftcodes config use prod'],
-  sandbox: [
-    '# Start one in the background; the env file appears once it listens',
-    'giftcodes sandbox --port 0 --write-env /tmp/sb.env &',
-    'until [ -s /tmp/sb.env ]; do sleep 0.2; done; export $(cat /tmp/sb.env)',
-    '# Rehearse lost answers: 1 order in 5 is charged, then the answer fails',
-    'giftcodes sandbox --fault "POST /b2b/orders=error_after:0.2"',
-  ],
-  help: ['giftcodes help order bulk', 'giftcodes help exit-codes'],
-};
+/** The program's own examples; each command's live in its file. */
+const PROGRAM_EXAMPLES = [
+  '# Try everything locally: a sandbox, a funded account, a bulk buy',
+  'giftcodes demo',
+  '# Save a base URL and key once (asks on a terminal)',
+  'giftcodes login',
+  '# Plan a bulk buy, then buy it',
+  'giftcodes order bulk orders.csv --out codes.csv --dry-run',
+  'giftcodes order bulk orders.csv --out codes.csv --yes',
+];
+
+const HELP_EXAMPLES = ['giftcodes help order bulk', 'giftcodes help exit-codes'];
 
 /** `giftcodes help exit-codes`: what scripts can switch on (README, "Exit codes"). */
 export const EXIT_CODES: [string, string][] = [
@@ -206,27 +41,11 @@ export const EXIT_CODES: [string, string][] = [
   ['130', 'interrupted (Ctrl-C); state is left consistent'],
 ];
 
-/** `order bulk --help`: the input file's columns. */
-export const BULK_CSV_COLUMNS: [string, string][] = [
-  ['productId', 'required; a product id (see `giftcodes catalog`)'],
-  ['skuId', 'required; one of the product’s SKUs (`giftcodes catalog show <product>`)'],
-  ['amount', 'required; the denomination, within the SKU’s min..max and on its step'],
-  ['quantity', 'units of this line (default 1)'],
-  ['ref', 'your own reference, copied to the output'],
-  ['field.<name>', 'a required field of the product, e.g. field.playerId'],
-  ['requiredFields', 'the required fields as one JSON object, e.g. {"playerId":"42"}'],
-];
-
-const BULK_CSV_NOTE =
-  'Header names are case-insensitive and in any order; an unknown column is an error. ' +
-  'The output has: row, ref, externalRef, checkoutId, productId, skuId, amount, index, ' +
-  'status, cardCode, cardPin, cardUrl, giftCardId, expiresAt, errorMessage.';
-
 const helper = new Help();
-const wrap = (text: string, width: number) => helper.boxWrap(text, width);
+export const wrap = (text: string, width: number) => helper.boxWrap(text, width);
 
 /** Term and description in two columns, or stacked when the description column would be narrow. */
-function items(rows: [string, string][], width: number): string {
+export function items(rows: [string, string][], width: number): string {
   const termWidth = Math.max(...rows.map(([term]) => term.length));
   const column = width - termWidth - 4;
   return rows
@@ -242,7 +61,7 @@ export function exitCodesText(width: number): string {
   return `Exit codes:\n${items(EXIT_CODES, width)}\n`;
 }
 
-function examplesText(lines: string[]): string {
+export function examplesText(lines: readonly string[]): string {
   const body = lines.map((line) =>
     line.startsWith('#') || line.startsWith('  ') ? `  ${line}` : `  $ ${line}`,
   );
@@ -253,10 +72,6 @@ export function pathOf(command: Command): string {
   const names: string[] = [];
   for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
   return names.join(' ');
-}
-
-function walk(command: Command): Command[] {
-  return [command, ...command.commands.flatMap(walk)];
 }
 
 /**
@@ -281,23 +96,16 @@ export function configureProgramHelp(program: Command, io: IO): void {
   program.helpCommand(false);
 }
 
-/** After every command is declared: examples everywhere, the CSV columns, the help command. */
-export function finishHelp(program: Command, io: IO, contextFor: ContextFor): void {
+/** After every command is declared: the help command, the program's examples. */
+export function finishHelp(program: Command, contextFor: ContextFor): void {
   program
     .command('help [command...]')
     .description('help for a command (`giftcodes help order bulk`) or a topic: exit-codes')
     .action(async (words: string[], _opts, command: Command) => {
       await invoke(contextFor(command), (ctx, o) => showHelp(ctx.io, program, o.words), { words });
-    });
-  const bulk = program.commands.find((c) => c.name() === 'order')?.commands.find((c) => c.name() === 'bulk');
-  bulk?.addHelpText('after', () => {
-    const width = io.columns;
-    return `\nCSV columns:\n${items(BULK_CSV_COLUMNS, width)}\n\n${wrap(BULK_CSV_NOTE, width)}`;
-  });
-  for (const command of walk(program)) {
-    const examples = EXAMPLES[pathOf(command)];
-    if (examples) command.addHelpText('after', examplesText(examples));
-  }
+    })
+    .addHelpText('after', examplesText(HELP_EXAMPLES));
+  program.addHelpText('after', examplesText(PROGRAM_EXAMPLES));
   program.addHelpText('after', '\nExit codes: giftcodes help exit-codes');
 }
 

@@ -3,10 +3,21 @@
  * header is sanitized here (sanitize.ts), so no command can forget to; JSON keeps the
  * exact data, with DEL and C1 written as `\u` escapes.
  */
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
 import { markOwnAnsi, renderForTerminal, safeJson } from './sanitize.js';
 import { type IO, out } from './streams.js';
 import { styler } from './style.js';
+
+/**
+ * cli-table3 (CommonJS) is loaded on the first table, not with this module: command files
+ * import it at start-up, and `--help` prints no table.
+ */
+let tableClass: typeof TableType | undefined;
+function Table(options: TableType.TableConstructorOptions): TableType.Table {
+  tableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
+  return new tableClass(options);
+}
 
 export function printJson(io: IO, value: unknown): void {
   io.stdout.write(`${safeJson(value, 2)}\n`);
@@ -38,7 +49,7 @@ function cellText(io: IO, cell: Cell): string {
  */
 export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
   const cyan = styler(io.color).cyan;
-  const table = new Table({
+  const table = Table({
     head: head.map((h) => cellText(io, cyan(h))),
     chars: COMPACT,
     style: NO_STYLE,
@@ -54,7 +65,7 @@ export function printTable(io: IO, head: string[], rows: Cell[][]): void {
 
 /** Key/value pairs as a two-column table. */
 export function printFields(io: IO, fields: Array<[string, Cell]>): void {
-  const table = new Table({
+  const table = Table({
     chars: COMPACT,
     style: NO_STYLE,
     wordWrap: true,

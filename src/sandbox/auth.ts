@@ -3,7 +3,7 @@
  * its scope and surface, and the checks in the spec's order of precedence.
  */
 import { ALL_SCOPES, type Scope } from '../schemas/scopes.js';
-import { MARKUP_PATCH_SCOPE } from './choices.js';
+import { MARKUP_PATCH_SCOPE, RATES_SCOPE } from './choices.js';
 import type { Capability } from './state.js';
 
 /**
@@ -11,11 +11,11 @@ import type { Capability } from './state.js';
  * scope table of §5 does not name an endpoint, the choice is commented.
  */
 export const ENDPOINT_SCOPES: Readonly<Record<string, Scope | null>> = {
-  // Rates are not in the scope table; they sit with "read the catalog".
-  'GET /b2b/rates': 'products:read',
-  'GET /b2b/rates/convert': 'products:read',
-  'GET /retailer/v1/rates': 'products:read',
-  'GET /retailer/v1/rates/convert': 'products:read',
+  // Rates are not in the scope table; they sit with "read the catalog" (choices.ts RATES_SCOPE).
+  'GET /b2b/rates': RATES_SCOPE,
+  'GET /b2b/rates/convert': RATES_SCOPE,
+  'GET /retailer/v1/rates': RATES_SCOPE,
+  'GET /retailer/v1/rates/convert': RATES_SCOPE,
   'GET /b2b/products': 'products:read',
   'GET /retailer/v1/catalog': 'products:read',
   'GET /retailer/v1/payment-methods': 'products:read',

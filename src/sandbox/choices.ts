@@ -5,6 +5,7 @@
  * them for users. Change a value here and the whole sandbox follows.
  */
 import type { LimitKey } from '../schemas/account.js';
+import type { Scope } from '../schemas/scopes.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -141,48 +142,11 @@ export const PAYMENT_METHODS_LIST_KEY = 'paymentMethods';
 /** Spec §1: "the balance payment method" has no id in the spec. */
 export const BALANCE_METHOD_ID = 'balance';
 
-/** Spec §4: "Response body of `POST /b2b/orders`: not shown." -> the order object at top level. */
-export const B2B_ORDER_CREATE_RESPONSE = 'order object at top level';
-/** Spec §4: "Response shape of `GET /b2b/orders` list entries: not shown." -> full orders under `data`. */
-export const B2B_ORDER_LIST_KEY = 'data';
-/** Spec §4: "Request body of `POST /b2b/refunds`: not shown." -> `{checkoutId}` like the retailer surface. */
-export const B2B_REFUND_REQUEST = '{checkoutId}';
-/** Spec §4: "Response of `POST /user/business/enable`: not shown." -> `{userId, capabilities, tier, status}`. */
-export const BUSINESS_ENABLE_RESPONSE = '{userId, capabilities, tier, status}';
-/** Spec §4: "Paths and payloads for reading refunds on either surface: not shown." -> none are served. */
-export const REFUND_READ_PATHS = 'none';
-/**
- * Spec §2: "Fields of the deposit record returned by deposit creation other than its
- * payment object: not shown." -> `{depositId, deposit, payment, availablePaymentMethods?}`.
- */
-export const DEPOSIT_CREATE_RESPONSE = '{depositId, deposit, payment, availablePaymentMethods?}';
-/** Spec §4 `POST /b2b/deposits`: "Request fields ... beyond amount, paymentCurrency, paymentMethodId: not shown." -> none. */
-export const DEPOSIT_EXTRA_FIELDS = 'ignored';
-
-/** Spec §2: "Element shape of `requiredFields` and of `playstorePolicy`: not shown." -> `[{name, label, type}]`. */
-export const REQUIRED_FIELDS_SHAPE = '[{name, label, type}]';
-
-/** Spec §6: "Payload of `data` for each event type: not shown." (see webhook-delivery.ts eventData). */
-export const EVENT_DATA_SHAPE = '{checkoutId, externalRef, status, ...per-type fields}; never card codes';
-
-/** Spec §2: "Fields of the webhook configuration record beyond `url`, `events` and `secret`: not shown." */
-export const WEBHOOK_CONFIG_EXTRA_FIELDS: readonly string[] = ['createdAt', 'updatedAt', 'secretRotatedAt'];
 /** Spec §4 `GET /retailer/v1/webhook`: "secret masked" (mask format not shown). */
 export function maskSecret(secret: string): string {
   return `whsec_****${secret.slice(-4)}`;
 }
 
-/**
- * Spec §2: "Fields of the account record beyond those named above (pricing and
- * markup-earnings structure): not shown." `markupEarnings` is `{creditedUsd, pendingUsd, currency}`.
- */
-export const MARKUP_EARNINGS_SHAPE = '{creditedUsd, pendingUsd, currency}';
-
-/** Spec §3: "Conditions that lead to `awaiting_method`, `admin_review` and `cancelled_by_owner`: not shown." */
-export const REFUND_AWAITING_METHOD_WHEN =
-  'a remainder is left after auto-refunds (crypto payments are not auto-refundable)';
-/** Spec §2: "Complete value sets of payment `method`, `network`, refund `method` and auto-refund `status`: not shown." */
-export const AUTO_REFUND_STATUSES: readonly string[] = ['pending', 'completed', 'failed'];
 /** Spec §7: "Values of `details.reason` other than insufficient balance: not shown." */
 export const REASONS = {
   insufficientBalance: 'insufficient_balance',
@@ -262,4 +226,4 @@ export const HOST_LOOKUP_TIMEOUT_MS = 3_000;
 export const WEBHOOK_CREATE_STATUS = 201;
 
 /** Scope of endpoints the scope table does not name (see auth.ts ENDPOINT_SCOPES for each decision). */
-export const RATES_SCOPE = 'products:read';
+export const RATES_SCOPE: Scope = 'products:read';

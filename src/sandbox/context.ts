@@ -11,8 +11,17 @@ import type { CodeFactory } from './random.js';
 import type { RatesService } from './rates.js';
 import type { Scheduler } from './scheduler.js';
 import type { Store } from './state.js';
-import type { WebhookSender } from './webhook-delivery.js';
 import type { LookupHost } from './webhook-url.js';
+
+/** One outbound webhook or callback request (webhook-delivery.ts sends them). */
+export interface OutboundRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+/** Sends one; resolves with the receiver's HTTP status; rejects on network errors and the deadline. */
+export type WebhookSender = (req: OutboundRequest) => Promise<{ status: number }>;
 
 export interface SandboxTuning {
   /** Virtual ms per fulfilled unit. */

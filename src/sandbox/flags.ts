@@ -1,6 +1,6 @@
 /**
- * `giftcodes sandbox` flags -> SandboxOptions, as a pure function so the command file is
- * a few lines (declare SANDBOX_FLAGS with commander, pass the parsed values here).
+ * `giftcodes sandbox` flags -> SandboxOptions, as a pure function: the command
+ * (src/commands/sandbox/sandbox.ts) declares the flags and passes the values here.
  * Fault flag syntax (also in the README, "The sandbox"):
  *
  *   --fault "<ROUTE>=<KIND>[:<PROBABILITY>[:<BURST>]]"      repeatable
@@ -15,13 +15,13 @@
 import { SandboxFlagError } from '../errors.js';
 import { TIERS } from './choices.js';
 import { FAULT_KINDS, type FaultConfigInput, type FaultKind, normalizeRouteKey } from './faults.js';
-import type { SandboxOptions } from './index.js';
+import type { SandboxOptions } from './options.js';
 
 type Many = string | readonly string[] | undefined;
 
 export interface SandboxFlags {
   host?: string;
-  /** Read by the command (src/commands/sandbox/run.ts), not by the sandbox. */
+  /** Read by the command (src/commands/sandbox/sandbox.ts), not by the sandbox. */
   writeEnv?: string;
   port?: string | number;
   seed?: string | number;
@@ -163,5 +163,3 @@ export function parseSandboxFlags(flags: SandboxFlags): SandboxOptions {
   if (Object.keys(faults).length > 0) options.faults = faults;
   return options;
 }
-
-export { SANDBOX_FLAGS } from './flag-spec.js';

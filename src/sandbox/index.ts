@@ -24,6 +24,7 @@ import type { Core, SandboxTuning } from './context.js';
 import { type FaultConfig, type FaultConfigInput, FaultEngine } from './faults.js';
 import { loadFixtures } from './fixtures.js';
 import { isLoopbackHostname } from './loopback.js';
+import type { SandboxOptions } from './options.js';
 import { customerPays } from './payments.js';
 import { CodeFactory, IdFactory } from './random.js';
 import { RatesService } from './rates.js';
@@ -34,57 +35,21 @@ import { createAccount, ledgerView, ordersView, patchAccount } from './routes/op
 import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
 import { Store } from './state.js';
-import { defaultSender, type WebhookSender } from './webhook-delivery.js';
-import { defaultLookupHost, type LookupHost } from './webhook-url.js';
+import { defaultSender } from './webhook-delivery.js';
+import { defaultLookupHost } from './webhook-url.js';
 
 export { SandboxFlagError } from '../errors.js';
 export { ENDPOINT_SCOPES } from './auth.js';
-export type { Core, SandboxTuning } from './context.js';
+export type { Core, OutboundRequest, SandboxTuning, WebhookSender } from './context.js';
 export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema } from './faults.js';
-export { parseSandboxFlags, SANDBOX_FLAGS, type SandboxFlags } from './flags.js';
+export { parseSandboxFlags, type SandboxFlags } from './flags.js';
 export { isLoopbackHostname } from './loopback.js';
-export { type OutboundRequest, signatureHeader, type WebhookSender } from './webhook-delivery.js';
+export type { SandboxOptions } from './options.js';
+export { signatureHeader } from './webhook-delivery.js';
 export type { LookupHost } from './webhook-url.js';
 
 /** The port `giftcodes sandbox` listens on without --port. */
 export const DEFAULT_SANDBOX_PORT = 4010;
-
-export interface SandboxOptions {
-  /** Interface to bind; loopback by default. */
-  host?: string;
-  /** 0 picks a free port. Default 4010. */
-  port?: number;
-  /** Seed of ids, codes, catalog figures, rates drift and fault draws. Default 1. */
-  seed?: number;
-  /** API key of the account created at startup (generated from the seed when omitted). */
-  apiKey?: string;
-  /** Starting balance of that account, USD. */
-  balanceUsd?: number;
-  /** Tier of that account (`starter`, `growth`, `enterprise`). */
-  tier?: string;
-  /**
-   * Turn the `retailer` capability on for that account. Off by default: the spec's first key
-   * gives `b2b` only (§1 rule 1); `POST /user/business/enable` turns it on later.
-   */
-  retailer?: boolean;
-  /** Let http:// loopback webhook and callback receivers in (local development). */
-  allowHttpWebhooks?: boolean;
-  faults?: FaultConfigInput;
-  /** The real-time source the virtual clock adds its advances to. */
-  now?: () => number;
-  tuning?: Partial<SandboxTuning>;
-  /** Outbound HTTP for webhooks and callbacks. */
-  webhookSender?: WebhookSender;
-  /** DNS for the public-hostname check of webhook and callback URLs (default node:dns). */
-  lookupHost?: LookupHost;
-  /** Request and event lines (never codes or keys). */
-  log?: (line: string) => void;
-  /**
-   * The ready account's key when bound beyond loopback without `apiKey`: the seeded
-   * default is published in the README, so anyone on the network could use it.
-   */
-  randomKey?: () => string;
-}
 
 export interface Sandbox {
   readonly url: string;

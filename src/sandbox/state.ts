@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { ACCOUNT_STATUSES, Limits } from '../schemas/account.js';
 import type { PaymentMethod } from '../schemas/payments.js';
 import { SCOPES } from '../schemas/scopes.js';
+import { DEFAULT_MARKUP_PERCENT } from './choices.js';
 import type { VirtualClock } from './clock.js';
 import type { IdFactory } from './random.js';
 
@@ -318,7 +319,7 @@ export class Store {
       limitOverrides: {},
       rateLimit: null,
       balance: 0,
-      markupPercent: 0,
+      markupPercent: DEFAULT_MARKUP_PERCENT,
       webhook: null,
       createdAt: now,
       rebatesCredited: new Set(),

@@ -9,17 +9,8 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DEADLINE_MS } from '../schemas/common.js';
 import { DELIVERY_HEADER, EVENT_HEADER, type EventType, SIGNATURE_HEADER } from '../schemas/webhooks.js';
-import type { Core } from './context.js';
+import type { Core, WebhookSender } from './context.js';
 import type { AccountState, DeliveryState, OrderState, WebhookEndpoint } from './state.js';
-
-export interface OutboundRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-  timeoutMs: number;
-}
-/** Resolves with the receiver's HTTP status; rejects on network errors and the deadline. */
-export type WebhookSender = (req: OutboundRequest) => Promise<{ status: number }>;
 
 /** node:http with no agent: one connection per delivery, so receivers can close cleanly. */
 export const defaultSender: WebhookSender = (req) =>

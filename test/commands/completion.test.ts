@@ -52,8 +52,8 @@ describe('completion bash, in a real bash', () => {
     expect(res.trim()).toBe('complete -o default -F _giftcodes giftcodes');
   });
 
-  it('offers every command of the tree, then their subcommands', () => {
-    const tree = describeTree(buildProgram(quietIO(), '0.0.0', () => ({}) as never));
+  it('offers every command of the tree, then their subcommands', async () => {
+    const tree = describeTree(await buildProgram(quietIO(), '0.0.0', () => ({}) as never));
     const top = tree.find((n) => n.path === '')?.subcommands.map((s) => s.name) ?? [];
     expect(top).toEqual(expect.arrayContaining(['order', 'refund', 'doctor', 'completion']));
     expect(bashComplete(['giftcodes', ''])).toEqual(top);

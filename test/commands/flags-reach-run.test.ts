@@ -117,7 +117,7 @@ function attribute(received: unknown, name: string): unknown {
   return (received as Record<string, unknown>)[name];
 }
 
-const program = buildProgram(quietIO(), '0.0.0', () => {
+const program = await buildProgram(quietIO(), '0.0.0', () => {
   throw new Error('the walk never runs an action');
 });
 const commands = runnables(program);

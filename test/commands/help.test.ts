@@ -6,7 +6,8 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLES, pathOf } from '../../src/commands/help.js';
+import { pathOf } from '../../src/commands/help.js';
+import { COMMANDS, fileOf } from '../../src/commands/registry.js';
 import type { IO } from '../../src/io/streams.js';
 import { run } from '../../src/main.js';
 import { buildProgram } from '../../src/program.js';
@@ -47,7 +48,7 @@ function walk(command: Command): Command[] {
 }
 
 const commands = walk(
-  buildProgram(io(80).io, '0.0.0', () => {
+  await buildProgram(io(80).io, '0.0.0', () => {
     throw new Error('not run');
   }),
 ).map(pathOf);
@@ -57,8 +58,17 @@ describe('help pages', () => {
     expect(commands.length).toBeGreaterThan(38);
   });
 
+  it('lists every command of the registry, and only those (with the program and `help`)', () => {
+    expect(commands).toEqual(['', ...COMMANDS, 'help']);
+  });
+
+  it.each(COMMANDS)('"%s" is declared, with examples, in the file named after it', async (path) => {
+    const { default: definition } = await import(`../../src/commands/${fileOf(path)}`);
+    expect(definition.command).toBe(path);
+    expect(definition.examples.length, `add examples to src/commands/${fileOf(path)}`).toBeGreaterThan(0);
+  });
+
   it.each(commands)('"%s": examples, inherited global flags, at most 80 columns', async (path) => {
-    expect(EXAMPLES[path], `add examples for "${path}" to src/commands/help.ts`).toBeDefined();
     const words = path ? path.split(' ') : [];
     const res = await help([...words, '--help']);
     expect(res.code).toBe(0);

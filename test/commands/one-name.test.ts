@@ -38,8 +38,8 @@ async function parseOnly(argv: string[]) {
 }
 
 describe('-y, --yes', () => {
-  it('every command with --yes takes -y too', () => {
-    const program = buildProgram(quietIO(), '0.0.0', () => {
+  it('every command with --yes takes -y too', async () => {
+    const program = await buildProgram(quietIO(), '0.0.0', () => {
       throw new Error('not run');
     });
     const withYes = allCommands(program).filter(({ command }) =>

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { generatedRef } from '../../src/commands/checkout/create.js';
 import { collectItems, parseItemFlag, parseItemsText } from '../../src/commands/checkout/items.js';
 import { fulfillmentRows, paymentLines } from '../../src/commands/checkout/render.js';
-import { checkAmount } from '../../src/commands/deposit/guided.js';
+import { checkAmount } from '../../src/commands/deposit/deposit.js';
 import { failureAdvice, waitingText } from '../../src/commands/deposit/render.js';
 import { refundBody, refundNextStep } from '../../src/commands/refund/create.js';
 import { maskCodes } from '../../src/commands/shared/codes.js';

@@ -1,17 +1,31 @@
-import { getCatalog } from '../../api/catalog.js';
+/**
+ * `giftcodes catalog show`: one product by id or slug, with its SKUs, required fields and blocked countries.
+ */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { requiredFieldNames } from '../../schemas/catalog.js';
 import type { Surface } from '../../schemas/common.js';
+import { defineCommand } from '../define.js';
+import { inheritedSurfaceOption } from '../shared/options.js';
 import { findProduct } from './filter.js';
+
+export default defineCommand({
+  command: 'catalog show',
+  description: 'one product by id or slug, with its SKUs, required fields and blocked countries',
+  args: { product: { usage: '<product>' } },
+  options: { surface: inheritedSurfaceOption },
+  examples: ['giftcodes catalog show prd_amazon_us', 'giftcodes catalog show amazon-us --json'],
+  run: runCatalogShow,
+});
 
 export async function runCatalogShow(
   ctx: Context,
   opts: { product: string; surface: Surface },
 ): Promise<void> {
+  const { getCatalog } = await import('../../api/catalog.js');
+  const { requiredFieldNames } = await import('../../schemas/catalog.js');
   const http = await ctx.http();
   const res = await getCatalog(http, opts.surface);
   const product = findProduct(res.data.products, opts.product);

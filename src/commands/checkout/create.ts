@@ -1,23 +1,89 @@
-import { getAccount } from '../../api/account.js';
-import { createCheckout } from '../../api/checkouts.js';
+/** `giftcodes checkout create`: create a checkout for an end-customer; prints the hosted payment page. */
 import type { Context } from '../../context.js';
 import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import {
-  type CreateCheckoutRequest,
-  CreateCheckoutRequest as CreateCheckoutSchema,
-  type Invoice,
-} from '../../schemas/index.js';
+import type { CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
+import { defineCommand } from '../define.js';
+import { collect, decimal } from '../parse.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
+import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import { refReusedError, replayDifference } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
-import { collectItems } from './items.js';
 import { printCheckout } from './view.js';
+
+export default defineCommand({
+  command: 'checkout create',
+  description: 'create a checkout for an end-customer; prints the hosted payment page',
+  options: {
+    email: { flags: '--email <address>', description: "the end-customer's email", required: true },
+    item: {
+      flags: '--item <productId:skuId:amount[:quantity]>',
+      description: 'a line (repeat for more)',
+      parse: collect,
+    },
+    itemsFile: {
+      flags: '--items-file <path>',
+      description: 'lines from a CSV (productId,skuId,amount,quantity[,requiredFields]) or JSON file',
+    },
+    country: { flags: '--country <CC>', description: "the end-customer's country (ISO 3166-1 alpha-2)" },
+    currency: { flags: '--currency <code>', description: 'paymentCurrency of the total' },
+    markup: {
+      flags: '--markup <percent>',
+      description: 'markup on top of the price (checked against maxMarkupPercent)',
+      parse: decimal,
+    },
+    seal: {
+      flags: '--seal',
+      description:
+        'deliver sealed codes: fulfillments carry a giftCardId the recipient reveals on a hosted page',
+    },
+    ref: {
+      flags: '--ref <externalRef>',
+      description: 'your reference, 1-128 chars; makes retries safe (generated when omitted)',
+    },
+    callbackUrl: {
+      flags: '--callback-url <url>',
+      description: 'per-checkout webhook override (https, public host)',
+    },
+    method: {
+      flags: '--method <id>',
+      description: 'payment method id: create the invoice in the same call (balance pays at once)',
+    },
+    // The old name, kept working for scripts (one name per concept: --method, as in checkout pay).
+    payMethod: { flags: '--pay-method <id>', description: 'deprecated: use --method', hidden: true },
+    reveal: {
+      flags: '--reveal',
+      description: 'show codes, PINs and code URLs (a replayed --ref may return a fulfilled checkout)',
+    },
+    qr: qrOption,
+    yes: {
+      flags: '-y, --yes',
+      description: 'do not ask for confirmation (needed without a terminal when paying)',
+    },
+  },
+  prepare: ({ payMethod, ...options }, ctx) => {
+    if (payMethod !== undefined) {
+      if (options.method !== undefined && options.method !== payMethod)
+        throw new UsageError('--pay-method is the old name of --method: pass only --method');
+      err(ctx.io, 'note: --pay-method is now --method; the old name keeps working');
+    }
+    return { ...options, method: options.method ?? payMethod };
+  },
+  examples: [
+    '# A checkout the customer pays on the hosted page',
+    'giftcodes checkout create --email buyer@example.com \\',
+    '  --item prd_amazon_us:sku_amazon_us_25:25 --country US',
+    '# Paid at once from the balance',
+    'giftcodes checkout create --email buyer@example.com --items-file items.csv \\',
+    '  --method balance -y',
+  ],
+  run: (ctx, options) => runCheckoutCreate(ctx, options),
+});
 
 export interface CheckoutCreateOptions {
   email: string;
@@ -46,6 +112,10 @@ export function generatedRef(random: () => number): string {
 }
 
 export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOptions): Promise<void> {
+  const { getAccount } = await import('../../api/account.js');
+  const { createCheckout } = await import('../../api/checkouts.js');
+  const { CreateCheckoutRequest: CreateCheckoutSchema } = await import('../../schemas/index.js');
+  const { collectItems } = await import('./items.js');
   const items = await collectItems(opts.item, opts.itemsFile);
   const ref = opts.ref ?? generatedRef(ctx.random);
   const body: CreateCheckoutRequest = {

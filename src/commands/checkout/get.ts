@@ -1,4 +1,5 @@
-import { getCheckout } from '../../api/checkouts.js';
+/** `giftcodes checkout get`: payment state, items, fulfillments; codes masked unless --reveal. */
+import type { getCheckout } from '../../api/checkouts.js';
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { ExitCode, InterruptedError, WaitTimeoutError } from '../../errors.js';
@@ -7,11 +8,28 @@ import { printJson } from '../../io/output.js';
 import { startProgress } from '../../io/progress.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
-import { TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
+import { defineCommand } from '../define.js';
 import { maskCodes } from '../shared/codes.js';
-import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { DEFAULT_POLL_MS, pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
 import { printCheckout } from './view.js';
+
+export default defineCommand({
+  command: 'checkout get',
+  description: 'payment state, items, fulfillments; codes masked unless --reveal',
+  args: { checkoutId: { usage: '<checkoutId>' } },
+  options: {
+    reveal: { flags: '--reveal', description: 'show codes, PINs and code URLs (in tables and --json)' },
+    wait: {
+      flags: '--wait',
+      description: 'wait until completed, partial, failed or expired (exit 3 unless completed)',
+    },
+    pollInterval: pollOption,
+    waitTimeout: waitTimeoutOption('checkout'),
+  },
+  examples: ['giftcodes checkout get chk_abc123', 'giftcodes checkout get chk_abc123 --wait --reveal'],
+  run: runCheckoutGet,
+});
 
 export interface CheckoutGetOptions {
   checkoutId: string;
@@ -22,6 +40,8 @@ export interface CheckoutGetOptions {
 }
 
 export async function runCheckoutGet(ctx: Context, opts: CheckoutGetOptions): Promise<void> {
+  const { getCheckout } = await import('../../api/checkouts.js');
+  const { TERMINAL_ORDER_STATUSES } = await import('../../schemas/orders.js');
   const http = await ctx.http();
   const reveal = Boolean(opts.reveal);
   let res = await getCheckout(http, opts.checkoutId);
@@ -42,6 +62,8 @@ async function waitForCheckout(
   opts: CheckoutGetOptions,
   first: Awaited<ReturnType<typeof getCheckout>>,
 ): Promise<Awaited<ReturnType<typeof getCheckout>>> {
+  const { getCheckout } = await import('../../api/checkouts.js');
+  const { TERMINAL_ORDER_STATUSES } = await import('../../schemas/orders.js');
   const http = await ctx.http();
   const progress = await startProgress(ctx.io, `checkout ${opts.checkoutId}: ${first.data.status}`);
   let last = '';

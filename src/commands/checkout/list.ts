@@ -1,13 +1,27 @@
-import { listCheckouts } from '../../api/checkouts.js';
+/** `giftcodes checkout list`: retailer checkouts, newest first. */
+import type { listCheckouts } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';
-import { fetchPages, type ListFlags, printList } from '../shared/pages.js';
+import { ORDER_STATUSES } from '../../schemas/enums.js';
+import { defineCommand } from '../define.js';
+import { listOptions } from '../shared/options.js';
+import type { ListFlags } from '../shared/pages.js';
+
+export default defineCommand({
+  command: 'checkout list',
+  description: 'retailer checkouts, newest first',
+  options: listOptions('checkouts', ORDER_STATUSES),
+  examples: ['giftcodes checkout list', 'giftcodes checkout list --status pending --all --json'],
+  run: runCheckoutList,
+});
 
 export interface CheckoutListOptions extends ListFlags {
   status?: string;
 }
 
 export async function runCheckoutList(ctx: Context, opts: CheckoutListOptions): Promise<void> {
+  const { listCheckouts } = await import('../../api/checkouts.js');
+  const { fetchPages, printList } = await import('../shared/pages.js');
   const http = await ctx.http();
   const result = await fetchPages(opts, async (query) => {
     const res = await listCheckouts(http, { ...query, status: opts.status } as Parameters<

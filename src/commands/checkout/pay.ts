@@ -1,17 +1,46 @@
-import { getCheckout, payCheckout } from '../../api/checkouts.js';
-import { listPaymentMethods } from '../../api/payment-methods.js';
+/** `giftcodes checkout pay`: create (or re-quote an expired) payment invoice for a pending checkout. */
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
+import { defineCommand } from '../define.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { payCurrencyFor } from '../shared/methods.js';
+import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import { rerunCommand } from '../shared/rerun.js';
+
+export default defineCommand({
+  command: 'checkout pay',
+  description: 'create (or re-quote an expired) payment invoice for a pending checkout',
+  args: { checkoutId: { usage: '<checkoutId>' } },
+  options: {
+    method: {
+      flags: '--method <id>',
+      description: 'payment method id (see `giftcodes payment-methods`)',
+      required: true,
+    },
+    currency: {
+      flags: '--currency <code>',
+      description: "payCurrency (default: the method's symbol, else the checkout currency)",
+    },
+    reveal: {
+      flags: '--reveal',
+      description: 'show codes, PINs and code URLs should the response carry any',
+    },
+    qr: qrOption,
+    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+  },
+  examples: [
+    'giftcodes checkout pay chk_abc123 --method btc',
+    'giftcodes checkout pay chk_abc123 --method balance -y',
+  ],
+  run: runCheckoutPay,
+});
 
 export interface CheckoutPayOptions {
   checkoutId: string;
@@ -25,6 +54,7 @@ export interface CheckoutPayOptions {
 }
 
 export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Promise<void> {
+  const { getCheckout, payCheckout } = await import('../../api/checkouts.js');
   assertCanConsent(ctx, opts.yes, `pay checkout ${opts.checkoutId}`);
   const http = await ctx.http();
   // Also what makes a re-run safe after a lost answer: a paid checkout is no longer pending.
@@ -72,6 +102,7 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
  * itself says what happened: no longer pending means the payment was taken.
  */
 async function lostPaymentAdvice(ctx: Context, checkoutId: string): Promise<string> {
+  const { getCheckout } = await import('../../api/checkouts.js');
   const http = await ctx.http();
   const now = await getCheckout(http, checkoutId).catch(() => undefined);
   const rerun = rerunCommand(ctx);
@@ -94,6 +125,7 @@ async function defaultPayCurrency(
   methodId: string,
   checkoutCurrency: string | undefined,
 ): Promise<string> {
+  const { listPaymentMethods } = await import('../../api/payment-methods.js');
   const http = await ctx.http();
   const methods = await precheck(ctx, { check: 'the payment-method lookup', scope: 'products:read' }, () =>
     listPaymentMethods(http),

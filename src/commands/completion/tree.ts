@@ -59,10 +59,3 @@ export function describeTree(root: Command): NodeInfo[] {
   visit(root, []);
   return nodes;
 }
-
-/** The root of the tree a command belongs to. */
-export function rootOf(command: Command): Command {
-  let root = command;
-  while (root.parent) root = root.parent;
-  return root;
-}

@@ -1,19 +1,56 @@
-import { getAccount, getBalance } from '../../api/account.js';
-import { createDeposit, requireDepositId } from '../../api/deposits.js';
+/** `giftcodes deposit create`: create a deposit; with --method the response carries the invoice to pay. */
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+import { decimal } from '../parse.js';
 import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
-import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { DEFAULT_POLL_MS, pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import { printLastOnTimeout } from '../shared/wait.js';
-import { inferPayCurrency } from './currency.js';
-import { checkAmount, showInvoice } from './guided.js';
+import { checkAmount, showInvoice } from './deposit.js';
 import { depositFields, failureAdvice } from './render.js';
-import { watchDeposit } from './watch.js';
+
+export default defineCommand({
+  command: 'deposit create',
+  description: 'create a deposit; with --method the response carries the invoice to pay',
+  options: {
+    amount: {
+      flags: '--amount <usd>',
+      description: 'USD to credit to the balance',
+      parse: decimal,
+      required: true,
+    },
+    method: {
+      flags: '--method <id>',
+      description: 'payment method id; without it the eligible methods are listed',
+    },
+    currency: {
+      flags: '--currency <code>',
+      description:
+        "currency the payer pays in (paymentCurrency); default: the method's (BTC for btc), else USD",
+    },
+    wait: { flags: '--wait', description: 'wait until the deposit is confirmed, failed or expired' },
+    // `deposit --poll-interval 1s create ...` and `deposit create --poll-interval 1s` both work.
+    pollInterval: { ...pollOption, inherited: true },
+    waitTimeout: waitTimeoutOption('deposit'),
+    qr: qrOption,
+    yes: {
+      flags: '-y, --yes',
+      description: 'accepted as on every write; a deposit is an invoice, so nothing is asked',
+    },
+  },
+  examples: [
+    '# List the methods for 100 USD',
+    'giftcodes deposit create --amount 100',
+    '# An invoice in BTC (the currency follows the method), followed to the end',
+    'giftcodes deposit create --amount 100 --method btc --wait',
+  ],
+  run: runDepositCreate,
+});
 
 export interface DepositCreateOptions {
   amount: number;
@@ -30,6 +67,10 @@ export interface DepositCreateOptions {
 }
 
 export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions): Promise<void> {
+  const { getAccount } = await import('../../api/account.js');
+  const { createDeposit, requireDepositId } = await import('../../api/deposits.js');
+  const { inferPayCurrency } = await import('./currency.js');
+  const { watchDeposit } = await import('./watch.js');
   if (opts.wait && !opts.method)
     throw new UsageError('--wait needs --method: without a method the service returns no invoice to pay');
   const http = await ctx.http();
@@ -94,6 +135,7 @@ export async function reportFinal(
   deposit: { depositId: string; status: string; amount: number } & Parameters<typeof depositFields>[0],
   raw: unknown,
 ): Promise<void> {
+  const { getBalance } = await import('../../api/account.js');
   if (deposit.status !== 'confirmed') ctx.exitCode = ExitCode.failedItems;
   if (ctx.flags.json) {
     printJson(ctx.io, raw);

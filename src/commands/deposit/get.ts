@@ -1,14 +1,26 @@
-import { getDeposit } from '../../api/deposits.js';
+/** `giftcodes deposit get`: one deposit and its invoice; --wait follows it to the end. */
 import type { Context } from '../../context.js';
 import { printFields, printJson } from '../../io/output.js';
 import { out } from '../../io/streams.js';
-import { TERMINAL_DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { defineCommand } from '../define.js';
 import { printInvoice } from '../shared/invoice.js';
-import { DEFAULT_POLL_MS } from '../shared/options.js';
+import { DEFAULT_POLL_MS, pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout } from '../shared/wait.js';
 import { reportFinal } from './create.js';
 import { depositFields } from './render.js';
-import { watchDeposit } from './watch.js';
+
+export default defineCommand({
+  command: 'deposit get',
+  description: 'one deposit and its invoice; --wait follows it to the end',
+  args: { depositId: { usage: '<depositId>' } },
+  options: {
+    wait: { flags: '--wait', description: 'wait until the deposit is confirmed, failed or expired' },
+    pollInterval: { ...pollOption, inherited: true },
+    waitTimeout: waitTimeoutOption('deposit'),
+  },
+  examples: ['giftcodes deposit get dep_abc123', 'giftcodes deposit get dep_abc123 --wait'],
+  run: runDepositGet,
+});
 
 export interface DepositGetOptions {
   depositId: string;
@@ -18,6 +30,9 @@ export interface DepositGetOptions {
 }
 
 export async function runDepositGet(ctx: Context, opts: DepositGetOptions): Promise<void> {
+  const { getDeposit } = await import('../../api/deposits.js');
+  const { TERMINAL_DEPOSIT_STATUSES } = await import('../../schemas/deposits.js');
+  const { watchDeposit } = await import('./watch.js');
   const http = await ctx.http();
   let res = await getDeposit(http, opts.depositId);
   if (opts.wait) {

@@ -1,13 +1,27 @@
-import { listDeposits } from '../../api/deposits.js';
+/** `giftcodes deposit list`: deposit history, newest first. */
+import type { listDeposits } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
-import { fetchPages, type ListFlags, printList } from '../shared/pages.js';
+import { DEPOSIT_STATUSES } from '../../schemas/enums.js';
+import { defineCommand } from '../define.js';
+import { listOptions } from '../shared/options.js';
+import type { ListFlags } from '../shared/pages.js';
 import { DEPOSIT_HEAD, depositRow } from './render.js';
+
+export default defineCommand({
+  command: 'deposit list',
+  description: 'deposit history, newest first',
+  options: listOptions('deposits', DEPOSIT_STATUSES),
+  examples: ['giftcodes deposit list', 'giftcodes deposit list --status confirmed --all --json'],
+  run: runDepositList,
+});
 
 export interface DepositListOptions extends ListFlags {
   status?: string;
 }
 
 export async function runDepositList(ctx: Context, opts: DepositListOptions): Promise<void> {
+  const { listDeposits } = await import('../../api/deposits.js');
+  const { fetchPages, printList } = await import('../shared/pages.js');
   const http = await ctx.http();
   const result = await fetchPages(opts, async (query) => {
     const res = await listDeposits(http, { ...query, status: opts.status } as Parameters<

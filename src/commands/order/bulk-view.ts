@@ -1,6 +1,5 @@
 /** How a bulk run looks in the terminal: the plan, the live progress line, the summary. */
-import type { BulkStats, PlanReport } from '../../bulk/engine.js';
-import type { BulkSummary } from '../../bulk/summary.js';
+import type { BulkStats, BulkSummary, PlanReport } from '../../bulk/index.js';
 import { formatAmountOf, formatDuration, formatMoney } from '../../io/format.js';
 import { renderTable } from '../../io/output.js';
 import type { IO } from '../../io/streams.js';

@@ -1,17 +1,10 @@
-/** `giftcodes order bulk`: wiring of the bulk engine to the context, prompts and terminal. */
+/**
+ * `giftcodes order bulk`: the declaration, and the wiring of the bulk engine to the
+ * context, prompts and terminal. The engine (csv-parse, zod) loads when it runs.
+ */
 import type { HttpClient } from '../../api/http.js';
 import { DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy } from '../../api/retry.js';
-import { type BoughtSoFar, describeBought } from '../../bulk/bought.js';
-import {
-  accountFingerprint,
-  type BalanceShortfall,
-  type BulkStats,
-  InvalidInputError,
-  runBulk,
-} from '../../bulk/engine.js';
-import type { OutputFormat } from '../../bulk/output.js';
-import { AdaptiveLimit } from '../../bulk/submit.js';
-import { summarize } from '../../bulk/summary.js';
+import type { BalanceShortfall, BoughtSoFar, BulkStats, OutputFormat } from '../../bulk/index.js';
 import { stateDir } from '../../config/state-dir.js';
 import type { Context, HttpOverrides } from '../../context.js';
 import {
@@ -28,7 +21,105 @@ import { type Progress, startProgress } from '../../io/progress.js';
 import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
+import { defineCommand } from '../define.js';
+import { items, wrap } from '../help.js';
+import { duration, positiveInt } from '../parse.js';
 import { planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
+
+export const DEFAULT_CONCURRENCY = 8;
+
+/** `order bulk --help`: the input file's columns. */
+export const BULK_CSV_COLUMNS: [string, string][] = [
+  ['productId', 'required; a product id (see `giftcodes catalog`)'],
+  ['skuId', 'required; one of the product’s SKUs (`giftcodes catalog show <product>`)'],
+  ['amount', 'required; the denomination, within the SKU’s min..max and on its step'],
+  ['quantity', 'units of this line (default 1)'],
+  ['ref', 'your own reference, copied to the output'],
+  ['field.<name>', 'a required field of the product, e.g. field.playerId'],
+  ['requiredFields', 'the required fields as one JSON object, e.g. {"playerId":"42"}'],
+];
+
+const BULK_CSV_NOTE =
+  'Header names are case-insensitive and in any order; an unknown column is an error. ' +
+  'The output has: row, ref, externalRef, checkoutId, productId, skuId, amount, index, ' +
+  'status, cardCode, cardPin, cardUrl, giftCardId, expiresAt, errorMessage.';
+
+export default defineCommand({
+  command: 'order bulk',
+  description: 'buy every line of a CSV exactly once and write the codes to a file (resumable)',
+  args: { input: { usage: '<input>' } },
+  options: {
+    out: {
+      flags: '--out <path>',
+      description: 'where to write the codes (mode 0600); the journal goes beside it',
+      required: true,
+    },
+    batch: {
+      flags: '--batch <id>',
+      description: 'batch id (default: a hash of the file and options); a new id buys the same file again',
+    },
+    concurrency: {
+      flags: '--concurrency <n>',
+      description: 'orders in flight at most',
+      parse: positiveInt,
+      default: DEFAULT_CONCURRENCY,
+    },
+    seal: { flags: '--seal', description: 'deliver sealed cards (giftCardId instead of the code)' },
+    dryRun: { flags: '--dry-run', description: 'print the plan, costs and limit checks; spend nothing' },
+    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
+    format: {
+      flags: '--format <format>',
+      description: 'output file format',
+      choices: ['csv', 'json'],
+      default: 'csv',
+    },
+    waitTimeout: {
+      flags: '--wait-timeout <duration>',
+      description: 'how long to wait for fulfilment after the last order is submitted',
+      parse: duration,
+      default: 600_000,
+      defaultDescription: '10m',
+    },
+    force: {
+      flags: '--force',
+      description: 'replace an output file (or journal) that does not belong to this batch',
+    },
+    waitLock: {
+      flags: '--wait-lock [duration]',
+      description: 'if another run holds this --out, wait for it this long instead of refusing (exit 2)',
+      parse: duration,
+      preset: '10m',
+    },
+    retryAttempts: {
+      flags: '--retry-attempts <n>',
+      description: 'attempts per request',
+      parse: positiveInt,
+      hidden: true,
+    },
+    retryDelay: {
+      flags: '--retry-delay <ms>',
+      description: 'base retry delay',
+      parse: positiveInt,
+      hidden: true,
+    },
+    pollInterval: {
+      flags: '--poll-interval <ms>',
+      description: 'first poll delay',
+      parse: positiveInt,
+      hidden: true,
+    },
+  },
+  moreHelp: (width) => `\nCSV columns:\n${items(BULK_CSV_COLUMNS, width)}\n\n${wrap(BULK_CSV_NOTE, width)}`,
+  examples: [
+    '# Check the file, the costs and the limits; spend nothing',
+    'giftcodes order bulk orders.csv --out codes.csv --dry-run',
+    '# Buy every line once; run the same command again to resume',
+    'giftcodes order bulk orders.csv --out codes.csv --yes',
+    '# Sealed cards, as JSON',
+    'giftcodes order bulk orders.csv --out cards.json --format json --seal -y',
+  ],
+  run: (ctx, options) => runOrderBulk(ctx, options),
+});
 
 export interface OrderBulkOptions {
   input: string;
@@ -64,8 +155,9 @@ export async function runOrderBulk(
   opts: OrderBulkOptions,
   wiring: OrderBulkWiring = {},
 ): Promise<ExitCode> {
+  const bulk = await import('../../bulk/index.js');
   const stats: Partial<BulkStats> = { retries: 0 };
-  const limit = new AdaptiveLimit(opts.concurrency, ctx.clock.now);
+  const limit = new bulk.AdaptiveLimit(opts.concurrency, ctx.clock.now);
   const retryPolicy: RetryPolicy = {
     ...DEFAULT_RETRY_POLICY,
     ...(opts.retryAttempts ? { maxAttempts: opts.retryAttempts } : {}),
@@ -124,9 +216,9 @@ export async function runOrderBulk(
   };
   let lastDraw = 0;
 
-  let result: Awaited<ReturnType<typeof runBulk>>;
+  let result: Awaited<ReturnType<typeof bulk.runBulk>>;
   try {
-    result = await runBulk(
+    result = await bulk.runBulk(
       {
         input: opts.input,
         out: opts.out,
@@ -139,7 +231,10 @@ export async function runOrderBulk(
         force: Boolean(opts.force),
         waitLockMs: opts.waitLock,
         pollFirstMs: opts.pollInterval,
-        accountFingerprint: accountFingerprint(http.baseUrl, wiring.apiKey ?? (await ctx.settings()).apiKey),
+        accountFingerprint: bulk.accountFingerprint(
+          http.baseUrl,
+          wiring.apiKey ?? (await ctx.settings()).apiKey,
+        ),
         ...(wiring.journalCopy === false ? {} : { stateDir: stateDir(ctx.env) }),
       },
       {
@@ -182,7 +277,7 @@ export async function runOrderBulk(
     );
   } catch (error) {
     await progress.end();
-    if (error instanceof InvalidInputError) {
+    if (error instanceof bulk.InvalidInputError) {
       for (const p of error.problems) err(io, p.row !== undefined ? `row ${p.row}: ${p.message}` : p.message);
     }
     throw error;
@@ -197,7 +292,7 @@ export async function runOrderBulk(
   // Declined at the prompt: nothing was bought; exit 2 like every other declined write.
   if (result.outcome === 'cancelled') throw new DeclinedError();
   const exitCode = runEndExitCode(result.outcome);
-  const summary = summarize(result, opts.out, exitCode);
+  const summary = bulk.summarize(result, opts.out, exitCode);
   if (json) printJson(io, summary);
   else out(io, renderSummary(io, summary));
   if (summary.charged.length > 0 && summary.chargedThisRun.length === 0)
@@ -224,6 +319,7 @@ export const REBUY_WORDS = 'buy again';
  * loudly, by typing words, and never taken from --yes; without a terminal it is refused.
  */
 async function confirmRebuy(ctx: Context, bought: BoughtSoFar): Promise<boolean> {
+  const { describeBought } = await import('../../bulk/index.js');
   const what = `--force would buy again what ${describeBought(bought)}`;
   if (!canPrompt(ctx.io))
     throw new UsageError(`${what}. That can only be confirmed at a terminal; nothing was bought`);
@@ -248,7 +344,7 @@ async function offerTopUp(ctx: Context, shortfall: BalanceShortfall): Promise<bo
     default: true,
   });
   if (!topUp) return false;
-  const { runGuidedDeposit } = await import('../deposit/guided.js');
+  const { runGuidedDeposit } = await import('../deposit/deposit.js');
   const result = await runGuidedDeposit(ctx, { suggestedAmountUsd: Math.ceil(missing) });
   return result.confirmed;
 }

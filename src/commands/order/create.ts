@@ -1,5 +1,4 @@
-import { createOrder, getOrder } from '../../api/orders.js';
-import { pollDelay } from '../../bulk/submit.js';
+/** `giftcodes order create`: create and pay one B2B order from the balance. */
 import type { Context } from '../../context.js';
 import {
   asRejectedInput,
@@ -13,13 +12,61 @@ import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
-import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
+import type { Order } from '../../schemas/orders.js';
+import { defineCommand } from '../define.js';
+import { decimal, duration, positiveInt } from '../parse.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { refReusedError, replayDifference } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
 import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
 import { printOrder } from './render.js';
+
+export default defineCommand({
+  command: 'order create',
+  description: 'create and pay one B2B order from the balance',
+  options: {
+    product: { flags: '--product <id>', description: 'productId', required: true },
+    sku: { flags: '--sku <id>', description: 'skuId', required: true },
+    amount: {
+      flags: '--amount <n>',
+      description: 'denomination (within the SKU min..max, on its step)',
+      parse: decimal,
+      required: true,
+    },
+    quantity: { flags: '--quantity <n>', description: 'units', parse: positiveInt, default: 1 },
+    ref: {
+      flags: '--ref <externalRef>',
+      description: 'idempotency key (default: a random one); the same ref never charges twice',
+    },
+    field: { flags: '--field <name=value...>', description: 'a required field value (repeatable)' },
+    seal: { flags: '--seal', description: 'deliver a sealed card' },
+    callbackUrl: {
+      flags: '--callback-url <url>',
+      description: 'legacy unsigned B2B callback (receives codes)',
+    },
+    wait: { flags: '--wait', description: 'poll until the order is completed, partial or failed' },
+    waitTimeout: {
+      flags: '--wait-timeout <duration>',
+      description:
+        'with --wait, stop waiting after this long (exit 4; the order is kept; --json still prints it)',
+      parse: duration,
+      default: 600_000,
+      defaultDescription: '10m',
+    },
+    reveal: { flags: '--reveal', description: 'show codes in full' },
+    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
+  },
+  examples: [
+    'giftcodes order create --product prd_amazon_us --sku sku_amazon_us_range \\',
+    '  --amount 25 --quantity 2 --wait -y',
+    '# A product with a required field; a ref of your own makes retries safe',
+    'giftcodes order create --product prd_freefire_diamonds \\',
+    '  --sku sku_freefire_range --amount 10 --field playerId=123456789 \\',
+    '  --ref po-1042 -y',
+  ],
+  run: runOrderCreate,
+});
 
 /** `--wait-timeout` when none is given (the declaration shows it as 10m). */
 export const DEFAULT_ORDER_WAIT_TIMEOUT_MS = 600_000;
@@ -65,6 +112,9 @@ export function orderRerunAdvice(ctx: Context, ref: string): string {
 }
 
 export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Promise<void> {
+  const { createOrder, getOrder } = await import('../../api/orders.js');
+  const { pollDelay } = await import('../../bulk/index.js');
+  const { TERMINAL_ORDER_STATUSES } = await import('../../schemas/orders.js');
   const generated = opts.ref === undefined;
   const ref = opts.ref ?? randomRef(ctx.random);
   if (ref.length > 128) throw new UsageError('--ref is longer than 128 characters');

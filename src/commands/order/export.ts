@@ -7,23 +7,54 @@
  * input row numbers and skuIds stay empty (see src/batch/orders.ts).
  */
 import type { HttpClient } from '../../api/http.js';
-import {
-  type BatchOrder,
-  type BatchTarget,
-  locateBatch,
-  readJournal,
-  splitBatchPath,
-} from '../../batch/locate.js';
-import { type ExportRecord, fetchOrders, rowsOf } from '../../batch/orders.js';
-import { journalCopies } from '../../batch/target.js';
-import { JournalWriter } from '../../bulk/journal.js';
-import { fileExists, type OutputFormat, renderOutput, sha256File, writeAtomic } from '../../bulk/output.js';
-import { readFile as readInput } from '../../bulk/parse.js';
-import type { OutputRecord } from '../../bulk/types.js';
+import type { BatchOrder, BatchTarget } from '../../batch/locate.js';
+import type { ExportRecord } from '../../batch/orders.js';
+import type { OutputFormat, OutputRecord } from '../../bulk/index.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'order export',
+  description: 'write the codes file of a batch (or of these orders) again from the service; buys nothing',
+  args: { checkoutIds: { usage: '[checkoutIds...]' } },
+  options: {
+    out: {
+      flags: '--out <path>',
+      description: 'where to write the codes (mode 0600, atomic); a journal beside it supplies the plan',
+      required: true,
+    },
+    batch: {
+      flags: '--batch <id>',
+      description: 'the batch to export (found on the account when no journal is beside --out)',
+    },
+    input: {
+      flags: '--input <csv>',
+      description: 'the input file the batch was bought from: fills the ref column',
+    },
+    journal: {
+      flags: '--journal <path>',
+      description: 'the batch journal, when it is not beside --out (default: <out>.journal)',
+    },
+    format: {
+      flags: '--format <format>',
+      description: 'output file format',
+      choices: ['csv', 'json'],
+      default: 'csv',
+    },
+    force: { flags: '--force', description: 'replace a file at --out that is not an output of this batch' },
+  },
+  examples: [
+    '# Rebuild a lost codes file from the service',
+    'giftcodes order export --batch 3e14540f0ae02e91 --out codes.csv \\',
+    '  --input orders.csv',
+    '# The codes of some orders',
+    'giftcodes order export chk_abc123 chk_def456 --out some.csv',
+  ],
+  run: runOrderExport,
+});
 
 export interface OrderExportOptions {
   checkoutIds: string[];
@@ -37,6 +68,8 @@ export interface OrderExportOptions {
 }
 
 async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOptions): Promise<BatchTarget> {
+  const { locateBatch, readJournal, splitBatchPath } = await import('../../batch/locate.js');
+  const { journalCopies } = await import('../../batch/target.js');
   const notice = (line: string) => err(ctx.io, line);
   const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
   const journal = await readJournal(journalPath);
@@ -70,6 +103,7 @@ async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOption
 
 /** The input's `ref` column by row, checked to be the file the batch was bought from. */
 async function refsFromInput(input: string, expectedSha?: string): Promise<(row: number) => string> {
+  const { readFile: readInput } = await import('../../bulk/index.js');
   const refs = new Map<number, string>();
   let parsed: Awaited<ReturnType<typeof readInput>>;
   try {
@@ -83,6 +117,10 @@ async function refsFromInput(input: string, expectedSha?: string): Promise<(row:
 }
 
 export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Promise<ExitCode> {
+  const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
+  const { JournalWriter, fileExists, renderOutput, sha256File, writeAtomic } = await import(
+    '../../bulk/index.js'
+  );
   const http = await ctx.http();
   const target = await targetFor(ctx, http, opts);
   const withLines = target.orders.some((o) => o.lines);

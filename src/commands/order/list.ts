@@ -1,9 +1,36 @@
-import { listOrders } from '../../api/orders.js';
+/** `giftcodes order list`: B2B orders, newest first. */
 import { isRecord, ORDER_LIST_KEYS } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';
 import { err } from '../../io/streams.js';
-import { fetchPages, type ListFlags, printList } from '../shared/pages.js';
+import { ORDER_STATUSES, SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
+import { defineCommand } from '../define.js';
+import { nonNegativeInt, positiveInt } from '../parse.js';
+import type { ListFlags } from '../shared/pages.js';
+
+export default defineCommand({
+  command: 'order list',
+  description: 'B2B orders, newest first',
+  options: {
+    ref: { flags: '--ref <externalRef>', description: 'only the order with this externalRef' },
+    status: {
+      flags: '--status <status>',
+      description: 'only orders in this status',
+      choices: ORDER_STATUSES,
+    },
+    limit: { flags: '--limit <n>', description: 'page size (1-100)', parse: positiveInt },
+    offset: { flags: '--offset <n>', description: 'skip this many', parse: nonNegativeInt },
+    sortBy: { flags: '--sort-by <field>', description: 'sort field', choices: SORT_BY },
+    sortOrder: { flags: '--sort-order <order>', description: 'sort order', choices: SORT_ORDER },
+    all: { flags: '--all', description: 'follow pages until the end' },
+  },
+  examples: [
+    'giftcodes order list',
+    'giftcodes order list --ref po-1042',
+    'giftcodes order list --status failed --all --json',
+  ],
+  run: runOrderList,
+});
 
 export interface OrderListOptions extends ListFlags {
   ref?: string;
@@ -11,6 +38,8 @@ export interface OrderListOptions extends ListFlags {
 }
 
 export async function runOrderList(ctx: Context, opts: OrderListOptions): Promise<void> {
+  const { listOrders } = await import('../../api/orders.js');
+  const { fetchPages, printList } = await import('../shared/pages.js');
   const http = await ctx.http();
   let dropped = 0;
   const result = await fetchPages(opts, async (query) => {

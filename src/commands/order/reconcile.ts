@@ -3,17 +3,32 @@
  * of the batch, their units, codes and statuses) and the refund log. Exit 0 when all
  * is in order, 3 when there are differences (listed), so a script can tell.
  */
-import { type CodesFileRecord, readCodesFile } from '../../batch/codes-file.js';
-import { locateBatch } from '../../batch/locate.js';
-import { fetchOrders } from '../../batch/orders.js';
-import { type DifferenceKind, reconcile } from '../../batch/reconcile.js';
-import { foldRefundLog, readRefundLog } from '../../batch/refund-log.js';
-import { journalCopies, refundLogPath } from '../../batch/target.js';
+import type { CodesFileRecord } from '../../batch/codes-file.js';
+import type { DifferenceKind } from '../../batch/reconcile.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'order reconcile',
+  description: "compare a batch's codes file with the service; exit 0 only when all is in order",
+  args: { file: { usage: '[codesFile]' } },
+  options: {
+    batch: {
+      flags: '--batch <id>',
+      description: 'the batch id, when its codes file and journal are not here',
+    },
+  },
+  examples: [
+    '# Compare a codes file with the service; exit 3 when they differ',
+    'giftcodes order reconcile codes.csv',
+    'giftcodes order reconcile --batch 3e14540f0ae02e91 --json',
+  ],
+  run: runOrderReconcile,
+});
 
 export interface OrderReconcileOptions {
   file?: string;
@@ -41,6 +56,12 @@ const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => s
 };
 
 export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOptions): Promise<ExitCode> {
+  const { readCodesFile } = await import('../../batch/codes-file.js');
+  const { locateBatch } = await import('../../batch/locate.js');
+  const { fetchOrders } = await import('../../batch/orders.js');
+  const { reconcile } = await import('../../batch/reconcile.js');
+  const { foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
+  const { journalCopies, refundLogPath } = await import('../../batch/target.js');
   const http = await ctx.http();
   const target = await locateBatch(
     http,

@@ -1,8 +1,30 @@
-import { convert } from '../../api/catalog.js';
+/** `giftcodes rates convert`: convert an amount between currencies at the service rate (indicative). */
 import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
 import { formatAmountFor } from '../../io/format.js';
 import { printFields, printJson } from '../../io/output.js';
 import type { Surface } from '../../schemas/common.js';
+import { defineCommand } from '../define.js';
+import { decimal } from '../parse.js';
+import { inheritedSurfaceOption } from '../shared/options.js';
+
+export default defineCommand({
+  command: 'rates convert',
+  description: 'convert an amount between currencies at the service rate (indicative)',
+  args: { amount: { usage: '<amount>' }, from: { usage: '<from>' }, to: { usage: '<to>' } },
+  options: { surface: inheritedSurfaceOption },
+  prepare: (o) => {
+    let amount: number;
+    try {
+      amount = decimal(o.amount);
+    } catch {
+      throw new UsageError(`<amount> must be a number, got "${o.amount}"`);
+    }
+    return { ...o, amount };
+  },
+  examples: ['giftcodes rates convert 25 usd eur', 'giftcodes rates convert 0.01 btc usd --json'],
+  run: (ctx, options) => runRatesConvert(ctx, options),
+});
 
 export interface ConvertOptions {
   amount: number;
@@ -12,6 +34,7 @@ export interface ConvertOptions {
 }
 
 export async function runRatesConvert(ctx: Context, opts: ConvertOptions): Promise<void> {
+  const { convert } = await import('../../api/catalog.js');
   const http = await ctx.http();
   // Codes are case-insensitive at the service; send them as typed and let it answer.
   const res = await convert(http, opts.surface, opts.amount, opts.from, opts.to);

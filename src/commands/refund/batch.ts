@@ -6,19 +6,39 @@
  * with a recorded answer. A service answer of 200 (instead of 201) to a request is
  * recorded as a replay of an existing refund.
  */
-import { createRefund } from '../../api/refunds.js';
-import { locateBatch } from '../../batch/locate.js';
-import { failedUnits, fetchOrders } from '../../batch/orders.js';
-import { appendRefundLog, foldRefundLog, readRefundLog } from '../../batch/refund-log.js';
-import { journalCopies, refundLogPath } from '../../batch/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, InterruptedError, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Refund } from '../../schemas/refunds.js';
+import { defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { rerunCommand } from '../shared/rerun.js';
+
+export default defineCommand({
+  command: 'refund batch',
+  description:
+    'request the refund of every partial or failed order of a bulk batch, each once (named by its codes file, journal or --batch)',
+  args: { file: { usage: '[codesFile]' } },
+  options: {
+    batch: {
+      flags: '--batch <id>',
+      description: 'the batch id, when its codes file and journal are not here (orders found on the account)',
+    },
+    retryUnknown: {
+      flags: '--retry-unknown',
+      description: 'ask again for orders whose earlier request lost its answer',
+    },
+    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+  },
+  examples: [
+    '# Every partial or failed order of a batch, each requested once',
+    'giftcodes refund batch codes.csv -y',
+    'giftcodes refund batch --batch 3e14540f0ae02e91 --json -y',
+  ],
+  run: runRefundBatch,
+});
 
 export interface RefundBatchOptions {
   file?: string;
@@ -56,6 +76,11 @@ export interface RefundBatchRow {
 const REFUNDABLE = new Set(['partial', 'failed']);
 
 export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Promise<ExitCode> {
+  const { createRefund } = await import('../../api/refunds.js');
+  const { locateBatch } = await import('../../batch/locate.js');
+  const { failedUnits, fetchOrders } = await import('../../batch/orders.js');
+  const { appendRefundLog, foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
+  const { journalCopies, refundLogPath } = await import('../../batch/target.js');
   assertCanConsent(ctx, opts.yes, 'request refunds for a batch');
   const http = await ctx.http();
   const target = await locateBatch(

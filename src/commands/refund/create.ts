@@ -1,4 +1,6 @@
-import { createRefund } from '../../api/refunds.js';
+/**
+ * `giftcodes refund create`: request the refund of the failed items of an order (b2b) or checkout (retailer).
+ */
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
@@ -7,6 +9,7 @@ import { printFields, printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
 import type { Refund } from '../../schemas/refunds.js';
+import { defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { rerunCommand } from '../shared/rerun.js';
 import {
@@ -16,6 +19,32 @@ import {
   refundFields,
   refundItemRows,
 } from './render.js';
+
+export default defineCommand({
+  command: 'refund create',
+  description: 'request the refund of the failed items of an order (b2b) or checkout (retailer)',
+  args: { checkoutId: { usage: '<checkoutId>' } },
+  options: {
+    surface: {
+      flags: '--surface <surface>',
+      description: 'b2b order or retailer checkout',
+      choices: ['b2b', 'retailer'],
+      default: 'b2b',
+    },
+    data: {
+      flags: '--data <json>',
+      description: 'send this JSON object as the request body instead of {"checkoutId": ...}',
+    },
+    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+  },
+  examples: [
+    '# The failed units of a B2B order',
+    'giftcodes refund create chk_abc123 -y',
+    '# A retailer checkout',
+    'giftcodes refund create chk_abc123 --surface retailer -y',
+  ],
+  run: runRefundCreate,
+});
 
 export interface RefundCreateOptions {
   checkoutId: string;
@@ -69,6 +98,7 @@ export function refundNextStep(
 }
 
 export async function runRefundCreate(ctx: Context, opts: RefundCreateOptions): Promise<void> {
+  const { createRefund } = await import('../../api/refunds.js');
   const body = refundBody(opts.checkoutId, opts.data);
   assertCanConsent(ctx, opts.yes, `request a refund for ${opts.checkoutId}`);
   const http = await ctx.http();

@@ -1,10 +1,10 @@
 /**
- * Flags several nouns declare the same way: the list conventions of spec section 4
- * and the wait/poll flags. Loaded by the `index.ts` declarations at start-up, so it
- * imports nothing but commander and the zod-free value sets.
+ * Flags several nouns declare the same way: the list conventions of spec section 4,
+ * the wait/poll flags and `--surface`. Loaded with the command files at start-up, so it imports
+ * nothing but the flag parsers and the zod-free value sets.
  */
-import { type Command, Option } from 'commander';
 import { SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
+import type { OptionSpec } from '../define.js';
 import { duration, nonNegativeInt, oneOf, positiveInt } from '../parse.js';
 
 /** Time between two reads while waiting for a deposit or checkout to finish. */
@@ -14,37 +14,54 @@ export const DEFAULT_POLL_MS = 3_000;
  * `--status`, `--limit`, `--offset`, `--sort-by`, `--sort-order`, `--all` (spec section 4).
  * The limit's upper bound (100) is checked when the list runs, with a hint to use --all.
  */
-export function addListOptions(command: Command, noun: string, statuses: readonly string[]): Command {
-  return command
-    .addOption(
-      new Option('--status <status>', `only ${noun} in this status (${statuses.join(', ')})`).argParser(
-        oneOf(statuses),
-      ),
-    )
-    .option('--limit <n>', 'records per page, 1-100 (default 20)', positiveInt)
-    .option('--offset <n>', 'records to skip', nonNegativeInt)
-    .addOption(new Option('--sort-by <field>', SORT_BY.join(', ')).choices(SORT_BY))
-    .addOption(new Option('--sort-order <order>', SORT_ORDER.join(' or ')).choices(SORT_ORDER))
-    .option('--all', 'follow every page');
+export function listOptions<const S extends string>(noun: string, statuses: readonly S[]) {
+  return {
+    status: {
+      flags: '--status <status>',
+      description: `only ${noun} in this status (${statuses.join(', ')})`,
+      parse: oneOf(statuses),
+    },
+    limit: { flags: '--limit <n>', description: 'records per page, 1-100 (default 20)', parse: positiveInt },
+    offset: { flags: '--offset <n>', description: 'records to skip', parse: nonNegativeInt },
+    sortBy: { flags: '--sort-by <field>', description: SORT_BY.join(', '), choices: SORT_BY },
+    sortOrder: { flags: '--sort-order <order>', description: SORT_ORDER.join(' or '), choices: SORT_ORDER },
+    all: { flags: '--all', description: 'follow every page' },
+  } as const satisfies Record<string, OptionSpec>;
 }
 
-export function pollOption(): Option {
-  return new Option(
-    '--poll-interval <duration>',
-    `time between two reads while waiting (default ${DEFAULT_POLL_MS / 1000}s)`,
-  ).argParser(duration);
+export const pollOption = {
+  flags: '--poll-interval <duration>',
+  description: `time between two reads while waiting (default ${DEFAULT_POLL_MS / 1000}s)`,
+  parse: duration,
+} as const satisfies OptionSpec;
+
+export function waitTimeoutOption(what: string) {
+  return {
+    flags: '--wait-timeout <duration>',
+    description: `stop waiting after this long (exit 4; the ${what} is kept; --json still prints it)`,
+    parse: duration,
+  } as const satisfies OptionSpec;
 }
 
-export function waitTimeoutOption(what: string): Option {
-  return new Option(
-    '--wait-timeout <duration>',
-    `stop waiting after this long (exit 4; the ${what} is kept; --json still prints it)`,
-  ).argParser(duration);
-}
+export const qrOption = {
+  flags: '--qr',
+  description: 'draw the QR code even when stdout is not a terminal (plain text, no escape codes)',
+} as const satisfies OptionSpec;
 
-export function qrOption(): Option {
-  return new Option(
-    '--qr',
-    'draw the QR code even when stdout is not a terminal (plain text, no escape codes)',
-  );
-}
+/** `--surface b2b|retailer`, on every command that can read either surface. */
+export const surfaceOption = {
+  flags: '--surface <surface>',
+  description: 'which surface to read',
+  choices: ['b2b', 'retailer'],
+  default: 'b2b',
+} as const satisfies OptionSpec;
+
+/**
+ * On a subcommand whose parent declares `--surface` too. The parent parses positionally
+ * (`positionalOptions`), or it would take the flag typed after the subcommand and the
+ * subcommand keep its default (`rates convert ... --surface retailer` went to /b2b); the
+ * subcommand takes the nearest `--surface` typed (`rates convert --surface retailer`,
+ * else `rates --surface retailer convert`), else the default. Only these parents: on the
+ * program it would stop global flags such as `--json` working after a subcommand.
+ */
+export const inheritedSurfaceOption = { ...surfaceOption, inherited: true } as const satisfies OptionSpec;

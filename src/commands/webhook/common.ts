@@ -2,6 +2,8 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { EVENT_TYPES, type EventType } from '../../schemas/enums.js';
+import type { OptionSpec } from '../define.js';
+import { duration } from '../parse.js';
 
 /** Secrets from the repeated flag, else GIFTCODES_WEBHOOK_SECRET (comma-separated: new,previous). */
 export function webhookSecrets(ctx: Context, fromFlags: readonly string[]): string[] {
@@ -33,4 +35,24 @@ export function looksUnmasked(secret: unknown): secret is string {
   return (
     typeof secret === 'string' && secret.startsWith('whsec_') && secret.length > 12 && !secret.includes('*')
   );
+}
+
+/**
+ * `--tolerance` goes through the shared duration parser: a bare number is seconds
+ * (`300`), and `5m` or `90s` work too. Its value is milliseconds; the default is the
+ * spec's recommended five minutes (signature.ts DEFAULT_TOLERANCE_SECONDS, not
+ * imported here to keep start-up free of node:crypto).
+ */
+const DEFAULT_TOLERANCE_MS = 300_000;
+
+export const toleranceOption = {
+  flags: '--tolerance <seconds>',
+  description: 'allowed difference between now and t, in seconds or a duration like 5m (default 300)',
+  // No commander default: it would print the parsed value (ms) beside "(default 300)".
+  parse: duration,
+} as const satisfies OptionSpec;
+
+/** The run functions take seconds. */
+export function toleranceSeconds(ms: number | undefined): number {
+  return (ms ?? DEFAULT_TOLERANCE_MS) / 1000;
 }

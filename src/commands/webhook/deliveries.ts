@@ -1,12 +1,23 @@
-import { listDeliveries } from '../../api/webhooks.js';
+/** `giftcodes webhook deliveries`: the delivery log, newest first (failed deliveries marked). */
 import type { Context } from '../../context.js';
 import { formatTime } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { DeliveryLogEntry } from '../../schemas/webhooks.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'webhook deliveries',
+  description: 'the delivery log, newest first (failed deliveries marked)',
+  options: { checkout: { flags: '--checkout <id>', description: 'only deliveries for this checkout' } },
+  prepare: (o) => ({ checkout: o.checkout }),
+  examples: ['giftcodes webhook deliveries', 'giftcodes webhook deliveries --checkout chk_abc123'],
+  run: (ctx, options) => runWebhookDeliveries(ctx, options),
+});
 
 export async function runWebhookDeliveries(ctx: Context, opts: { checkout?: string }): Promise<void> {
+  const { listDeliveries } = await import('../../api/webhooks.js');
   const http = await ctx.http();
   const res = await listDeliveries(http, opts.checkout);
   if (ctx.flags.json) {

@@ -1,10 +1,18 @@
+/** `giftcodes webhook get`: the endpoint configuration (secret masked). */
 import { isRecord } from '../../api/shapes.js';
-import { getWebhook } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
 import { printFields, printJson } from '../../io/output.js';
+import { defineCommand } from '../define.js';
 import { describeEvents, looksUnmasked } from './common.js';
+
+export default defineCommand({
+  command: 'webhook get',
+  description: 'the endpoint configuration (secret masked)',
+  examples: ['giftcodes webhook get', 'giftcodes webhook get --json'],
+  run: runWebhookGet,
+});
 
 /** The service masks the secret already; should it ever send it whole, it is masked here too. */
 function maskRaw(raw: unknown): unknown {
@@ -18,6 +26,7 @@ function maskRaw(raw: unknown): unknown {
 }
 
 export async function runWebhookGet(ctx: Context): Promise<void> {
+  const { getWebhook } = await import('../../api/webhooks.js');
   const http = await ctx.http();
   const res = await getWebhook(http);
   if (!res?.config) {

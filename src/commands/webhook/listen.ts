@@ -8,8 +8,50 @@ import { formatTime } from '../../io/format.js';
 import { safeJson, sanitize } from '../../io/sanitize.js';
 import { err, out } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
-import { type ListenerEvent, startListener } from '../../webhooks/listener.js';
-import { webhookSecrets } from './common.js';
+import type { ListenerEvent } from '../../webhooks/listener.js';
+import { defineCommand } from '../define.js';
+import { collect, nonNegativeInt } from '../parse.js';
+import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
+
+export default defineCommand({
+  command: 'webhook listen',
+  description: 'local receiver: verify, print one line per event, forward to your app',
+  options: {
+    port: {
+      flags: '--port <n>',
+      description: 'port on 127.0.0.1, 0-65535 (0 picks a free one)',
+      parse: nonNegativeInt,
+      default: 4242,
+    },
+    secret: {
+      flags: '--secret <whsec>',
+      description: 'secret to verify with; repeat for the previous one (env GIFTCODES_WEBHOOK_SECRET)',
+      parse: collect,
+    },
+    forwardTo: {
+      flags: '--forward-to <url>',
+      description: 'forward each delivery, headers and body unchanged, to this URL',
+    },
+    forwardUnverified: {
+      flags: '--forward-unverified',
+      description:
+        'UNSAFE: also forward and print requests that fail verification (any web page can POST to this port)',
+    },
+    tolerance: toleranceOption,
+  },
+  prepare: (o) => ({
+    port: o.port,
+    secrets: o.secret ?? [],
+    forwardTo: o.forwardTo,
+    forwardUnverified: Boolean(o.forwardUnverified),
+    toleranceSeconds: toleranceSeconds(o.tolerance),
+  }),
+  examples: [
+    'giftcodes webhook listen --secret "$SECRET"',
+    'giftcodes webhook listen --port 0 --forward-to http://127.0.0.1:3000/hooks',
+  ],
+  run: (ctx, options) => runWebhookListen(ctx, options),
+});
 
 export interface WebhookListenOptions {
   port: number;
@@ -55,6 +97,7 @@ function checkForwardUrl(raw: string): string {
 const PORT_MAX = 65_535;
 
 export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions): Promise<void> {
+  const { startListener } = await import('../../webhooks/listener.js');
   if (opts.port > PORT_MAX) throw new UsageError(`--port: expected a port 0-${PORT_MAX}, got ${opts.port}`);
   const forwardTo = opts.forwardTo === undefined ? undefined : checkForwardUrl(opts.forwardTo);
   const secrets = webhookSecrets(ctx, opts.secrets);

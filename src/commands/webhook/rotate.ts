@@ -3,17 +3,33 @@
  * only thing on stdout, and any failure leaves stdout empty with a non-zero exit, so
  * `NEW=$(giftcodes webhook rotate --quiet --yes)` either holds a secret or fails.
  */
-import { rotateWebhookSecret } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatTime } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { SECRET_ROTATION_OVERLAP_MS as OVERLAP_MS } from '../../schemas/common.js';
+import { defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 
+export default defineCommand({
+  command: 'webhook rotate',
+  description: 'issue a new secret; the previous one keeps verifying for 24 hours',
+  options: {
+    quiet: {
+      flags: '-q, --quiet',
+      description: 'print only the new secret on stdout, nothing else: NEW=$(giftcodes webhook rotate -q -y)',
+    },
+    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
+  },
+  prepare: (o) => ({ quiet: Boolean(o.quiet), yes: Boolean(o.yes) }),
+  examples: ['giftcodes webhook rotate', 'NEW=$(giftcodes webhook rotate -q -y)'],
+  run: (ctx, options) => runWebhookRotate(ctx, options),
+});
+
 export async function runWebhookRotate(ctx: Context, opts: { quiet: boolean; yes: boolean }): Promise<void> {
+  const { rotateWebhookSecret } = await import('../../api/webhooks.js');
+  const { SECRET_ROTATION_OVERLAP_MS: OVERLAP_MS } = await import('../../schemas/common.js');
   if (opts.quiet && ctx.flags.json) throw new UsageError('pass either --quiet or --json, not both');
   assertCanConsent(ctx, opts.yes, 'rotate the webhook signing secret');
   // A "no" exits 2 with stdout empty: a script reading stdout never mistakes it for a secret.

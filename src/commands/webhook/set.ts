@@ -4,14 +4,38 @@
  * is said out loud: a first create whose response carries no secret exits 1 with a
  * warning, and so does a failed first create (it may have been committed).
  */
-import { getWebhook, putWebhook } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError, writeOutcome } from '../../errors.js';
 import { printFields, printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
+import { defineCommand } from '../define.js';
 import { confirmWrite } from '../shared/consent.js';
 import { describeEvents, parseEvents } from './common.js';
+
+export default defineCommand({
+  command: 'webhook set',
+  description: 'create or replace the endpoint; on first create the secret is printed once',
+  options: {
+    url: { flags: '--url <https-url>', description: 'receiver URL (https with a public hostname)' },
+    events: {
+      flags: '--events <types>',
+      description: 'comma-separated event types (e.g. order.completed,order.failed)',
+    },
+    allEvents: {
+      flags: '--all-events',
+      description: 'subscribe to every event type (the default on first create)',
+    },
+    yes: { flags: '-y, --yes', description: 'replace an existing endpoint without asking' },
+  },
+  prepare: (o) => ({ url: o.url, events: o.events, allEvents: Boolean(o.allEvents), yes: Boolean(o.yes) }),
+  examples: [
+    'giftcodes webhook set --url https://shop.example.com/hooks --all-events',
+    'giftcodes webhook set --url https://shop.example.com/hooks \\',
+    '  --events order.completed,order.failed -y',
+  ],
+  run: (ctx, options) => runWebhookSet(ctx, options),
+});
 
 export interface WebhookSetOptions {
   url?: string;
@@ -39,6 +63,7 @@ function sameEvents(a: readonly string[] | null | undefined, b: readonly string[
 }
 
 export async function runWebhookSet(ctx: Context, opts: WebhookSetOptions): Promise<void> {
+  const { getWebhook, putWebhook } = await import('../../api/webhooks.js');
   if (opts.events !== undefined && opts.allEvents)
     throw new UsageError('pass either --events or --all-events, not both');
   const wanted = opts.events === undefined ? undefined : parseEvents(opts.events);

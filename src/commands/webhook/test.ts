@@ -1,10 +1,21 @@
-import { testWebhook } from '../../api/webhooks.js';
+/**
+ * `giftcodes webhook test`: send a signed ping; prints ok and the receiver HTTP status (exit 1 when not ok).
+ */
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'webhook test',
+  description: 'send a signed ping; prints ok and the receiver HTTP status (exit 1 when not ok)',
+  examples: ['giftcodes webhook test'],
+  run: runWebhookTest,
+});
 
 export async function runWebhookTest(ctx: Context): Promise<void> {
+  const { testWebhook } = await import('../../api/webhooks.js');
   const http = await ctx.http();
   const res = await testWebhook(http);
   const { ok, status } = res.data;

@@ -1,26 +1,31 @@
 /**
- * The guided top-up for a person at a terminal: amount (checked against the live
- * `maxDepositUSD`), an eligible payment method, the invoice with its QR code, then
- * a spinner until the deposit is confirmed, failed or expired.
+ * `giftcodes deposit`: the guided top-up for a person at a terminal: amount (checked
+ * against the live `maxDepositUSD`), an eligible payment method, the invoice with its QR
+ * code, then a spinner until the deposit is confirmed, failed or expired.
  *
  * Exported for the bulk command, which offers it when a run stops on insufficient
  * balance: `runGuidedDeposit(ctx, {suggestedAmountUsd})` resolves `{confirmed}`.
  */
-import { getAccount, getBalance } from '../../api/account.js';
-import { createDeposit, requireDepositId } from '../../api/deposits.js';
 import type { HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
 import { DeclinedError, ExitCode, UnexpectedResponseError, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
-import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
-import { style } from '../../io/style.js';
 import type { Invoice, PaymentMethod } from '../../schemas/payments.js';
-import { printInvoice } from '../shared/invoice.js';
-import { ineligibleReason, methodLabel, payCurrencyFor, sortMethods } from '../shared/methods.js';
-import { DEFAULT_POLL_MS } from '../shared/options.js';
-import { failureAdvice } from './render.js';
-import { watchDeposit } from './watch.js';
+import { defineCommand } from '../define.js';
+import { DEFAULT_POLL_MS, pollOption } from '../shared/options.js';
+
+export default defineCommand({
+  command: 'deposit',
+  description: 'top up the prepaid balance: a guided flow on a terminal; `create`, `get`, `list` for scripts',
+  options: { pollInterval: pollOption },
+  examples: [
+    '# Guided top-up on a terminal: amount, method, invoice, wait',
+    'giftcodes deposit',
+    'giftcodes deposit list --status pending',
+  ],
+  run: runDepositGuidedCommand,
+});
 
 export interface GuidedDepositOptions {
   /** Pre-filled amount, e.g. the shortfall of a bulk run. */
@@ -55,6 +60,13 @@ export async function runGuidedDeposit(
   ctx: Context,
   opts: GuidedDepositOptions = {},
 ): Promise<GuidedDepositResult> {
+  const { canPrompt } = await import('../../io/prompts.js');
+  const { style } = await import('../../io/style.js');
+  const { payCurrencyFor } = await import('../shared/methods.js');
+  const { failureAdvice } = await import('./render.js');
+  const { getAccount, getBalance } = await import('../../api/account.js');
+  const { createDeposit, requireDepositId } = await import('../../api/deposits.js');
+  const { watchDeposit } = await import('./watch.js');
   if (!canPrompt(ctx.io)) throw new UsageError(SCRIPTED_HINT);
   const s = style(ctx.io);
   const http = await ctx.http();
@@ -124,6 +136,8 @@ export async function runGuidedDeposit(
  * and expires unpaid by itself; the chosen method then gets its own deposit.
  */
 async function chooseMethod(ctx: Context, http: HttpClient, amount: number): Promise<PaymentMethod> {
+  const { ineligibleReason, methodLabel, sortMethods } = await import('../shared/methods.js');
+  const { createDeposit } = await import('../../api/deposits.js');
   const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
   if (listing.depositId)
     ctx.debug(`method listing created deposit ${listing.depositId} (no invoice; it expires unpaid)`);
@@ -159,6 +173,8 @@ export async function showInvoice(
   invoice: Invoice | undefined,
   opts: { qr?: boolean } = {},
 ): Promise<void> {
+  const { style } = await import('../../io/style.js');
+  const { printInvoice } = await import('../shared/invoice.js');
   out(ctx.io);
   out(ctx.io, style(ctx.io).bold(`Deposit ${depositId}`));
   if (!invoice) {

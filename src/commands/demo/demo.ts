@@ -3,36 +3,50 @@
  * operator API, and a real bulk run of the bundled order file against it over HTTP.
  * Nothing leaves the machine and no real money moves.
  */
-import { rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
-import { journalPathFor } from '../../bulk/engine.js';
-import { loadJournal } from '../../bulk/journal.js';
-import { fileExists } from '../../bulk/output.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { giftcodesCommand, shellWord } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
-import { runOrderBulk } from '../order/bulk.js';
-import { DEFAULT_CONCURRENCY } from '../order/index.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'demo',
+  description:
+    'start a local sandbox, fund an account, bulk-buy fixtures/demo-orders.csv, write demo-codes.csv',
+  options: {
+    out: { flags: '--out <path>', description: 'where to write the codes', default: 'demo-codes.csv' },
+    input: {
+      flags: '--input <csv>',
+      description: 'the order file (default: the bundled fixtures/demo-orders.csv)',
+    },
+  },
+  examples: ['giftcodes demo', 'giftcodes demo --out /tmp/demo-codes.csv --input my-orders.csv'],
+  run: runDemo,
+});
 
 export const DEMO_BALANCE_USD = 25_000;
 export const DEMO_TIER = 'growth';
-const DEMO_CSV = fileURLToPath(new URL('../../../fixtures/demo-orders.csv', import.meta.url));
+const DEMO_CSV = new URL('../../../fixtures/demo-orders.csv', import.meta.url);
 
 /** The demo may replace its own earlier output, never a file of a real batch. */
 async function earlierDemoOnly(out: string): Promise<boolean> {
+  const { journalPathFor, loadJournal, fileExists } = await import('../../bulk/index.js');
   const journal = await loadJournal(journalPathFor(out));
   if (journal?.batch) return journal.batch.batch.startsWith('demo-');
   return !(await fileExists(out));
 }
 
 export async function runDemo(ctx: Context, opts: { out: string; input?: string }): Promise<void> {
+  const { journalPathFor } = await import('../../bulk/index.js');
   if (!(await earlierDemoOnly(opts.out))) {
     throw new UsageError(`${opts.out} exists and is not a demo output: pass --out <another file>`);
   }
-  const { startSandbox } = await import('../../sandbox/index.js');
+  const [{ startSandbox }, { request }, { DEFAULT_CONCURRENCY, runOrderBulk }] = await Promise.all([
+    import('../../sandbox/index.js'),
+    import('undici'),
+    import('../order/bulk.js'),
+  ]);
   const sandbox = await startSandbox({ port: 0, seed: 1 });
   try {
     const res = await request(`${sandbox.url}/_sandbox/accounts`, {
@@ -47,7 +61,8 @@ export async function runDemo(ctx: Context, opts: { out: string; input?: string 
       ctx.io,
       `demo account ${account.userId}: tier ${DEMO_TIER}, balance ${formatMoney(DEMO_BALANCE_USD, 'USD')}`,
     );
-    const input = opts.input ?? DEMO_CSV;
+    const [{ rm }, { fileURLToPath }] = await Promise.all([import('node:fs/promises'), import('node:url')]);
+    const input = opts.input ?? fileURLToPath(DEMO_CSV);
     err(ctx.io, `buying every line of ${input}\n`);
     // A fresh sandbox knows none of an earlier demo's orders: each demo is its own batch.
     const batch = `demo-${ctx.clock.now().toString(36)}`;

@@ -1,10 +1,22 @@
-import { getRates } from '../../api/catalog.js';
+/** `giftcodes rates`: exchange rates: units of each currency per 1 USD. */
 import type { Context } from '../../context.js';
-import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import type { Surface } from '../../schemas/common.js';
+import { defineCommand } from '../define.js';
+import { surfaceOption } from '../shared/options.js';
+
+export default defineCommand({
+  command: 'rates',
+  description: 'exchange rates: units of each currency per 1 USD',
+  positionalOptions: true,
+  options: { surface: surfaceOption },
+  examples: ['giftcodes rates', 'giftcodes rates --json'],
+  run: runRatesList,
+});
 
 export async function runRatesList(ctx: Context, opts: { surface: Surface }): Promise<void> {
+  const { printJson, printTable } = await import('../../io/output.js');
+  const { getRates } = await import('../../api/catalog.js');
   const http = await ctx.http();
   const res = await getRates(http, opts.surface);
   if (ctx.flags.json) {

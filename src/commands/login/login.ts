@@ -1,22 +1,44 @@
 /**
- * `giftcodes login` and `giftcodes logout`. Login asks on a terminal (the environment's
+ * `giftcodes login`. It asks on a terminal (the environment's
  * values are offered, never taken silently), checks the key before saving it (a 401
  * asks again on a terminal, exit 2 without one; a 403 is a valid key without that
  * scope), and shows what it would replace in a stored profile before replacing it:
  * a question on a terminal, `--yes` for scripts, a refusal otherwise.
  */
-import { getAccount } from '../../api/account.js';
-import { HttpClient } from '../../api/http.js';
 import { assertSafeTransport, normalizeBaseUrl, profileName, resolveSettings } from '../../config/resolve.js';
 import type { Profile } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { ApiError, RejectedKeyError, UsageError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
-import { canPrompt, type Prompter } from '../../io/prompts.js';
+import type { Prompter } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
 import { USER_AGENT } from '../../version.js';
-import { assertCanConsent, confirmWrite } from '../shared/consent.js';
-import { readSecretFromStdin } from './edit.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'login',
+  description:
+    'store a base URL and API key in a profile: asks on a terminal (the key hidden), checks the key, and asks before replacing a stored one',
+  options: {
+    keyStdin: { flags: '--key-stdin', description: 'read the API key from stdin (for scripts)' },
+    verify: { flags: '--no-verify', description: 'save without checking the key against the service' },
+    yes: {
+      flags: '-y, --yes',
+      description: 'replace the stored base URL or key of the profile without asking',
+    },
+  },
+  prepare: (o) => ({ keyStdin: Boolean(o.keyStdin), verify: o.verify !== false, yes: Boolean(o.yes) }),
+  examples: [
+    '# Asks for the URL and the key on a terminal, shows what it replaces',
+    'giftcodes login',
+    '# For scripts: the key on stdin, never in the process list',
+    'giftcodes login --profile prod --base-url https://api.example.com \\',
+    '  --key-stdin < key.txt',
+    '# A new key for a stored profile (its base URL is kept)',
+    'giftcodes login --profile prod --key-stdin -y < new-key.txt',
+  ],
+  run: (ctx, options) => runLogin(ctx, options),
+});
 
 export interface LoginOptions {
   keyStdin: boolean;
@@ -73,6 +95,8 @@ async function checkKey(
   apiKey: string,
   timeoutMs: number,
 ): Promise<true | string> {
+  const { getAccount } = await import('../../api/account.js');
+  const { HttpClient } = await import('../../api/http.js');
   const http = new HttpClient({
     baseUrl,
     apiKey,
@@ -107,6 +131,8 @@ export function replacements(existing: Profile, baseUrl: Sourced, apiKey: Source
 }
 
 export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> {
+  const { canPrompt } = await import('../../io/prompts.js');
+  const { confirmWrite } = await import('../shared/consent.js');
   const store = await ctx.config();
   const name = profileName(ctx.flags, ctx.env, store.defaultProfile());
   const existing = store.getProfile(name) ?? {};
@@ -117,7 +143,10 @@ export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> 
   const baseUrl = { ...url, value: normalizeBaseUrl(url.value) };
 
   const given: Sourced | undefined = opts.keyStdin
-    ? { value: await readSecretFromStdin(ctx, '--key-stdin'), from: 'stdin' }
+    ? {
+        value: await (await import('../config/profile.js')).readSecretFromStdin(ctx, '--key-stdin'),
+        from: 'stdin',
+      }
     : ctx.flags.apiKey
       ? { value: ctx.flags.apiKey, from: '--api-key' }
       : undefined;
@@ -167,36 +196,4 @@ export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> 
   store.setProfile(name, { ...existing, baseUrl: baseUrl.value, apiKey: apiKey.value });
   if (!store.defaultProfile()) store.setDefaultProfile(name);
   err(ctx.io, `saved to profile "${name}" in ${store.path} (mode 0600)`);
-}
-
-export interface LogoutOptions {
-  yes?: boolean;
-}
-
-/** Removes the profile's API key; its base URL and timeout stay. */
-export async function runLogout(ctx: Context, opts: LogoutOptions): Promise<void> {
-  const store = await ctx.config();
-  const name = profileName(ctx.flags, ctx.env, store.defaultProfile());
-  const profile = store.getProfile(name);
-  if (!profile) {
-    const names = store.profileNames();
-    throw new UsageError(
-      `no profile "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ''}: pass --profile <name>`,
-    );
-  }
-  if (!profile.apiKey) {
-    err(ctx.io, `profile "${name}" holds no API key: nothing to remove`);
-  } else {
-    assertCanConsent(ctx, opts.yes, `remove the API key of profile "${name}"`);
-    await confirmWrite(
-      ctx,
-      opts.yes,
-      `Remove the API key ${maskSecret(profile.apiKey)} of profile "${name}"? Keep a copy if you need it again.`,
-    );
-    const { apiKey: _removed, ...rest } = profile;
-    store.setProfile(name, rest);
-    err(ctx.io, `removed the API key of profile "${name}" from ${store.path} (its base URL is kept)`);
-  }
-  if (ctx.env.GIFTCODES_API_KEY)
-    err(ctx.io, 'note: GIFTCODES_API_KEY is still set in this environment, and commands use it');
 }

@@ -1,10 +1,19 @@
-import { getBalance } from '../../api/account.js';
+/** `giftcodes balance`: the prepaid balance (USD). */
 import type { Context } from '../../context.js';
 import { formatMoney } from '../../io/format.js';
-import { printJson } from '../../io/output.js';
 import { out } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'balance',
+  description: 'the prepaid balance (USD)',
+  examples: ['giftcodes balance', 'giftcodes balance --json'],
+  run: runBalance,
+});
 
 export async function runBalance(ctx: Context): Promise<void> {
+  const { printJson } = await import('../../io/output.js');
+  const { getBalance } = await import('../../api/account.js');
   const http = await ctx.http();
   const res = await getBalance(http);
   if (ctx.flags.json) {

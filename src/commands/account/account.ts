@@ -1,12 +1,23 @@
-import { getAccount } from '../../api/account.js';
+/** `giftcodes account`: tier, status, limits, daily and monthly usage, rebates progress. */
 import type { Context } from '../../context.js';
-import { printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { style } from '../../io/style.js';
 import type { Surface } from '../../schemas/common.js';
-import { limitRows, rebateLines, statusWarning, usageLine } from './render.js';
+import { defineCommand } from '../define.js';
+import { surfaceOption } from '../shared/options.js';
+
+export default defineCommand({
+  command: 'account',
+  description: 'tier, status, limits, daily and monthly usage, rebates progress',
+  options: { surface: surfaceOption },
+  examples: ['giftcodes account', 'giftcodes account --surface retailer --json'],
+  run: runAccount,
+});
 
 export async function runAccount(ctx: Context, opts: { surface: Surface }): Promise<void> {
+  const { printJson, printTable } = await import('../../io/output.js');
+  const { style } = await import('../../io/style.js');
+  const { limitRows, rebateLines, statusWarning, usageLine } = await import('./render.js');
+  const { getAccount } = await import('../../api/account.js');
   const http = await ctx.http();
   const res = await getAccount(http, opts.surface);
   const account = res.data;

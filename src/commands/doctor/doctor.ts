@@ -4,23 +4,25 @@
  * probes of the service (checks.ts says what each answer means). One line per
  * fact, ok/warn/fail; exit 1 when any line fails.
  */
-import { stat } from 'node:fs/promises';
-import { DEFAULT_RETRY_POLICY } from '../../api/retry.js';
 import type { Settings } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, NetworkError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
-import { printJson } from '../../io/output.js';
 import { out } from '../../io/streams.js';
-import { style } from '../../io/style.js';
-import {
-  type Check,
-  clockCheck,
-  configFileCheck,
-  PROBES,
-  type ProbeResult,
-  serviceChecks,
-} from './checks.js';
+import { defineCommand } from '../define.js';
+import type { Check, ProbeResult } from './checks.js';
+
+export default defineCommand({
+  command: 'doctor',
+  description:
+    'check the setup: profile, base URL, key source, config file mode, service, key, scopes, account, clock (exit 1 on any fail)',
+  examples: [
+    '# Settings, service, key, account and clock: ok/warn/fail',
+    'giftcodes doctor',
+    'giftcodes doctor --json',
+  ],
+  run: runDoctor,
+});
 
 const SOURCE: Record<string, string> = {
   flag: 'from the flag',
@@ -30,9 +32,11 @@ const SOURCE: Record<string, string> = {
 };
 
 async function configCheck(ctx: Context): Promise<Check> {
+  const { configFileCheck } = await import('./checks.js');
   try {
     const store = await ctx.config();
     try {
+      const { stat } = await import('node:fs/promises');
       const info = await stat(store.path);
       return configFileCheck(store.path, info.mode);
     } catch (error) {
@@ -80,6 +84,10 @@ function settingsChecks(settings: Settings, profileStored: boolean | undefined):
 }
 
 export async function runDoctor(ctx: Context, _opts: Record<string, never>): Promise<ExitCode> {
+  const { printJson } = await import('../../io/output.js');
+  const { style } = await import('../../io/style.js');
+  const { clockCheck, PROBES, serviceChecks } = await import('./checks.js');
+  const { DEFAULT_RETRY_POLICY } = await import('../../api/retry.js');
   const checks: Check[] = [];
   let settings: Settings | undefined;
   try {

@@ -1,0 +1,38 @@
+/** `giftcodes completion bash|zsh|fish`: prints the script for the command tree this binary has. */
+import type { Context } from '../../context.js';
+import { outOwn } from '../../io/streams.js';
+import { VERSION } from '../../version.js';
+import { defineCommand } from '../define.js';
+
+export type Shell = 'bash' | 'zsh' | 'fish';
+
+export interface CompletionOptions {
+  shell: Shell;
+}
+
+export default defineCommand({
+  command: 'completion',
+  description: 'print a shell completion script (commands, flags, fixed values)',
+  args: { shell: { usage: '<shell>', description: 'bash, zsh or fish', choices: ['bash', 'zsh', 'fish'] } },
+  examples: [
+    '# bash: this shell; add the line to ~/.bashrc to keep it',
+    'source <(giftcodes completion bash)',
+    '# zsh: this shell; add the line to ~/.zshrc (after compinit)',
+    'source <(giftcodes completion zsh)',
+    '# fish',
+    'giftcodes completion fish > ~/.config/fish/completions/giftcodes.fish',
+  ],
+  run: runCompletion,
+});
+
+export async function runCompletion(ctx: Context, opts: CompletionOptions): Promise<void> {
+  const [{ buildProgram }, { bashScript, fishScript, zshScript }, { describeTree }] = await Promise.all([
+    import('../../program.js'),
+    import('./scripts.js'),
+    import('./tree.js'),
+  ]);
+  // The whole tree: the one being run holds only the commands of the nouns typed.
+  const program = await buildProgram(ctx.io, VERSION, () => ctx);
+  const scripts = { bash: bashScript, zsh: zshScript, fish: fishScript };
+  outOwn(ctx.io, scripts[opts.shell](describeTree(program)));
+}

@@ -1,0 +1,25 @@
+/** `giftcodes config set <key> <value>`. */
+import type { Context } from '../../context.js';
+import { err } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'config set',
+  description: 'set base-url, api-key or timeout in the profile; use "-" as value to read it from stdin',
+  args: { key: { usage: '<key>' }, value: { usage: '<value>' } },
+  examples: [
+    'giftcodes config set base-url https://api.example.com',
+    'giftcodes config set api-key - < key.txt',
+  ],
+  run: runConfigSet,
+});
+
+export async function runConfigSet(ctx: Context, opts: { key: string; value: string }): Promise<void> {
+  const { applySetting, assertKey, readSecretFromStdin, target } = await import('./profile.js');
+  const key = assertKey(opts.key);
+  const value = opts.value === '-' ? await readSecretFromStdin(ctx, `config set ${key} -`) : opts.value;
+  const { store, name } = await target(ctx);
+  store.setProfile(name, applySetting(store.getProfile(name) ?? {}, key, value));
+  if (!store.defaultProfile()) store.setDefaultProfile(name);
+  err(ctx.io, `${key} saved in profile "${name}" (${store.path})`);
+}

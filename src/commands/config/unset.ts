@@ -1,0 +1,28 @@
+/** `giftcodes config unset <key>`. */
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { err } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'config unset',
+  description: 'remove one setting from the profile',
+  args: { key: { usage: '<key>' } },
+  examples: ['giftcodes config unset timeout'],
+  run: runConfigUnset,
+});
+
+export async function runConfigUnset(ctx: Context, opts: { key: string }): Promise<void> {
+  const { assertKey, target } = await import('./profile.js');
+  const key = assertKey(opts.key);
+  const { store, name } = await target(ctx);
+  const existing = store.getProfile(name);
+  // Unsetting must not create the profile it names.
+  if (!existing) throw new UsageError(`no profile "${name}" (see \`giftcodes config list\`)`);
+  const profile = { ...existing };
+  if (key === 'base-url') delete profile.baseUrl;
+  if (key === 'api-key') delete profile.apiKey;
+  if (key === 'timeout') delete profile.timeoutMs;
+  store.setProfile(name, profile);
+  err(ctx.io, `${key} removed from profile "${name}"`);
+}

@@ -1,0 +1,21 @@
+/** `giftcodes config use <profile>`. */
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { err } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'config use',
+  description: 'make a profile the default',
+  args: { profile: { usage: '<profile>' } },
+  examples: ['giftcodes config use prod'],
+  run: runConfigUse,
+});
+
+export async function runConfigUse(ctx: Context, opts: { profile: string }): Promise<void> {
+  const store = await ctx.config();
+  const name = opts.profile;
+  if (!store.getProfile(name)) throw new UsageError(`no profile "${name}" (see \`giftcodes config list\`)`);
+  store.setDefaultProfile(name);
+  err(ctx.io, `default profile is now "${name}"`);
+}

@@ -1,0 +1,31 @@
+/**
+ * `giftcodes payment-methods`: payment methods for checkouts: id, type, network, minimum,
+ * fee, memo, eligibility.
+ */
+import type { Context } from '../../context.js';
+import { err } from '../../io/streams.js';
+import { defineCommand } from '../define.js';
+
+export default defineCommand({
+  command: 'payment-methods',
+  description: 'payment methods for checkouts: id, type, network, minimum, fee, memo, eligibility',
+  examples: ['giftcodes payment-methods', 'giftcodes payment-methods --json'],
+  run: runPaymentMethods,
+});
+
+export async function runPaymentMethods(ctx: Context): Promise<void> {
+  const { METHOD_HEAD, methodRows, sortMethods } = await import('../shared/methods.js');
+  const { printJson, printTable } = await import('../../io/output.js');
+  const { listPaymentMethods } = await import('../../api/payment-methods.js');
+  const http = await ctx.http();
+  const res = await listPaymentMethods(http);
+  if (ctx.flags.json) {
+    printJson(ctx.io, res.raw);
+    return;
+  }
+  if (res.data.length === 0) {
+    err(ctx.io, 'no payment methods');
+    return;
+  }
+  printTable(ctx.io, METHOD_HEAD, methodRows(sortMethods(res.data)));
+}

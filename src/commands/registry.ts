@@ -1,0 +1,167 @@
+/**
+ * Every command, in the order help lists them (the main job first, setup last), and the
+ * one rule that finds its file: `giftcodes <noun> <verb>` is `commands/<noun>/<verb>.ts`,
+ * and a command without a verb (`giftcodes catalog`, the group `giftcodes order`) is
+ * `commands/<noun>/<noun>.ts`. Loads only commander and the declarations (define.ts).
+ *
+ * A subcommand's file is loaded only when its noun is among the words typed (or for the
+ * whole tree: tests, `completion`), so `giftcodes --help` reads the top-level files alone.
+ */
+import { Argument, type Command, Option } from 'commander';
+import type { IO } from '../io/streams.js';
+import type { CommandDefinition, OptionSpec } from './define.js';
+import { examplesText } from './help.js';
+import { invoke } from './invoke.js';
+import type { ContextFor } from './types.js';
+
+export const COMMANDS: readonly string[] = [
+  'demo',
+  'order',
+  'order bulk',
+  'order export',
+  'order reconcile',
+  'order create',
+  'order get',
+  'order list',
+  'catalog',
+  'catalog show',
+  'rates',
+  'rates convert',
+  'account',
+  'account set-markup',
+  'balance',
+  'deposit',
+  'deposit create',
+  'deposit get',
+  'deposit list',
+  'checkout',
+  'checkout create',
+  'checkout get',
+  'checkout list',
+  'checkout pay',
+  'payment-methods',
+  'refund',
+  'refund create',
+  'refund batch',
+  'business',
+  'business enable',
+  'webhook',
+  'webhook set',
+  'webhook get',
+  'webhook test',
+  'webhook deliveries',
+  'webhook delete',
+  'webhook rotate',
+  'webhook verify',
+  'webhook listen',
+  'login',
+  'logout',
+  'config',
+  'config set',
+  'config get',
+  'config unset',
+  'config list',
+  'config use',
+  'doctor',
+  'completion',
+  'sandbox',
+];
+
+/** The file of a command, by the rule above. */
+export function fileOf(path: string): string {
+  const [noun, verb] = path.split(' ');
+  return `${noun}/${verb ?? noun}.js`;
+}
+
+async function load(path: string): Promise<CommandDefinition> {
+  const module = (await import(`./${fileOf(path)}`)) as { default: CommandDefinition };
+  const definition = module.default;
+  if (definition?.command !== path)
+    throw new Error(`commands/${fileOf(path)} declares "${definition?.command}", not "${path}"`);
+  return definition;
+}
+
+/**
+ * Declare the commands on the program. With `words` (the command line), only the
+ * subcommands of nouns among them: commander can reach no other.
+ */
+export async function declareCommands(
+  program: Command,
+  io: IO,
+  contextFor: ContextFor,
+  words?: readonly string[],
+): Promise<void> {
+  const typed = words ? new Set(words) : undefined;
+  const wanted = COMMANDS.filter((path) => {
+    const [noun, verb] = path.split(' ');
+    return verb === undefined || !typed || typed.has(noun as string);
+  });
+  const definitions = await Promise.all(wanted.map(load));
+  const byPath = new Map<string, Command>();
+  for (const definition of definitions) {
+    const words = definition.command.split(' ');
+    const parent = words.length > 1 ? byPath.get(words[0] as string) : program;
+    if (!parent) throw new Error(`"${definition.command}" is declared before its noun`);
+    byPath.set(definition.command, declare(parent, definition, io, contextFor));
+  }
+}
+
+function declare(parent: Command, definition: CommandDefinition, io: IO, contextFor: ContextFor): Command {
+  const name = definition.command.split(' ').at(-1) as string;
+  const command = parent.command(name).description(definition.description);
+  if (definition.positionalOptions) command.enablePositionalOptions();
+  const args = Object.entries(definition.args ?? {});
+  for (const [, spec] of args) {
+    const argument = new Argument(spec.usage, spec.description);
+    if (spec.parse) argument.argParser(spec.parse);
+    if (spec.choices) argument.choices(spec.choices);
+    command.addArgument(argument);
+  }
+  const options = Object.entries(definition.options ?? {});
+  for (const [key, spec] of options) command.addOption(option(definition.command, key, spec));
+  const { run, prepare } = definition;
+  if (run) {
+    command.action(async (...params: unknown[]) => {
+      const self = params.at(-1) as Command;
+      const values: Record<string, unknown> = {};
+      args.forEach(([key], i) => {
+        values[key] = params[i];
+      });
+      const own = self.opts();
+      for (const [key, spec] of options) {
+        const value = spec.inherited ? nearest(self, key) : own[key];
+        if (value !== undefined || key in own) values[key] = value;
+      }
+      const ctx = contextFor(self);
+      await invoke(ctx, run, prepare ? await prepare(values as never, ctx) : values);
+    });
+  }
+  if (definition.moreHelp) {
+    const more = definition.moreHelp;
+    command.addHelpText('after', () => more(io.columns));
+  }
+  command.addHelpText('after', examplesText(definition.examples));
+  return command;
+}
+
+function option(path: string, key: string, spec: OptionSpec): Option {
+  const option = new Option(spec.flags, spec.description);
+  if (option.attributeName() !== key)
+    throw new Error(`${path} ${spec.flags}: declared as "${key}", parsed as "${option.attributeName()}"`);
+  if (spec.parse) option.argParser(spec.parse);
+  if (spec.choices) option.choices(spec.choices);
+  if (spec.default !== undefined) option.default(spec.default, spec.defaultDescription);
+  if (spec.preset !== undefined) option.preset(spec.preset);
+  if (spec.required) option.makeOptionMandatory();
+  if (spec.hidden) option.hideHelp();
+  return option;
+}
+
+/** The value typed nearest to the command (it, then its parents), else its default. */
+function nearest(command: Command, key: string): unknown {
+  for (let at: Command | null = command; at; at = at.parent) {
+    const source = at.getOptionValueSource(key);
+    if (source !== undefined && source !== 'default') return at.getOptionValue(key);
+  }
+  return command.getOptionValue(key);
+}
