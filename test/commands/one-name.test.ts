@@ -6,18 +6,14 @@
  */
 import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import { quietIO, runBinary, runInProcess, tempConfigDir } from '../helpers/cli.js';
-import { AMAZON_25, type OperatorEnv, operatorEnv } from '../operator/env.js';
+import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
 
 const configDir = tempConfigDir();
-let op: OperatorEnv;
-beforeAll(async () => {
-  op = await operatorEnv();
-});
-afterAll(async () => {
-  await op.sandbox.close();
+const op = withSandbox({ seed: 7 });
+afterAll(() => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
