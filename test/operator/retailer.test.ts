@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runJson as json, runBinary, runInProcess, startInProcess } from '../helpers/cli.js';
+import { runJson as json, runBinary, runInProcess } from '../helpers/cli.js';
 import { ALWAYS_FAILS, AMAZON_25, MINUTE, withSandbox } from '../helpers/sandbox.js';
 import { tempDirFor } from '../helpers/temp.js';
 
