@@ -12,6 +12,7 @@
  *   });
  */
 import { afterAll, beforeAll } from 'vitest';
+import type { Clock } from '../../src/context.js';
 import {
   type LookupHost,
   type Sandbox,
@@ -176,6 +177,12 @@ export interface SandboxHandle {
    * the work done until now has arrived. Retries due later are not waited for.
    */
   outboundSettled(): Promise<void>;
+  /**
+   * A clock for the CLI that is the sandbox's virtual clock: a sleep moves the sandbox's
+   * time on by as much (running what falls due, such as fulfilment) and returns after a
+   * turn of the event loop, so a wait on the service costs no real time.
+   */
+  clock(): Clock;
 }
 
 /** Starts a sandbox (port 0) in beforeAll and closes it in afterAll. */
@@ -234,6 +241,17 @@ export function withSandbox(options: SandboxOptions = {}): SandboxHandle {
         userId,
         apiKey,
         env: { GIFTCODES_BASE_URL: s.url, GIFTCODES_API_KEY: apiKey, NO_COLOR: '1' },
+      };
+    },
+    clock() {
+      const s = get();
+      return {
+        now: () => s.now(),
+        sleep: async (ms: number) => {
+          // Whole milliseconds: the service's timestamps are integers.
+          s.advanceClock(Math.max(0, Math.ceil(ms)));
+          await new Promise((resolve) => setImmediate(resolve));
+        },
       };
     },
     async outboundSettled() {
