@@ -48,6 +48,7 @@ export interface HttpOverrides {
   onRetry?: (info: RetryInfo) => void;
   budget?: RetryBudget;
   onResponse?: HttpClientOptions['onResponse'];
+  rateLimited?: HttpClientOptions['rateLimited'];
 }
 
 export interface Context {

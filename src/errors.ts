@@ -18,6 +18,28 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
+/**
+ * The exit code of a run that ended without throwing (a bulk run's `outcome`): all done
+ * 0, some items failed 3, stopped early and resumable 4, interrupted 130. An ending
+ * not named here is a service failure (1). `cancelled` is not an ending: it throws
+ * DeclinedError.
+ */
+export function runEndExitCode(end: string): ExitCode {
+  switch (end) {
+    case 'done':
+    case 'dry-run':
+      return ExitCode.ok;
+    case 'failed-items':
+      return ExitCode.failedItems;
+    case 'stopped':
+      return ExitCode.stoppedResumable;
+    case 'interrupted':
+      return ExitCode.interrupted;
+    default:
+      return ExitCode.service;
+  }
+}
+
 export class CliError extends Error {
   readonly exitCode: ExitCode;
   /** Short machine code shown as `error <CODE>: message`. */
@@ -51,21 +73,76 @@ export class MissingInputError extends UsageError {
   }
 }
 
-/** The service answered with an error status. Keeps everything the spec's envelope carries. */
+/** The user answered "no" at a confirmation (`commands/shared/consent.ts`). */
+export const DECLINED_MESSAGE = 'cancelled at the confirmation: nothing was done';
+
+/** The user answered "no": exit 2 (as for any input that stops a command before it acts). */
+export class DeclinedError extends CliError {
+  constructor(message = DECLINED_MESSAGE) {
+    super(message, { exitCode: ExitCode.usage, code: 'CANCELLED' });
+  }
+}
+
+/** A `giftcodes sandbox` flag that does not parse (`sandbox/flags.ts`): a usage error naming the flag. */
+export class SandboxFlagError extends UsageError {
+  constructor(
+    readonly flag: string,
+    message: string,
+  ) {
+    super(`${flag}: ${message}`);
+  }
+}
+
+/** A companion file of a bulk run that is a link, not a regular file, or not the user's own (`bulk/safe-files.ts`). */
+export class UnsafeFileError extends UsageError {}
+
+/** Bad rows of a bulk input file, or an account that cannot buy: all of them at once, nothing bought (2). */
+export class InvalidInputError extends UsageError {
+  constructor(
+    readonly problems: Array<{ row?: number; message: string }>,
+    what: string,
+  ) {
+    super(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${what}; nothing was bought`);
+  }
+}
+
+/** Another run holds the output's lock, or it cannot be judged (`bulk/lock.ts`): nothing was done. Exit 2. */
+export class LockedError extends CliError {
+  constructor(message: string) {
+    super(message, { exitCode: ExitCode.usage, code: 'LOCKED' });
+  }
+}
+
+/** `login` with a key the service refused (401): nothing was saved. Exit 2: the input was wrong. */
+export class RejectedKeyError extends CliError {
+  constructor(message: string) {
+    super(message, { exitCode: ExitCode.usage, code: 'UNAUTHORIZED' });
+  }
+}
+
+/** What the service's error envelope carries (spec section 7), plus the Retry-After of the answer. */
+export interface ApiErrorInit {
+  status: number;
+  code: string;
+  message: string;
+  details?: unknown;
+  requestId?: string;
+  retryAfterMs?: number;
+}
+
+/**
+ * The service answered with an error status. Keeps everything the spec's envelope
+ * carries. The client never throws this base class for an answer it can place: it
+ * throws one of the subclasses below (`apiErrorFrom`), as stripe-node's `generate`
+ * does; the base stays for answers no subclass describes (a 422 with an unknown code,
+ * a 418) and so that `instanceof ApiError`, `.status` and `.code` keep working.
+ */
 export class ApiError extends CliError {
   readonly status: number;
   readonly requestId?: string;
   readonly retryAfterMs?: number;
 
-  constructor(opts: {
-    status: number;
-    code: string;
-    message: string;
-    details?: unknown;
-    requestId?: string;
-    retryAfterMs?: number;
-    exitCode?: ExitCode;
-  }) {
+  constructor(opts: ApiErrorInit & { exitCode?: ExitCode }) {
     super(opts.message, {
       exitCode: opts.exitCode ?? apiExitCode(opts.status, opts.code, opts.message, opts.details),
       code: opts.code,
@@ -75,6 +152,130 @@ export class ApiError extends CliError {
     this.requestId = opts.requestId;
     this.retryAfterMs = opts.retryAfterMs;
   }
+}
+
+/** 401: a missing, invalid or expired API key. Exit 1: nothing will work until the key is fixed. */
+export class AuthenticationError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.service;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: AuthenticationError.exitCode });
+  }
+}
+
+/** 403: the key lacks a scope, or the surface's capability is off (the message carries a hint). Exit 1. */
+export class PermissionError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.service;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: PermissionError.exitCode });
+  }
+}
+
+/**
+ * 403 because the account is suspended: every call is refused until the operator
+ * lifts it (spec section 3, section 5 rule 3). A PermissionError, so code that reads
+ * any 403 keeps reading this one. Exit 1.
+ */
+export class AccountSuspendedError extends PermissionError {}
+
+/** 404: an unknown id, or one owned by another account or surface. Exit 1. */
+export class NotFoundError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.service;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: NotFoundError.exitCode });
+  }
+}
+
+/**
+ * The service rejected the input: a 400 (VALIDATION_ERROR), or a 404 answering a
+ * create that names an unknown product or SKU (`asRejectedInput`). Nothing was done:
+ * exit 2, as for a bad flag.
+ */
+export class ValidationError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.usage;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: ValidationError.exitCode });
+  }
+}
+
+/** 409: an externalRef used on the other surface, or a payment race (retried by the client). Exit 1. */
+export class ConflictError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.service;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: ConflictError.exitCode });
+  }
+}
+
+/**
+ * 422 B2B_LIMIT_EXCEEDED: a tier limit or cap was hit. `details` is
+ * `{limit, limitValue, current?, requested?, window?, tier}` (spec sections 7 and 8),
+ * sent only outside production, so every field is optional. Exit 4: the work can go
+ * on later, or in smaller orders.
+ */
+export class LimitExceededError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.stoppedResumable;
+  /** The limit key (`dailySpendCapUSD`, `maxItemsPerOrder`, ...), when the body names it. */
+  readonly limit?: string;
+  /** The window of a cap (`day`, `month`), when the body gives it. */
+  readonly window?: string;
+  readonly limitValue?: number;
+  readonly current?: number;
+  readonly requested?: number;
+  readonly tier?: string;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: LimitExceededError.exitCode });
+    const d = recordOf(init.details);
+    this.limit = stringField(d.limit);
+    this.window = stringField(d.window);
+    this.limitValue = numberField(d.limitValue);
+    this.current = numberField(d.current);
+    this.requested = numberField(d.requested);
+    this.tier = stringField(d.tier);
+  }
+}
+
+/**
+ * The balance cannot pay: 422 INSUFFICIENT_BALANCE, or a 400 whose balance payment
+ * failed for that reason (`isInsufficientBalanceError`). Exit 4: top up and run again.
+ */
+export class InsufficientBalanceError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.stoppedResumable;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: InsufficientBalanceError.exitCode });
+  }
+}
+
+/** 422 PAYMENT_ERROR: a payment-level failure. Exit 4, like the balance. */
+export class PaymentError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.stoppedResumable;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: PaymentError.exitCode });
+  }
+}
+
+/** 5xx: the service or its upstream failed; a write's outcome is unknown (`writeOutcome`). Exit 1. */
+export class ServerError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.service;
+  constructor(init: ApiErrorInit) {
+    super({ ...init, exitCode: ServerError.exitCode });
+  }
+}
+
+/** 429: the flat body has no code, so the status is what callers match on. Exit 1. */
+export class RateLimitError extends ApiError {
+  static readonly exitCode: ExitCode = ExitCode.service;
+  constructor(opts: { message: string; requestId?: string; retryAfterMs?: number }) {
+    super({ status: 429, code: 'RATE_LIMITED', ...opts, exitCode: RateLimitError.exitCode });
+  }
+}
+
+function recordOf(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+}
+function stringField(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+function numberField(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
 }
 
 /**
@@ -91,48 +292,86 @@ export function isInsufficientBalanceError(
 ): boolean {
   if (code === 'INSUFFICIENT_BALANCE') return true;
   if (status !== 400) return false;
-  const reason =
-    details && typeof details === 'object' ? (details as { reason?: unknown }).reason : undefined;
+  const reason = recordOf(details).reason;
   return /insufficient[\s_-]*(balance|funds)/i.test(`${typeof reason === 'string' ? reason : ''} ${message}`);
 }
 
 /**
- * The exit code a script sees for a service error (README, "Exit codes"):
+ * A 403 for a suspended account, not a missing scope: the service says so in the
+ * message ("Account suspended") and, outside production, in `details.status`.
+ */
+export function isAccountSuspension(message: string | undefined, details: unknown): boolean {
+  return /suspend/i.test(message ?? '') || recordOf(details).status === 'suspended';
+}
+
+type ApiErrorClass = { readonly exitCode: ExitCode } & (new (init: ApiErrorInit) => ApiError);
+
+/**
+ * Which class an error answer is, in the order that matters: the balance and the
+ * limits before the plain 400 and 422 they arrive as. `undefined`: no subclass fits.
+ */
+function apiErrorClass(
+  status: number,
+  code: string,
+  message: string,
+  details: unknown,
+): ApiErrorClass | undefined {
+  if (isInsufficientBalanceError(status, code, message, details)) return InsufficientBalanceError;
+  if (code === 'B2B_LIMIT_EXCEEDED') return LimitExceededError;
+  if (code === 'PAYMENT_ERROR') return PaymentError;
+  if (status === 400) return ValidationError;
+  if (status === 401) return AuthenticationError;
+  if (status === 403) return isAccountSuspension(message, details) ? AccountSuspendedError : PermissionError;
+  if (status === 404) return NotFoundError;
+  if (status === 409) return ConflictError;
+  if (status >= 500) return ServerError;
+  return undefined;
+}
+
+/**
+ * The typed error for an answer with an error status: the one place a status and an
+ * envelope become a class (and with it an exit code). A 429 comes as RateLimitError.
+ */
+export function apiErrorFrom(init: ApiErrorInit): ApiError {
+  if (init.status === 429)
+    return new RateLimitError({
+      message: init.message,
+      requestId: init.requestId,
+      retryAfterMs: init.retryAfterMs,
+    });
+  const Class = apiErrorClass(init.status, init.code, init.message, init.details);
+  return Class ? new Class(init) : new ApiError({ ...init, exitCode: ExitCode.service });
+}
+
+/**
+ * The exit code a script sees for a service error (README, "Exit codes"), which is the
+ * exit code of its class:
  * - 4 when the account stopped the work but it can go on later: a tier limit or cap
  *   (422 B2B_LIMIT_EXCEEDED), insufficient balance, a payment-level failure;
  * - 2 when the service rejected the input (any other 400): nothing was done;
  * - 1 for everything else (auth, not found, conflicts, 5xx, rate limiting).
  */
 export function apiExitCode(status: number, code: string, message: string, details: unknown): ExitCode {
-  if (code === 'B2B_LIMIT_EXCEEDED' || code === 'PAYMENT_ERROR') return ExitCode.stoppedResumable;
-  if (isInsufficientBalanceError(status, code, message, details)) return ExitCode.stoppedResumable;
-  if (status === 400) return ExitCode.usage;
-  return ExitCode.service;
+  if (status === 429) return RateLimitError.exitCode;
+  return apiErrorClass(status, code, message, details)?.exitCode ?? ExitCode.service;
 }
 
 /**
  * A 404 answering a create (`POST /b2b/orders`, `POST /retailer/v1/checkouts`) names
- * something in the request body, an unknown product or SKU: the input was rejected,
- * exit 2 as for any 400 and as `order bulk` and `catalog show` say for the same id.
+ * something in the request body, an unknown product or SKU: the input was rejected
+ * (ValidationError, exit 2), as for any 400 and as `order bulk` and `catalog show` say
+ * for the same id. The status stays 404.
  */
 export function asRejectedInput(error: unknown): unknown {
   if (!(error instanceof ApiError) || error.status !== 404) return error;
-  return new ApiError({
+  return new ValidationError({
     status: error.status,
     code: error.code,
     message: error.message,
     details: error.details,
     requestId: error.requestId,
     retryAfterMs: error.retryAfterMs,
-    exitCode: ExitCode.usage,
   });
-}
-
-/** 429: the flat body has no code, so the status is what callers match on. */
-export class RateLimitError extends ApiError {
-  constructor(opts: { message: string; requestId?: string; retryAfterMs?: number }) {
-    super({ status: 429, code: 'RATE_LIMITED', ...opts });
-  }
 }
 
 /** The connection failed, was reset, or timed out: the outcome of a write is unknown. */
@@ -149,7 +388,6 @@ export class NetworkError extends CliError {
   }
 }
 
-/** A body that is not JSON, or not the shape the spec describes. */
 /**
  * A response nested deeper than any real one (a hostile or broken server): refused
  * before code that walks it recursively (masking, JSON output) runs out of stack.
@@ -163,6 +401,7 @@ export class ResponseTooDeepError extends CliError {
   }
 }
 
+/** A body that is not JSON, or not the shape the spec describes. */
 export class UnexpectedResponseError extends CliError {
   readonly status: number;
   readonly requestId?: string;
@@ -213,6 +452,19 @@ export class ResponseTooLargeError extends UnexpectedResponseError {
 export class StoppedError extends CliError {
   constructor(message: string, code = 'STOPPED', details?: unknown) {
     super(message, { exitCode: ExitCode.stoppedResumable, code, details });
+  }
+}
+
+/**
+ * A `--wait` ran out of time (`--wait-timeout`): exit 4, resumable. Carries the record
+ * as it was last read, which --json still prints (`commands/shared/wait.ts`).
+ */
+export class WaitTimeoutError extends StoppedError {
+  /** The raw API object of the last read. */
+  readonly lastRaw: unknown;
+  constructor(message: string, lastRaw: unknown) {
+    super(message, 'WAIT_TIMEOUT');
+    this.lastRaw = lastRaw;
   }
 }
 

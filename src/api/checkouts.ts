@@ -8,6 +8,7 @@ import {
   CreatePaymentResponse,
 } from '../schemas/orders.js';
 import type { HttpClient } from './http.js';
+import { parseResponse } from './parse.js';
 import { ORDER_WRAPPERS, unwrapObject } from './shapes.js';
 
 const BASE = '/retailer/v1/checkouts';
@@ -49,15 +50,5 @@ export function payCheckout(
 function parseCheckout(raw: unknown, status: number, requestId?: string) {
   const found = unwrapObject(raw, 'checkoutId', ORDER_WRAPPERS);
   if (!found.ok) throw new UnexpectedResponseError(status, `checkout: ${found.reason}`, undefined, requestId);
-  const parsed = Checkout.safeParse(found.value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UnexpectedResponseError(
-      status,
-      `checkout ${issue?.path.join('.')}: ${issue?.message}`,
-      parsed.error.issues,
-      requestId,
-    );
-  }
-  return parsed.data;
+  return parseResponse(Checkout, found.value, { status, requestId }, { subject: 'checkout' });
 }

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/resolve.js';
 import {
   ApiError,
+  apiErrorFrom,
   InterruptedError,
   NetworkError,
   RateLimitError,
@@ -19,6 +20,7 @@ import {
 import { maskSecret } from '../io/format.js';
 import { redactUrls } from '../io/redact-url.js';
 import { ErrorEnvelope, RateLimitBody } from '../schemas/errors.js';
+import { parseResponse } from './parse.js';
 import {
   DEFAULT_RETRY_BUDGET,
   DEFAULT_RETRY_POLICY,
@@ -65,6 +67,15 @@ export interface HttpClientOptions {
    * and resolves them on the next run.
    */
   stopWhenBudgetSpent?: boolean;
+  /**
+   * What a 429 whose Retry-After asks for a wait does. `wait` (the default): the client
+   * sleeps it out (up to the policy's `maxRetryAfterMs`) and repeats the request.
+   * `return`: the RateLimitError comes back to the caller at once, for a caller that
+   * paces itself (the bulk engine re-queues the order and lowers its pace: a worker
+   * asleep on a Retry-After would hold a concurrency slot). A 429 without a Retry-After
+   * is retried on the policy's 429 schedule either way.
+   */
+  rateLimited?: 'wait' | 'return';
   /** Connections kept to the service; bulk runs raise it to their concurrency. */
   connections?: number;
   /** Sees every answer's status and headers, errors included (doctor reads `Date`). */
@@ -127,7 +138,9 @@ export class HttpClient {
   }
 
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
-    const policy = this.options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    const configured = this.options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    // `return`: no Retry-After is short enough to wait for (decideRetry's own rule).
+    const policy = this.options.rateLimited === 'return' ? { ...configured, maxRetryAfterMs: 0 } : configured;
     const random = this.options.random ?? Math.random;
     const traits: RequestTraits = { method: opts.method, ...opts.traits };
     for (let attempt = 0; ; attempt++) {
@@ -303,18 +316,7 @@ export class HttpClient {
     if (status >= 400)
       throw this.toError(status, body, requestId, firstHeader(responseHeaders['retry-after']));
     if (!opts.schema) return { data: body as T, raw: body, status, requestId };
-    const parsed = opts.schema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? issue.path.join('.') : 'body';
-      throw new UnexpectedResponseError(
-        status,
-        `${where}: ${issue?.message ?? 'invalid'}`,
-        parsed.error.issues,
-        requestId,
-      );
-    }
-    return { data: parsed.data, raw: body, status, requestId };
+    return { data: parseResponse(opts.schema, body, { status, requestId }), raw: body, status, requestId };
   }
 
   /**
@@ -368,7 +370,7 @@ export class HttpClient {
       );
     }
     const { code, message, details } = envelope.data.error;
-    return new ApiError({ status, code, message, details, requestId, retryAfterMs });
+    return apiErrorFrom({ status, code, message, details, requestId, retryAfterMs });
   }
 
   private origin(): string {

@@ -3,6 +3,7 @@ import { UnexpectedResponseError } from '../errors.js';
 import type { ListQuery } from '../schemas/common.js';
 import { type CreateOrderRequest, Order, OrderSummary } from '../schemas/orders.js';
 import type { HttpClient } from './http.js';
+import { parseResponse } from './parse.js';
 import { ORDER_LIST_KEYS, ORDER_WRAPPERS, unwrapList, unwrapObject } from './shapes.js';
 
 /**
@@ -29,17 +30,9 @@ export async function listOrders(http: HttpClient, query: OrderListQuery) {
   const list = unwrapList(res.raw, ORDER_LIST_KEYS);
   if (!list.ok)
     throw new UnexpectedResponseError(res.status, `order list: ${list.reason}`, undefined, res.requestId);
-  const orders = list.value.map((entry, i) => {
-    const parsed = OrderSummary.safeParse(entry);
-    if (!parsed.success) {
-      throw new UnexpectedResponseError(
-        res.status,
-        `order list entry ${i} has no checkoutId`,
-        parsed.error.issues,
-      );
-    }
-    return parsed.data;
-  });
+  const orders = list.value.map((entry, i) =>
+    parseResponse(OrderSummary, entry, res, { message: `order list entry ${i} has no checkoutId` }),
+  );
   const pagination = (res.raw as { pagination?: { hasMore?: boolean; total?: number } } | undefined)
     ?.pagination;
   return { ...res, data: { orders, pagination } };
@@ -48,15 +41,5 @@ export async function listOrders(http: HttpClient, query: OrderListQuery) {
 function parseOrder(raw: unknown, status: number, requestId?: string) {
   const found = unwrapObject(raw, 'checkoutId', ORDER_WRAPPERS);
   if (!found.ok) throw new UnexpectedResponseError(status, `order: ${found.reason}`, undefined, requestId);
-  const parsed = Order.safeParse(found.value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new UnexpectedResponseError(
-      status,
-      `order ${issue?.path.join('.')}: ${issue?.message}`,
-      parsed.error.issues,
-      requestId,
-    );
-  }
-  return parsed.data;
+  return parseResponse(Order, found.value, { status, requestId }, { subject: 'order' });
 }

@@ -2,6 +2,7 @@
 import { UnexpectedResponseError } from '../errors.js';
 import { PAYMENT_METHOD_LIST_KEYS, PaymentMethod } from '../schemas/payments.js';
 import type { HttpClient } from './http.js';
+import { parseResponse } from './parse.js';
 import { unwrapList } from './shapes.js';
 
 export async function listPaymentMethods(http: HttpClient) {
@@ -15,17 +16,8 @@ export async function listPaymentMethods(http: HttpClient) {
       res.requestId,
     );
   }
-  const methods = list.value.map((entry, i) => {
-    const parsed = PaymentMethod.safeParse(entry);
-    if (!parsed.success) {
-      throw new UnexpectedResponseError(
-        res.status,
-        `payment method ${i} has no string "id"`,
-        parsed.error.issues,
-        res.requestId,
-      );
-    }
-    return parsed.data;
-  });
+  const methods = list.value.map((entry, i) =>
+    parseResponse(PaymentMethod, entry, res, { message: `payment method ${i} has no string "id"` }),
+  );
   return { ...res, data: methods };
 }

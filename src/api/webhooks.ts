@@ -6,6 +6,7 @@
 import { isApiError, UnexpectedResponseError } from '../errors.js';
 import { DeliveryLog, type DeliveryLogEntry, WebhookConfig, WebhookTestResult } from '../schemas/webhooks.js';
 import type { ApiResponse, HttpClient } from './http.js';
+import { parseResponse } from './parse.js';
 import { isRecord } from './shapes.js';
 
 const BASE = '/retailer/v1/webhook';
@@ -24,16 +25,9 @@ function findRecord(body: unknown, key: string): Record<string, unknown> | undef
 
 function parseConfig(res: ApiResponse<unknown>, what: string): WebhookConfig {
   const record = findRecord(res.raw, 'url');
-  const parsed = WebhookConfig.safeParse(record);
-  if (!parsed.success) {
-    throw new UnexpectedResponseError(
-      res.status,
-      `${what}: expected a webhook configuration with "url"`,
-      parsed.error.issues,
-      res.requestId,
-    );
-  }
-  return parsed.data;
+  return parseResponse(WebhookConfig, record, res, {
+    message: `${what}: expected a webhook configuration with "url"`,
+  });
 }
 
 /** The endpoint, or null when none is set (a 404, or a null/empty body: the form is not shown). */

@@ -15,7 +15,8 @@
 import { readFile } from 'node:fs/promises';
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
-import { findByRef, journalPathFor } from '../bulk/engine.js';
+import { findByRef } from '../bulk/discovery.js';
+import { journalCopyPathFor, journalPathFor } from '../bulk/engine.js';
 import {
   effectiveOrders,
   type JournalState,
@@ -56,24 +57,35 @@ export interface LocateOptions {
   /** The journal, when it is not beside the codes file. */
   journal?: string;
   batch?: string;
+  /**
+   * Where `order bulk` keeps the copy of each batch's journal, and the account's
+   * fingerprint: with the codes file's journal gone, the copy names the batch's orders
+   * without paging the account's history.
+   */
+  copies?: { stateDir: string; account?: string };
 }
 
 const JOURNAL_SUFFIX = '.journal';
 
-/** `gc-<batch>-<place>-<hash>` and re-split parts `.<k><hash4>`, for exactly this batch. */
+/**
+ * `gc-<batch>-<place>-<hash>` and re-split parts `.<k><hash4>`, and the batch's anchor
+ * `gc-<batch>-anchor` (its first unit, see src/bulk/refs.ts), for exactly this batch.
+ */
 export function batchRefPattern(batch: string): RegExp {
   const escaped = batch.replace(/[-]/g, '\\-');
-  return new RegExp(`^gc-${escaped}-\\d{5}-[0-9a-f]{10}(\\.\\d+[0-9a-f]{4})*$`);
+  return new RegExp(`^gc-${escaped}-(anchor|\\d{5}-[0-9a-f]{10}(\\.\\d+[0-9a-f]{4})*)$`);
 }
 
 /** The batch id inside a ref made by src/bulk/refs.ts, if it is one. */
 export function batchOfRef(ref: string): string | undefined {
-  const match = /^gc-([A-Za-z0-9_-]{1,64})-\d{5}-[0-9a-f]{10}(\.\d+[0-9a-f]{4})*$/.exec(ref);
+  const match = /^gc-([A-Za-z0-9_-]{1,64})-(anchor|\d{5}-[0-9a-f]{10}(\.\d+[0-9a-f]{4})*)$/.exec(ref);
   return match?.[1];
 }
 
-/** Plan order of refs found on the account: place, then part numbers. */
+/** Plan order of refs found on the account: the anchor, then place, then part numbers. */
 export function compareRefs(a: string, b: string): number {
+  const anchorA = a.endsWith('-anchor');
+  if (anchorA !== b.endsWith('-anchor')) return anchorA ? -1 : 1;
   const key = (ref: string) => (/-(\d{5})-[0-9a-f]{10}((?:\.\d+[0-9a-f]{4})*)$/.exec(ref) ?? []) as string[];
   const [, pa = '', sa = ''] = key(a);
   const [, pb = '', sb = ''] = key(b);
@@ -164,11 +176,34 @@ export async function locateBatch(
         );
       batch = [...batches][0] as string;
     }
+    const copied = await fromCopy(http, opts, batch, notice);
+    if (copied) return { ...copied, file };
     notice(`no journal beside ${file}: looking for the orders of batch ${batch} on the account`);
     return { batch, file, source: 'account', orders: await fromAccount(http, batch) };
   }
   const batch = opts.batch as string;
-  return { batch, source: 'account', orders: await fromAccount(http, batch) };
+  return (
+    (await fromCopy(http, opts, batch, notice)) ?? {
+      batch,
+      source: 'account',
+      orders: await fromAccount(http, batch),
+    }
+  );
+}
+
+/** The batch from the copy of its journal in the state directory, when there is one for this account. */
+async function fromCopy(
+  http: HttpClient,
+  opts: LocateOptions,
+  batch: string,
+  notice: (line: string) => void,
+): Promise<BatchTarget | undefined> {
+  if (!opts.copies) return undefined;
+  const journalPath = journalCopyPathFor(opts.copies.stateDir, opts.copies.account, batch);
+  const journal = await readJournal(journalPath);
+  if (journal?.batch?.batch !== batch) return undefined;
+  notice(`using the copy of batch ${batch}'s journal (${journalPath})`);
+  return { batch, journalPath, journal, source: 'journal', orders: await fromJournal(http, journal) };
 }
 
 /**

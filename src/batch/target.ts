@@ -1,8 +1,21 @@
-/** Where a batch's refund log lives: beside its codes file, or in the config directory for `--batch ID` alone. */
+/** Where a batch's files live: its refund log, and the copy of its journal. */
 import { dirname, join } from 'node:path';
+import type { HttpClient } from '../api/http.js';
+import { accountFingerprint } from '../bulk/engine.js';
+import { stateDir } from '../config/state-dir.js';
 import type { Context } from '../context.js';
 import { refundLogPathFor } from './refund-log.js';
 
+/** Where `order bulk` kept the copies of this account's batch journals (see locate.ts). */
+export async function journalCopies(
+  ctx: Context,
+  http: HttpClient,
+): Promise<{ stateDir: string; account?: string }> {
+  const account = accountFingerprint(http.baseUrl, (await ctx.settings()).apiKey);
+  return { stateDir: stateDir(ctx.env), ...(account ? { account } : {}) };
+}
+
+/** The refund log: beside its codes file, or in the config directory for `--batch ID` alone. */
 export async function refundLogPath(ctx: Context, target: { batch: string; file?: string }): Promise<string> {
   if (target.file) return refundLogPathFor(target.file);
   const store = await ctx.config();

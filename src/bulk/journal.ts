@@ -16,10 +16,21 @@ import { createExclusive, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 import type { PlannedLine, PlannedOrder } from './types.js';
 
-export const JOURNAL_VERSION = 1;
+/** 2: plans begin with the batch's anchor order (`anchor` in the batch record). */
+export const JOURNAL_VERSION = 2;
 
 export type JournalRecord =
-  | { t: 'batch'; v: number; batch: string; input: string; seal: boolean; at: number; account?: string }
+  | {
+      t: 'batch';
+      v: number;
+      batch: string;
+      input: string;
+      seal: boolean;
+      at: number;
+      account?: string;
+      /** The anchor's ref: no other order is sent before it exists (absent in version 1). */
+      anchor?: string;
+    }
   | { t: 'order'; ref: string; lines: PlannedLine[] }
   | { t: 'planned'; orders: number }
   | { t: 'submit'; ref: string; at: number }
@@ -264,13 +275,19 @@ export async function journalExists(path: string): Promise<boolean> {
   }
 }
 
-/** Appends with group commit: every append resolves only once its bytes are fsync'd. */
+export type OpenMode = 'create' | 'truncate' | 'append';
+
+/**
+ * Appends with group commit: every append resolves only once its bytes are fsync'd
+ * in every copy (the journal beside --out and, when given, its copy in the state
+ * directory), so nothing is acted on that one copy lacks.
+ */
 export class JournalWriter {
   private queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
   private flushing: Promise<void> | undefined;
 
   private constructor(
-    private readonly handle: FileHandle,
+    private readonly handles: FileHandle[],
     readonly path: string,
   ) {}
 
@@ -278,11 +295,27 @@ export class JournalWriter {
    * `create` starts a journal where none exists, `truncate` rewrites the user's own
    * torn one (a fresh plan), `append` resumes. None of them follows a link.
    */
-  static async open(path: string, mode: 'create' | 'truncate' | 'append'): Promise<JournalWriter> {
-    const handle = mode === 'create' ? await createExclusive(path) : await openOwn(path, mode);
-    await handle.chmod(0o600);
-    fsyncDir(path);
-    return new JournalWriter(handle, path);
+  static async open(
+    path: string,
+    mode: OpenMode,
+    copy?: { path: string; mode: OpenMode },
+  ): Promise<JournalWriter> {
+    const handles: FileHandle[] = [];
+    try {
+      for (const target of copy ? [{ path, mode }, copy] : [{ path, mode }]) {
+        const handle =
+          target.mode === 'create'
+            ? await createExclusive(target.path)
+            : await openOwn(target.path, target.mode);
+        handles.push(handle);
+        await handle.chmod(0o600);
+        fsyncDir(target.path);
+      }
+    } catch (error) {
+      await Promise.all(handles.map((h) => h.close()));
+      throw error;
+    }
+    return new JournalWriter(handles, path);
   }
 
   append(record: JournalRecord): Promise<void> {
@@ -301,8 +334,13 @@ export class JournalWriter {
     while (this.queue.length) {
       const batch = this.queue.splice(0);
       try {
-        await this.handle.write(batch.map((b) => b.line).join(''));
-        await this.handle.sync();
+        const text = batch.map((b) => b.line).join('');
+        await Promise.all(
+          this.handles.map(async (handle) => {
+            await handle.write(text);
+            await handle.sync();
+          }),
+        );
         for (const b of batch) b.resolve();
       } catch (error) {
         for (const b of batch) b.reject(error);
@@ -313,6 +351,40 @@ export class JournalWriter {
 
   async close(): Promise<void> {
     await this.flushing;
-    await this.handle.close();
+    await Promise.all(this.handles.map((h) => h.close()));
+  }
+}
+
+/**
+ * Makes `to` a byte-for-byte copy of the journal at `from` (a new file, or the
+ * user's own rewritten in place), fsync'd, so both copies continue from the same
+ * records. Streams: a large journal is never one buffer.
+ */
+export async function copyJournal(from: string, to: string): Promise<void> {
+  const source = await openOwn(from, 'read');
+  let target: FileHandle | undefined;
+  try {
+    target = (await journalExists(to)) ? await openOwn(to, 'truncate') : await createExclusive(to);
+    await target.chmod(0o600);
+    const buffer = Buffer.allocUnsafe(256 * 1024);
+    for (;;) {
+      const { bytesRead } = await source.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      await target.write(buffer, 0, bytesRead);
+    }
+    await target.sync();
+  } finally {
+    await source.close();
+    await target?.close();
+  }
+  fsyncDir(to);
+}
+
+/** Size in bytes of the file at `path`, or -1 when there is none. */
+export async function journalSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return -1;
   }
 }

@@ -23,7 +23,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants, readFileSync, unlinkSync } from 'node:fs';
 import { link, open, rm, unlink } from 'node:fs/promises';
 import { hostname, uptime } from 'node:os';
-import { CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
+import { InterruptedError, LockedError, UsageError } from '../errors.js';
 import { formatDuration } from '../io/format.js';
 
 export interface LockRecord {
@@ -40,13 +40,6 @@ export type LockState =
   | { kind: 'free' }
   | { kind: 'held'; record: LockRecord; id: string }
   | { kind: 'corrupt'; reason: string };
-
-/** Another run holds the lock (or it cannot be judged): nothing was done. Exit 2. */
-export class LockedError extends CliError {
-  constructor(message: string) {
-    super(message, { exitCode: ExitCode.usage, code: 'LOCKED' });
-  }
-}
 
 /** Who this process is, and how it judges another's liveness; injectable for tests. */
 export interface LockEnv {

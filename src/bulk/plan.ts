@@ -10,7 +10,7 @@ import { toUsd } from '../money.js';
 import type { Account } from '../schemas/account.js';
 import type { Product } from '../schemas/catalog.js';
 import type { Rates } from '../schemas/rates.js';
-import { childRef, orderRef } from './refs.js';
+import { anchorRef, childRef, orderRef } from './refs.js';
 import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from './types.js';
 
 /**
@@ -128,24 +128,64 @@ export function planInto(
   limits: PlanLimits,
   batch: string,
   emit: (order: PlannedOrder) => void,
+  options: { anchor?: boolean } = {},
 ): void {
   let index = 0;
+  let anchored = !options.anchor;
   const packer = new Packer(limits, (lines) => emit({ ref: orderRef(batch, index++, lines), lines }));
   for (const r of rows) {
-    const product = products.get(r.productId);
-    if (!product) throw new Error(`row ${r.row}: product ${r.productId} vanished after validation`);
-    packer.add({
-      row: r.row,
-      productId: r.productId,
-      skuId: r.skuId,
-      amount: r.amount,
-      quantity: r.quantity,
-      firstUnit: 1,
-      unitUsd: unitUsd(r.amount, product, rates),
-      ...(r.requiredFields ? { requiredFields: r.requiredFields } : {}),
-    });
+    const source = lineSource(r, products, rates);
+    if (!anchored) {
+      // The anchor: the first unit of the first row, alone (see anchorRef).
+      anchored = true;
+      const { quantity: _all, ...unit } = source;
+      emit({ ref: anchorRef(batch), lines: [{ ...unit, quantity: 1, firstUnit: 1 }] });
+      if (source.quantity > 1) packer.add({ ...source, quantity: source.quantity - 1, firstUnit: 2 });
+      continue;
+    }
+    packer.add(source);
   }
   packer.end();
+}
+
+function lineSource(r: InputRow, products: Map<string, Product>, rates: Rates): LineSource {
+  const product = products.get(r.productId);
+  if (!product) throw new Error(`row ${r.row}: product ${r.productId} vanished after validation`);
+  return {
+    row: r.row,
+    productId: r.productId,
+    skuId: r.skuId,
+    amount: r.amount,
+    quantity: r.quantity,
+    firstUnit: 1,
+    unitUsd: unitUsd(r.amount, product, rates),
+    ...(r.requiredFields ? { requiredFields: r.requiredFields } : {}),
+  };
+}
+
+/**
+ * The ref the first order of this file had before batches began with an anchor
+ * (plans without one, journal version 1): a run that finds no anchor also looks this
+ * one up, so a batch bought by an earlier version whose journal was lost is not
+ * taken for a new one (when the limits are still those it was planned under).
+ */
+export function legacyFirstRef(
+  rows: Iterable<InputRow>,
+  products: Map<string, Product>,
+  rates: Rates,
+  limits: PlanLimits,
+  batch: string,
+): string | undefined {
+  let first: PlannedLine[] | undefined;
+  const packer = new Packer(limits, (lines) => {
+    first ??= lines;
+  });
+  for (const r of rows) {
+    packer.add(lineSource(r, products, rates));
+    if (first) break;
+  }
+  packer.end();
+  return first ? orderRef(batch, 0, first) : undefined;
 }
 
 export function planOrders(

@@ -42,6 +42,16 @@ export function orderRef(batch: string, index: number, lines: PlannedLine[]): st
   return capLength(`gc-${batch}-${String(index + 1).padStart(5, '0')}-${contentHash(lines)}`);
 }
 
+/**
+ * The batch's anchor: one unit of row 1, bought alone and first. Its ref depends on
+ * the batch id only (never on limits, rates or packing), so one exact look-up tells
+ * whether this batch ever bought anything: no other order of a batch is sent before
+ * its anchor exists on the account (see ARCHITECTURE.md, "A first run").
+ */
+export function anchorRef(batch: string): string {
+  return `gc-${batch}-anchor`;
+}
+
 /** The k-th part (0-based) of a re-split order: never sent before, so a safe new ref. */
 export function childRef(parent: string, k: number, lines: PlannedLine[]): string {
   return capLength(`${parent}.${k + 1}${contentHash(lines).slice(0, 4)}`);

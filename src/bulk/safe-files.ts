@@ -10,11 +10,8 @@
  *   again with fstat on the very descriptor that will be written.
  */
 import { constants } from 'node:fs';
-import { type FileHandle, lstat, open } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
-
-/** A companion file that is a link, not a regular file, or not the user's own. */
-export class UnsafeFileError extends UsageError {}
+import { chmod, type FileHandle, lstat, mkdir, open } from 'node:fs/promises';
+import { UnsafeFileError } from '../errors.js';
 
 // Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -113,4 +110,26 @@ export async function openOwn(
     throw error;
   }
   return handle;
+}
+
+/**
+ * A directory only the user can enter (0700), created if missing: the state
+ * directory that holds journal copies. An existing one that is a link or another
+ * user's is refused; one the user made wider is narrowed.
+ */
+export async function ensurePrivateDir(path: string, uid = currentUid()): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  const info = await lstat(path);
+  const problem = info.isSymbolicLink()
+    ? 'is a symbolic link'
+    : !info.isDirectory()
+      ? 'is not a directory'
+      : uid !== undefined && info.uid !== uid
+        ? `is owned by another user (uid ${info.uid})`
+        : undefined;
+  if (problem)
+    throw new UnsafeFileError(
+      `${path} ${problem}: refusing to keep the journal's copy there (nothing was bought); set GIFTCODES_STATE_DIR to a folder of your own`,
+    );
+  if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) await chmod(path, 0o700);
 }

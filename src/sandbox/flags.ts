@@ -12,19 +12,10 @@
  * also works, saving the quotes) or "*". KIND is error_before, error_after, delay_after,
  * reset_after or rate_limit.
  */
+import { SandboxFlagError } from '../errors.js';
 import { TIERS } from './choices.js';
 import { FAULT_KINDS, type FaultConfigInput, type FaultKind, normalizeRouteKey } from './faults.js';
 import type { SandboxOptions } from './index.js';
-
-export class SandboxFlagError extends Error {
-  constructor(
-    readonly flag: string,
-    message: string,
-  ) {
-    super(`${flag}: ${message}`);
-    this.name = 'SandboxFlagError';
-  }
-}
 
 type Many = string | readonly string[] | undefined;
 

@@ -37,10 +37,11 @@ import { Store } from './state.js';
 import { defaultSender, type WebhookSender } from './webhook-delivery.js';
 import { defaultLookupHost, type LookupHost } from './webhook-url.js';
 
+export { SandboxFlagError } from '../errors.js';
 export { ENDPOINT_SCOPES } from './auth.js';
 export type { Core, SandboxTuning } from './context.js';
 export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema } from './faults.js';
-export { parseSandboxFlags, SANDBOX_FLAGS, SandboxFlagError, type SandboxFlags } from './flags.js';
+export { parseSandboxFlags, SANDBOX_FLAGS, type SandboxFlags } from './flags.js';
 export { isLoopbackHostname } from './loopback.js';
 export { type OutboundRequest, signatureHeader, type WebhookSender } from './webhook-delivery.js';
 export type { LookupHost } from './webhook-url.js';

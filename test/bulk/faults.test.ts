@@ -182,7 +182,8 @@ describe('bulk run against the sandbox', () => {
     const res = await bulk(acc.env, [input, '--out', out, '--concurrency', '2', ...extra]);
     expect(res.code, res.stderr).toBe(0);
     const proof = await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
-    expect(proof.orders.length).toBe(5);
+    // Five orders of two rows, and the anchor (the first unit of row 1, bought alone first).
+    expect(proof.orders.length).toBe(6);
   });
 
   it('an order that stays unknown after every retry is resolved by the next run', async () => {
@@ -272,13 +273,14 @@ describe('bulk run against the sandbox', () => {
     expect(first.code, first.stderr).toBe(4);
     expect(first.stderr).toMatch(/--wait-timeout ended the wait/);
     const partial = await proveExactlyOnce(sb, acc.userId, out, { complete: false });
-    expect(partial.charges.length).toBe(1);
+    // The anchor (one unit of row 1) and the order of the other 399 units.
+    expect(partial.charges.length).toBe(2);
     await sb.operator.advanceClock(60_000);
     const second = await bulk(acc.env, [input, '--out', out]);
     expect(second.code, second.stderr).toBe(0);
     const done = await proveExactlyOnce(sb, acc.userId, out, { complete: true });
     expect(done.rows.length).toBe(400);
-    expect(done.charges.length).toBe(1);
+    expect(done.charges.length).toBe(2);
   });
 
   it('the onInsufficientBalance hook can top up and resume in the same run', async () => {

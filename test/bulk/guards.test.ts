@@ -9,8 +9,18 @@ import { describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/bulk/journal.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { type Handler, json, startServer } from '../helpers/server.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+import { json, startServer } from '../helpers/server.js';
+import {
+  account,
+  bulkProxyRoutes,
+  FAST,
+  forwardTo,
+  mixedRows,
+  proveExactlyOnce,
+  tempDir,
+  unitsOf,
+  writeCsv,
+} from './support.js';
 
 const sb = withSandbox({ seed: 23 });
 
@@ -183,33 +193,11 @@ describe('order bulk: an unexpected 400 or 409 on submit', () => {
       // A loopback service in front of the sandbox that refuses every order until told
       // otherwise (the journal is tied to the base URL, so the re-run goes through it too).
       let refuse = true;
-      const forward: Handler = async (req, res) => {
-        const query = req.query.toString();
-        const upstream = await fetch(`${sb.url}${req.path}${query ? `?${query}` : ''}`, {
-          method: req.method,
-          headers: {
-            'x-api-key': String(req.headers['x-api-key'] ?? ''),
-            'content-type': 'application/json',
-          },
-          ...(req.method === 'POST' ? { body: req.body } : {}),
-        });
-        res.writeHead(upstream.status, { 'content-type': 'application/json' });
-        res.end(await upstream.text());
-      };
-      const routes: Record<string, Handler> = {
-        'GET /b2b/products': forward,
-        'GET /b2b/account': forward,
-        'GET /b2b/rates': forward,
-        'GET /b2b/balance': forward,
-        'GET /b2b/orders': forward,
-        'POST /b2b/orders': (req, res, ctx) =>
-          refuse ? json(res, status, { error: { code, message } }) : forward(req, res, ctx),
-      };
-      // Reading an order back (`GET /b2b/orders/<checkoutId>`) goes through as well.
+      const forward = forwardTo(sb.url);
       const server = await startServer(
-        new Proxy(routes, {
-          get: (table, key: string) =>
-            table[key] ?? (key.startsWith('GET /b2b/orders/') ? forward : undefined),
+        bulkProxyRoutes(sb.url, {
+          'POST /b2b/orders': (req, res, ctx) =>
+            refuse ? json(res, status, { error: { code, message } }) : forward(req, res, ctx),
         }),
       );
       const env = { ...acc.env, GIFTCODES_BASE_URL: server.url };

@@ -16,13 +16,13 @@ import {
   isStale,
   type LockDeps,
   type LockEnv,
-  LockedError,
   type LockRecord,
   lockPathFor,
   lockWarning,
   readLock,
   takeOver,
 } from '../../src/bulk/lock.js';
+import { LockedError } from '../../src/errors.js';
 import { BIN, cleanEnv, runBinary } from '../helpers/cli.js';
 import { type GateProxy, startGateProxy } from '../helpers/gate-proxy.js';
 import { withSandbox } from '../helpers/sandbox.js';

@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/journal.js';
 import { OUTPUT_COLUMNS } from '../../src/bulk/types.js';
 import type { SandboxHandle } from '../helpers/sandbox.js';
+import type { Handler } from '../helpers/server.js';
 import { tempDirFor } from '../helpers/temp.js';
 
 export const FAST = ['--retry-delay', '20', '--poll-interval', '30', '--retry-attempts', '4'];
@@ -140,4 +141,41 @@ export async function proveExactlyOnce(
 export function unitsOf(lines: string[]): Map<number, number> {
   const records = parse(lines.join('\n'), { columns: true }) as Array<{ quantity: string }>;
   return new Map(records.map((r, i) => [i + 1, Number(r.quantity || 1)]));
+}
+
+/** A handler that passes a request on to the sandbox at `sandboxUrl` and its answer back. */
+export function forwardTo(sandboxUrl: string): Handler {
+  return async (req, res) => {
+    const query = req.query.toString();
+    const upstream = await fetch(`${sandboxUrl}${req.path}${query ? `?${query}` : ''}`, {
+      method: req.method,
+      headers: { 'x-api-key': String(req.headers['x-api-key'] ?? ''), 'content-type': 'application/json' },
+      ...(req.method === 'POST' ? { body: req.body } : {}),
+    });
+    res.writeHead(upstream.status, { 'content-type': 'application/json' });
+    res.end(await upstream.text());
+  };
+}
+
+/**
+ * Routes for a loopback service in front of the sandbox: every call a bulk run makes
+ * is forwarded (reading an order back, `GET /b2b/orders/<checkoutId>`, too), but for
+ * `overrides`.
+ */
+export function bulkProxyRoutes(
+  sandboxUrl: string,
+  overrides: Record<string, Handler>,
+): Record<string, Handler> {
+  const forward = forwardTo(sandboxUrl);
+  const routes: Record<string, Handler> = {
+    'GET /b2b/products': forward,
+    'GET /b2b/account': forward,
+    'GET /b2b/rates': forward,
+    'GET /b2b/balance': forward,
+    'GET /b2b/orders': forward,
+    ...overrides,
+  };
+  return new Proxy(routes, {
+    get: (table, key: string) => table[key] ?? (key.startsWith('GET /b2b/orders/') ? forward : undefined),
+  });
 }

@@ -104,6 +104,8 @@ export interface OperatorClient {
   }): Promise<{ userId: string; apiKey: string }>;
   createKey(userId: string, scopes?: string[] | null): Promise<HttpResult>;
   patchAccount(userId: string, patch: Record<string, unknown>): Promise<HttpResult>;
+  /** Gives the account `orders` earlier (completed) orders: a long history. */
+  addHistory(userId: string, orders: number): Promise<Json>;
   advanceClock(advanceMs: number): Promise<number>;
   setFaults(config: Record<string, unknown>): Promise<HttpResult>;
   ledger(userId: string): Promise<{
@@ -141,6 +143,7 @@ export function operatorClient(baseUrl: string): OperatorClient {
     createKey: (userId, scopes) =>
       op('POST', `/_sandbox/accounts/${userId}/keys`, scopes === undefined ? {} : { scopes }),
     patchAccount: (userId, patch) => op('PATCH', `/_sandbox/accounts/${userId}`, patch),
+    addHistory: (userId, orders) => must(op('POST', `/_sandbox/accounts/${userId}/history`, { orders })),
     advanceClock: async (advanceMs) => (await must(op('POST', '/_sandbox/clock', { advanceMs }))).now,
     setFaults: (config) => op('PUT', '/_sandbox/faults', config),
     ledger: (userId) => must(op('GET', `/_sandbox/ledger?userId=${encodeURIComponent(userId)}`)),

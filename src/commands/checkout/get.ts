@@ -1,7 +1,7 @@
 import { getCheckout } from '../../api/checkouts.js';
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
-import { ExitCode, InterruptedError } from '../../errors.js';
+import { ExitCode, InterruptedError, WaitTimeoutError } from '../../errors.js';
 import { formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { startProgress } from '../../io/progress.js';
@@ -10,7 +10,7 @@ import { err } from '../../io/streams.js';
 import { TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { maskCodes } from '../shared/codes.js';
 import { DEFAULT_POLL_MS } from '../shared/options.js';
-import { printLastOnTimeout, WaitTimeoutError } from '../shared/wait.js';
+import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
 import { printCheckout } from './view.js';
 
 export interface CheckoutGetOptions {
@@ -44,30 +44,31 @@ async function waitForCheckout(
 ): Promise<Awaited<ReturnType<typeof getCheckout>>> {
   const http = await ctx.http();
   const progress = await startProgress(ctx.io, `checkout ${opts.checkoutId}: ${first.data.status}`);
-  const started = ctx.clock.now();
-  let res = first;
   let last = '';
   try {
-    for (;;) {
-      const state = `${res.data.status}${paymentState(res.data.payment)}`;
-      if (state !== last) {
+    const res = await waitUntilDone({
+      clock: ctx.clock,
+      signal: ctx.signal,
+      first,
+      read: () => getCheckout(http, opts.checkoutId),
+      done: (current) => TERMINAL_ORDER_STATUSES.has(current.data.status),
+      timeoutMs: opts.waitTimeout,
+      delayMs: () => opts.pollInterval ?? DEFAULT_POLL_MS,
+      timedOut: (current) =>
+        new WaitTimeoutError(
+          `checkout ${opts.checkoutId} is still ${current.data.status} after ${formatDuration(opts.waitTimeout ?? 0)}; resume with: ${giftcodesCommand('checkout', 'get', opts.checkoutId, '--wait')}`,
+          current.raw,
+        ),
+      onState: (current) => {
+        const state = `${current.data.status}${paymentState(current.data.payment)}`;
+        if (state === last) return;
         if (!ctx.io.stderrIsTTY) err(ctx.io, `checkout ${opts.checkoutId}: ${state}`);
         progress.update(`checkout ${opts.checkoutId}: ${state}`);
         last = state;
-      }
-      if (opts.waitTimeout !== undefined && ctx.clock.now() - started >= opts.waitTimeout) {
-        throw new WaitTimeoutError(
-          `checkout ${opts.checkoutId} is still ${res.data.status} after ${formatDuration(opts.waitTimeout)}; resume with: ${giftcodesCommand('checkout', 'get', opts.checkoutId, '--wait')}`,
-          res.raw,
-        );
-      }
-      await ctx.clock.sleep(opts.pollInterval ?? DEFAULT_POLL_MS, ctx.signal);
-      res = await getCheckout(http, opts.checkoutId);
-      if (TERMINAL_ORDER_STATUSES.has(res.data.status)) {
-        progress.stop();
-        return res;
-      }
-    }
+      },
+    });
+    progress.stop();
+    return res;
   } catch (error) {
     progress.stop();
     if (ctx.signal.aborted || error instanceof InterruptedError) {

@@ -10,7 +10,7 @@ import { HttpClient } from '../../api/http.js';
 import { assertSafeTransport, normalizeBaseUrl, profileName, resolveSettings } from '../../config/resolve.js';
 import type { Profile } from '../../config/store.js';
 import type { Context } from '../../context.js';
-import { ApiError, CliError, ExitCode, UsageError } from '../../errors.js';
+import { ApiError, RejectedKeyError, UsageError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
 import { canPrompt, type Prompter } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
@@ -22,13 +22,6 @@ export interface LoginOptions {
   keyStdin: boolean;
   verify: boolean;
   yes?: boolean;
-}
-
-/** The service refused the key (401): nothing was saved. Exit 2: the input was wrong. */
-class RejectedKeyError extends CliError {
-  constructor(message: string) {
-    super(message, { exitCode: ExitCode.usage, code: 'UNAUTHORIZED' });
-  }
 }
 
 interface Sourced {

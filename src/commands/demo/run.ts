@@ -67,6 +67,7 @@ export async function runDemo(ctx: Context, opts: { out: string; input?: string 
       },
       {
         apiKey: account.apiKey,
+        journalCopy: false,
         http: (overrides) =>
           ctx.http({ ...overrides, target: { baseUrl: sandbox.url, apiKey: account.apiKey } }),
       },

@@ -7,12 +7,12 @@
 import { getDeposit } from '../../api/deposits.js';
 import type { ApiResponse, HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, WaitTimeoutError } from '../../errors.js';
 import { formatDuration } from '../../io/format.js';
 import { startProgress } from '../../io/progress.js';
 import { err } from '../../io/streams.js';
 import { type GetDepositResponse, TERMINAL_DEPOSIT_STATUSES } from '../../schemas/deposits.js';
-import { WaitTimeoutError } from '../shared/wait.js';
+import { waitUntilDone } from '../shared/wait.js';
 import { resumeHint, waitingText } from './render.js';
 
 export interface WatchOptions {
@@ -34,34 +34,34 @@ export async function watchDeposit(
   opts: WatchOptions,
 ): Promise<ApiResponse<GetDepositResponse>> {
   const progress = await startProgress(ctx.io, `checking deposit ${depositId}`);
-  const started = ctx.clock.now();
   let lastStatus: string | undefined;
   try {
-    for (;;) {
-      const res = await getDeposit(http, depositId);
-      const deposit = res.data.deposit;
-      if (TERMINAL_DEPOSIT_STATUSES.has(deposit.status)) {
-        progress.stop();
-        return res;
-      }
-      if (deposit.status !== lastStatus) {
+    const res = await waitUntilDone({
+      clock: ctx.clock,
+      signal: ctx.signal,
+      read: () => getDeposit(http, depositId),
+      done: (current) => TERMINAL_DEPOSIT_STATUSES.has(current.data.deposit.status),
+      timeoutMs: opts.timeoutMs,
+      delayMs: () => opts.pollMs,
+      timedOut: (current) =>
+        new WaitTimeoutError(
+          `deposit ${depositId} is still ${current.data.deposit.status} after ${formatDuration(opts.timeoutMs ?? 0)}; it is left as it is. Resume watching with: ${resumeHint(depositId)}`,
+          current.raw,
+        ),
+      onState: ({ data: { deposit } }) => {
+        if (deposit.status === lastStatus) return;
         // Without a TTY the spinner is silent: one line per change keeps logs readable.
         if (!ctx.io.stderrIsTTY) err(ctx.io, `deposit ${depositId}: ${deposit.status}`);
         lastStatus = deposit.status;
-      }
-      const expiresAt = deposit.expiresAt ?? res.data.payment?.expiresAt ?? opts.expiresAt;
-      const nextPoll = ctx.clock.now() + opts.pollMs;
-      for (let now = ctx.clock.now(); now < nextPoll; now = ctx.clock.now()) {
-        if (opts.timeoutMs !== undefined && now - started >= opts.timeoutMs) {
-          throw new WaitTimeoutError(
-            `deposit ${depositId} is still ${deposit.status} after ${formatDuration(opts.timeoutMs)}; it is left as it is. Resume watching with: ${resumeHint(depositId)}`,
-            res.raw,
-          );
-        }
-        progress.update(`${waitingText(deposit.status, expiresAt, now)} (deposit ${depositId})`);
-        await ctx.clock.sleep(Math.min(TICK_MS, nextPoll - now), ctx.signal);
-      }
-    }
+      },
+      tickMs: TICK_MS,
+      onTick: ({ data }, now) => {
+        const expiresAt = data.deposit.expiresAt ?? data.payment?.expiresAt ?? opts.expiresAt;
+        progress.update(`${waitingText(data.deposit.status, expiresAt, now)} (deposit ${depositId})`);
+      },
+    });
+    progress.stop();
+    return res;
   } catch (error) {
     progress.stop();
     if (ctx.signal.aborted || error instanceof InterruptedError) {

@@ -8,6 +8,8 @@
  * other calls) means the scope is missing. Write scopes cannot be probed without
  * writing, and are reported as not probed.
  */
+import { isAccountSuspension } from '../../errors.js';
+
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
 export interface Check {
@@ -84,11 +86,7 @@ export function clockCheck(serverDate: string | undefined, localNow: number): Ch
   };
 }
 
-const isSuspension = (p: ProbeResult) =>
-  /suspend/i.test(p.message ?? '') ||
-  (typeof p.details === 'object' &&
-    p.details !== null &&
-    (p.details as { status?: unknown }).status === 'suspended');
+const isSuspension = (p: ProbeResult) => isAccountSuspension(p.message, p.details);
 
 /** Lines from the probes' answers: service, key, account status, capabilities, tier, scopes. */
 export function serviceChecks(probes: ProbeResult[]): Check[] {

@@ -1,22 +1,34 @@
 /** `giftcodes order bulk`: wiring of the bulk engine to the context, prompts and terminal. */
-import { createHash } from 'node:crypto';
 import type { HttpClient } from '../../api/http.js';
 import { DEFAULT_RETRY_POLICY, RetryBudget, type RetryPolicy } from '../../api/retry.js';
 import { type BoughtSoFar, describeBought } from '../../bulk/bought.js';
-import { type BalanceShortfall, type BulkStats, InvalidInputError, runBulk } from '../../bulk/engine.js';
+import {
+  accountFingerprint,
+  type BalanceShortfall,
+  type BulkStats,
+  InvalidInputError,
+  runBulk,
+} from '../../bulk/engine.js';
 import type { OutputFormat } from '../../bulk/output.js';
 import { AdaptiveLimit } from '../../bulk/submit.js';
 import { summarize } from '../../bulk/summary.js';
 import { tuneV8ForBulk } from '../../bulk/v8-tuning.js';
+import { stateDir } from '../../config/state-dir.js';
 import type { Context, HttpOverrides } from '../../context.js';
-import { ExitCode, InterruptedError, MissingInputError, UsageError } from '../../errors.js';
+import {
+  DeclinedError,
+  ExitCode,
+  InterruptedError,
+  MissingInputError,
+  runEndExitCode,
+  UsageError,
+} from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { type Progress, startProgress } from '../../io/progress.js';
 import { canPrompt } from '../../io/prompts.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { DeclinedError } from '../shared/consent.js';
 import { planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
 
 export interface OrderBulkOptions {
@@ -39,25 +51,13 @@ export interface OrderBulkOptions {
   onInsufficientBalance?: (shortfall: BalanceShortfall) => Promise<boolean>;
 }
 
-const EXIT: Record<string, ExitCode> = {
-  done: ExitCode.ok,
-  'dry-run': ExitCode.ok,
-  'failed-items': ExitCode.failedItems,
-  stopped: ExitCode.stoppedResumable,
-  interrupted: ExitCode.interrupted,
-};
-
-/** A short, one-way tag of where the journal's orders live (never the key itself). */
-function fingerprint(baseUrl: string, apiKey: string | undefined): string | undefined {
-  if (!apiKey) return undefined;
-  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 12);
-}
-
 export interface OrderBulkWiring {
   /** The key the wired client uses, when it does not come from the context (the demo). */
   apiKey?: string;
   /** Builds the client; the demo points it at its in-process sandbox. Default: the context's. */
   http?: (overrides: HttpOverrides) => Promise<HttpClient>;
+  /** Keep the journal's copy in the state directory (default). The demo's sandbox dies with it: no copy. */
+  journalCopy?: boolean;
 }
 
 export async function runOrderBulk(
@@ -80,13 +80,13 @@ export async function runOrderBulk(
           rateLimitMaxDelayMs: opts.retryDelay * 16,
         }
       : { rateLimitBaseDelayMs: 250, rateLimitMaxDelayMs: 10_000 }),
-    // A 429 with a Retry-After goes back to the engine, which re-queues the request and
-    // lowers its pace: a worker asleep on a Retry-After would hold a concurrency slot.
-    maxRetryAfterMs: 0,
   };
   const overrides: HttpOverrides = {
     // Orders whose retries ran out are recorded as unknown and resolved by the next run.
     stopWhenBudgetSpent: false,
+    // A 429 with a Retry-After goes back to the engine, which re-queues the request and
+    // lowers its pace: a worker asleep on a Retry-After would hold a concurrency slot.
+    rateLimited: 'return',
     connections: opts.concurrency,
     budget: new RetryBudget(5_000),
     retryPolicy,
@@ -142,7 +142,8 @@ export async function runOrderBulk(
         force: Boolean(opts.force),
         waitLockMs: opts.waitLock,
         pollFirstMs: opts.pollInterval,
-        accountFingerprint: fingerprint(http.baseUrl, wiring.apiKey ?? (await ctx.settings()).apiKey),
+        accountFingerprint: accountFingerprint(http.baseUrl, wiring.apiKey ?? (await ctx.settings()).apiKey),
+        ...(wiring.journalCopy === false ? {} : { stateDir: stateDir(ctx.env) }),
       },
       {
         http,
@@ -198,7 +199,7 @@ export async function runOrderBulk(
   }
   // Declined at the prompt: nothing was bought; exit 2 like every other declined write.
   if (result.outcome === 'cancelled') throw new DeclinedError();
-  const exitCode = EXIT[result.outcome] ?? ExitCode.service;
+  const exitCode = runEndExitCode(result.outcome);
   const summary = summarize(result, opts.out, exitCode);
   if (json) printJson(io, summary);
   else out(io, renderSummary(io, summary));

@@ -1,7 +1,14 @@
 import { createOrder, getOrder } from '../../api/orders.js';
 import { pollDelay } from '../../bulk/submit.js';
 import type { Context } from '../../context.js';
-import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import {
+  asRejectedInput,
+  ExitCode,
+  UsageError,
+  WaitTimeoutError,
+  withOutcomeAdvice,
+  writeOutcome,
+} from '../../errors.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
@@ -11,7 +18,7 @@ import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { refReusedError, replayDifference } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
-import { printLastOnTimeout, WaitTimeoutError } from '../shared/wait.js';
+import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
 import { printOrder } from './render.js';
 
 /** `--wait-timeout` when none is given (the declaration shows it as 10m). */
@@ -106,28 +113,24 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   let raw = res.raw;
   if (opts.wait && !TERMINAL_ORDER_STATUSES.has(String(order.status))) {
     const waitTimeout = opts.waitTimeout ?? DEFAULT_ORDER_WAIT_TIMEOUT_MS;
-    const started = ctx.clock.now();
     const last = await printLastOnTimeout(
       ctx,
-      (async () => {
-        let current = { data: order, raw };
-        for (let attempt = 0; !TERMINAL_ORDER_STATUSES.has(String(current.data.status)); attempt++) {
-          const left = waitTimeout - (ctx.clock.now() - started);
-          if (left <= 0) {
-            throw new WaitTimeoutError(
-              `order ${current.data.checkoutId} is still ${current.data.status} after ${formatDuration(waitTimeout)}; ` +
-                `it is paid and finishes on its own: see it with ${giftcodesCommand('order', 'get', current.data.checkoutId)}`,
-              current.raw,
-            );
-          }
-          await ctx.clock.sleep(
-            Math.min(left, pollDelay(attempt, { firstMs: 300, maxMs: 5_000 })),
-            ctx.signal,
-          );
-          current = await getOrder(http, current.data.checkoutId);
-        }
-        return current;
-      })(),
+      waitUntilDone({
+        clock: ctx.clock,
+        signal: ctx.signal,
+        first: res,
+        read: () => getOrder(http, order.checkoutId),
+        done: (current) => TERMINAL_ORDER_STATUSES.has(String(current.data.status)),
+        timeoutMs: waitTimeout,
+        delayMs: (attempt, left = waitTimeout) =>
+          Math.min(left, pollDelay(attempt, { firstMs: 300, maxMs: 5_000 })),
+        timedOut: (current) =>
+          new WaitTimeoutError(
+            `order ${current.data.checkoutId} is still ${current.data.status} after ${formatDuration(waitTimeout)}; ` +
+              `it is paid and finishes on its own: see it with ${giftcodesCommand('order', 'get', current.data.checkoutId)}`,
+            current.raw,
+          ),
+      }),
       (value) => maskCodes(value, Boolean(opts.reveal)),
     );
     order = last.data;
@@ -140,6 +143,6 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
       ctx.io,
       `refund the failed units with: ${giftcodesCommand('refund', 'create', order.checkoutId, '--surface', 'b2b')}`,
     );
-    ctx.exitCode = 3;
+    ctx.exitCode = ExitCode.failedItems;
   }
 }

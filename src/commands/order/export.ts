@@ -15,6 +15,7 @@ import {
   splitBatchPath,
 } from '../../batch/locate.js';
 import { type ExportRecord, fetchOrders, rowsOf } from '../../batch/orders.js';
+import { journalCopies } from '../../batch/target.js';
 import { JournalWriter } from '../../bulk/journal.js';
 import { fileExists, type OutputFormat, renderOutput, sha256File, writeAtomic } from '../../bulk/output.js';
 import { readFile as readInput } from '../../bulk/parse.js';
@@ -46,7 +47,7 @@ async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOption
       );
     if (journal?.batch)
       return locateBatch(http, { file: opts.out, journal: journalPath, batch: opts.batch }, notice);
-    return locateBatch(http, { batch: opts.batch }, notice);
+    return locateBatch(http, { batch: opts.batch, copies: await journalCopies(ctx, http) }, notice);
   }
   if (opts.batch !== undefined) throw new UsageError('pass checkoutIds or --batch, not both');
   // Named orders: their planned lines come from the journal beside --out when it has them.

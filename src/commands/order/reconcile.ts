@@ -8,7 +8,7 @@ import { locateBatch } from '../../batch/locate.js';
 import { fetchOrders } from '../../batch/orders.js';
 import { type DifferenceKind, reconcile } from '../../batch/reconcile.js';
 import { foldRefundLog, readRefundLog } from '../../batch/refund-log.js';
-import { refundLogPath } from '../../batch/target.js';
+import { journalCopies, refundLogPath } from '../../batch/target.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { printJson, printTable } from '../../io/output.js';
@@ -42,7 +42,11 @@ const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => s
 
 export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOptions): Promise<ExitCode> {
   const http = await ctx.http();
-  const target = await locateBatch(http, { file: opts.file, batch: opts.batch }, (line) => err(ctx.io, line));
+  const target = await locateBatch(
+    http,
+    { file: opts.file, batch: opts.batch, copies: await journalCopies(ctx, http) },
+    (line) => err(ctx.io, line),
+  );
   let local: CodesFileRecord[] | undefined;
   if (target.file) {
     try {

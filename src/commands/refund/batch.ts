@@ -10,7 +10,7 @@ import { createRefund } from '../../api/refunds.js';
 import { locateBatch } from '../../batch/locate.js';
 import { failedUnits, fetchOrders } from '../../batch/orders.js';
 import { appendRefundLog, foldRefundLog, readRefundLog } from '../../batch/refund-log.js';
-import { refundLogPath } from '../../batch/target.js';
+import { journalCopies, refundLogPath } from '../../batch/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, InterruptedError, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
@@ -58,7 +58,11 @@ const REFUNDABLE = new Set(['partial', 'failed']);
 export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Promise<ExitCode> {
   assertCanConsent(ctx, opts.yes, 'request refunds for a batch');
   const http = await ctx.http();
-  const target = await locateBatch(http, { file: opts.file, batch: opts.batch }, (line) => err(ctx.io, line));
+  const target = await locateBatch(
+    http,
+    { file: opts.file, batch: opts.batch, copies: await journalCopies(ctx, http) },
+    (line) => err(ctx.io, line),
+  );
   const logPath = await refundLogPath(ctx, target);
   const log = foldRefundLog(await readRefundLog(logPath));
   const fetched = await fetchOrders(http, target.orders);

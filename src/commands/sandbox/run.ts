@@ -7,7 +7,6 @@ import {
   DEFAULT_SANDBOX_PORT,
   isLoopbackHostname,
   parseSandboxFlags,
-  SandboxFlagError,
   type SandboxFlags,
   startSandbox,
 } from '../../sandbox/index.js';
@@ -15,13 +14,8 @@ import { prepareWriteEnv, removeWriteEnv, writeEnvTo } from './write-env.js';
 
 /** Serves until Ctrl-C; the first lines say how to point the CLI (or anything else) at it. */
 export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFlags): Promise<void> {
-  let options: ReturnType<typeof parseSandboxFlags>;
-  try {
-    options = parseSandboxFlags(flags);
-  } catch (error) {
-    if (error instanceof SandboxFlagError) throw new UsageError(error.message);
-    throw error;
-  }
+  // A flag that does not parse is a SandboxFlagError: a usage error (exit 2) naming it.
+  const options = parseSandboxFlags(flags);
   if (writeEnv !== undefined) await prepareWriteEnv(writeEnv);
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {

@@ -9,17 +9,8 @@
  * mistakes a declined write for a finished one.
  */
 import type { Context } from '../../context.js';
-import { CliError, ExitCode, MissingInputError } from '../../errors.js';
+import { DeclinedError, MissingInputError } from '../../errors.js';
 import { canPrompt } from '../../io/prompts.js';
-
-export const DECLINED_MESSAGE = 'cancelled at the confirmation: nothing was done';
-
-/** The user answered "no": exit 2 (as for any input that stops a command before it acts). */
-export class DeclinedError extends CliError {
-  constructor(message = DECLINED_MESSAGE) {
-    super(message, { exitCode: ExitCode.usage, code: 'CANCELLED' });
-  }
-}
 
 /** Call before any request: refuses at once when no one can be asked and --yes is absent. */
 export function assertCanConsent(ctx: Context, yes: boolean | undefined, what: string): void {

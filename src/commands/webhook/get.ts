@@ -1,7 +1,7 @@
 import { isRecord } from '../../api/shapes.js';
 import { getWebhook } from '../../api/webhooks.js';
 import type { Context } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import { NotFoundError } from '../../errors.js';
 import { maskSecret } from '../../io/format.js';
 import { printFields, printJson } from '../../io/output.js';
 import { describeEvents, looksUnmasked } from './common.js';
@@ -21,7 +21,7 @@ export async function runWebhookGet(ctx: Context): Promise<void> {
   const http = await ctx.http();
   const res = await getWebhook(http);
   if (!res?.config) {
-    throw new ApiError({
+    throw new NotFoundError({
       status: 404,
       code: 'NOT_FOUND',
       message: 'no webhook endpoint is set: create one with `giftcodes webhook set --url <https-url>`',

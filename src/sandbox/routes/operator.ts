@@ -17,6 +17,7 @@ import { ok, operator, type Result, type RouteDef } from '../router.js';
 import type { AccountState, NewAccount } from '../state.js';
 import { parse } from '../validation.js';
 import { accountView, aggregatePayment, depositView, refundView } from '../views.js';
+import { newOrder } from './common.js';
 import { confirmDeposit, failDeposit } from './deposits.js';
 
 const ScopeList = z
@@ -185,6 +186,11 @@ export const operatorRoutes: RouteDef[] = [
     const scopes = input.scopes === undefined ? [...SCOPES] : input.scopes;
     return ok({ apiKey: core.store.issueKey(account.userId, scopes) }, 201);
   }),
+  operator('POST', '/_sandbox/accounts/{userId}/history', ({ core, params, body }) => {
+    const account = requireAccount(core, params.userId);
+    const input = parse(z.object({ orders: z.number().int().min(1).max(1_000_000) }), body);
+    return ok({ added: addHistory(core, account, input.orders) }, 201);
+  }),
   operator('PATCH', '/_sandbox/accounts/{userId}', ({ core, params, body }) =>
     ok(accountView(core, patchAccount(requireAccount(core, params.userId), body), 'operator')),
   ),
@@ -252,3 +258,36 @@ export const operatorRoutes: RouteDef[] = [
     return html('Your gift card', `Code: ${card.cardCode}${card.cardPin ? `  PIN: ${card.cardPin}` : ''}`);
   }),
 ];
+
+/**
+ * An account with a past: `count` earlier B2B orders, completed and charged to
+ * nobody (their items are not kept), created before now with refs `history-<n>`, so
+ * tests and benchmarks can show what a run costs on an account with a long history.
+ */
+function addHistory(core: Core, account: AccountState, count: number): number {
+  const start = core.clock.now() - count * 1_000;
+  for (let i = 0; i < count; i++) {
+    const createdAt = start + i * 1_000;
+    const order = newOrder({
+      checkoutId: core.store.ids.id('chk_', 20),
+      userId: account.userId,
+      surface: 'b2b',
+      externalRef: `history-${i + 1}`,
+      items: [],
+      totalAmount: 10,
+      paymentCurrency: 'USD',
+      totalUsd: 10,
+      rates: {},
+      createdAt,
+      sealCards: false,
+      callbackUrl: null,
+      customerEmail: null,
+      country: null,
+      markupPercent: 0,
+      markupTotal: 0,
+      appliedDiscountPercent: null,
+    });
+    core.store.addOrder({ ...order, status: 'completed', completedAt: createdAt, updatedAt: createdAt });
+  }
+  return count;
+}

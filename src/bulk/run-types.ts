@@ -1,0 +1,123 @@
+/**
+ * What a bulk run is given and what it hands back: its options, the I/O it is given
+ * (HTTP client, clock, confirmation, progress, the insufficient-balance hook), and
+ * its result. Shared by every stage of the run (see engine.ts for the pipeline).
+ */
+import type { HttpClient } from '../api/http.js';
+import type { Product } from '../schemas/catalog.js';
+import type { BoughtSoFar } from './bought.js';
+import type { OutputFormat } from './output.js';
+import type { PlanEstimate } from './plan.js';
+import type { Tally } from './records.js';
+import type { AdaptiveLimit } from './submit.js';
+import type { PlanLimits } from './types.js';
+
+export interface BulkOptions {
+  input: string;
+  out: string;
+  batch?: string;
+  concurrency: number;
+  seal: boolean;
+  dryRun: boolean;
+  format: OutputFormat;
+  waitTimeoutMs: number;
+  force: boolean;
+  /** Wait this long for another run holding the output's lock (default: refuse at once). */
+  waitLockMs?: number;
+  pollFirstMs?: number;
+  pollMaxMs?: number;
+  /**
+   * A short hash of the API key. A journal written for one account is never resumed
+   * with another key: its unsubmitted orders would be bought a second time elsewhere.
+   */
+  accountFingerprint?: string;
+  /**
+   * Where the copy of the journal is kept (`<stateDir>/batches/`), so a lost or
+   * deleted journal beside --out never means buying again. The command always passes
+   * one; without it (engine tests) there is no copy.
+   */
+  stateDir?: string;
+}
+
+export interface BalanceShortfall {
+  /** About how much more USD the remaining orders need (face-value estimate). */
+  missingUsd: number;
+  balanceUsd: number;
+  remainingUsd: number;
+  remainingOrders: number;
+}
+
+export interface BulkStats {
+  rows: number;
+  orders: number;
+  units: number;
+  submitted: number;
+  created: number;
+  finished: number;
+  codes: number;
+  failedUnits: number;
+  retries: number;
+  startedAt: number;
+}
+
+export interface BulkDeps {
+  http: HttpClient;
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  signal: AbortSignal;
+  limit: AdaptiveLimit;
+  /** Notices for the person running it (stderr). Never given codes. */
+  notice(line: string): void;
+  /** Called whenever the counters move; the command renders it on a TTY. */
+  progress?(stats: BulkStats): void;
+  /** Asked once before money moves; false cancels (nothing spent). */
+  confirm(report: PlanReport): Promise<boolean>;
+  /**
+   * Hook for the interactive top-up (issue 5): called when the service refuses an
+   * order for insufficient balance. Resolve true once the balance was topped up to
+   * resume the run; false (or no hook) stops it with exit 4.
+   */
+  onInsufficientBalance?(shortfall: BalanceShortfall): Promise<boolean>;
+  /** Counters shared with the HTTP client's retry hook. */
+  stats?: Partial<BulkStats>;
+}
+
+export interface PlanReport {
+  batch: string;
+  resumed: boolean;
+  total: PlanEstimate;
+  /** What is still to be bought (all of it on a first run). */
+  pending: PlanEstimate;
+  limits: PlanLimits;
+  balanceUsd: number;
+  dailyRemainingUsd?: number;
+  monthlyRemainingUsd?: number;
+  warnings: string[];
+  /** Set when --force starts over on an output whose batch bought: what would be bought a second time. */
+  rebuy?: BoughtSoFar;
+}
+
+export type Outcome = 'done' | 'failed-items' | 'stopped' | 'interrupted' | 'dry-run' | 'cancelled';
+
+export interface BulkResult {
+  outcome: Outcome;
+  batch: string;
+  report: PlanReport;
+  /** Delivered and failed units per product, and the first failures by row. */
+  tally: Tally;
+  stats: BulkStats;
+  stopReason?: string;
+  shortfall?: BalanceShortfall;
+  /** Orders with failed units: the refund command targets these. */
+  refundable: Array<{ checkoutId: string; status: string }>;
+  products: Map<string, Product>;
+  outputSha256?: string;
+  /** Units planned per productId. */
+  ordered?: Map<string, number>;
+  /** What the finished orders cost, per productId, in the item's costCurrency. */
+  spent?: Map<string, { currency: string; amount: number }>;
+  /** Sum of finished orders' totalAmount per paymentCurrency: what the balance paid. */
+  charged?: Map<string, number>;
+  /** What this run itself paid (new orders); the rest of `charged` was paid by earlier runs. */
+  chargedThisRun?: Map<string, number>;
+}

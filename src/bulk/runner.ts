@@ -1,0 +1,406 @@
+/**
+ * Buying the plan: each order submitted under its ref, read until it is finished,
+ * and its codes written to its part of the output. The scheduler decides what runs
+ * when; this module is the two steps it runs (submit, read) and what each outcome
+ * means for the journal, the queue and the results.
+ *
+ * Money rules, each enforced here:
+ * - every outcome (created, unknown, rejected, split) is journaled before it is acted on;
+ * - a re-split happens only after the service said no order exists for the old ref;
+ * - the anchor goes alone: nothing else of the batch is sent before it exists;
+ * - codes are never journaled: they go to the output's parts, re-read on every run.
+ */
+import { getAccount } from '../api/account.js';
+import { createOrder, getOrder } from '../api/orders.js';
+import { ApiError, InterruptedError, RateLimitError } from '../errors.js';
+import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
+import { findByRef, patient } from './discovery.js';
+import { type JournalRecord, type JournalState, linesOf, type OrderState } from './journal.js';
+import { limitsFrom, splitOrder } from './plan.js';
+import { orderRecords, rejectedRecords } from './records.js';
+import type { Results } from './results.js';
+import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats } from './run-types.js';
+import { Scheduler } from './scheduler.js';
+import { computeShortfall, describeShortfall } from './shortfall.js';
+import { classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
+
+/** The stop reason until the shortfall is known (see execute). */
+const INSUFFICIENT_BALANCE = 'insufficient balance';
+
+/** Times one order may come back rate limited in a row before it is left for the next run. */
+const MAX_THROTTLES = 20;
+
+export interface RunnerInput {
+  opts: BulkOptions;
+  deps: BulkDeps;
+  state: JournalState;
+  /** Journals a record (durably, in every copy), then folds it into `state`. */
+  record(rec: JournalRecord): Promise<void>;
+  refOf(row: number): string;
+  stats: BulkStats;
+  results: Results;
+}
+
+/** How the buying ended, for the last stage (output and summary). */
+export interface RunnerOutcome {
+  stopReason?: string;
+  interrupted: boolean;
+  waitTimedOut: boolean;
+  shortfall?: BalanceShortfall;
+}
+
+export class Runner {
+  private readonly scheduler: Scheduler;
+  private balanceStop = false;
+  private shortfall: BalanceShortfall | undefined;
+  private readonly throttles = new Map<string, number>();
+  /** The service's fulfilment time per unit, learned from the orders read in this run. */
+  private readonly pace = new FulfillmentPace();
+  /** When this run saw each order's create answered (local clock), until it is finished. */
+  private readonly createdLocal = new Map<string, number>();
+  private readonly opts: BulkOptions;
+  private readonly deps: BulkDeps;
+  private readonly state: JournalState;
+  private readonly stats: BulkStats;
+  private readonly results: Results;
+
+  constructor(private readonly input: RunnerInput) {
+    ({
+      opts: this.opts,
+      deps: this.deps,
+      state: this.state,
+      stats: this.stats,
+      results: this.results,
+    } = input);
+    this.scheduler = new Scheduler(
+      { ...this.deps, afterStep: () => this.deps.progress?.(this.stats) },
+      { concurrency: this.opts.concurrency, waitTimeoutMs: this.opts.waitTimeoutMs },
+      {
+        submit: (order) => this.submit(order),
+        poll: (order, attempt) => this.poll(order, attempt),
+        maySubmit: (order) => !this.heldByAnchor(order),
+      },
+    );
+  }
+
+  /** Buys `orders` (the effective plan, in plan order) until done, stopped or interrupted. */
+  async execute(orders: OrderState[]): Promise<RunnerOutcome> {
+    const now = this.deps.now();
+    for (const order of orders) {
+      if (order.phase === 'rejected') {
+        await this.results.add(
+          order.ref,
+          rejectedRecords(order.ref, this.lines(order), order.message ?? '', this.input.refOf),
+        );
+      } else if (order.phase === 'created') {
+        this.scheduler.pollAt(order, 0, now);
+      } else {
+        this.scheduler.submitLater(order);
+      }
+    }
+    // An anchor refused for good stops every run of the batch; an unknown one is sent again.
+    if (this.anchor()?.phase === 'rejected') this.stopIfAnchorBlocked();
+    for (;;) {
+      await this.scheduler.run();
+      if (this.balanceStop) {
+        // Only now, with every order in flight settled, is the shortfall exact.
+        this.shortfall = await computeShortfall(this.deps, this.state);
+        if (this.scheduler.stopReason === INSUFFICIENT_BALANCE)
+          this.scheduler.stopReason = describeShortfall(this.shortfall);
+      }
+      const { interrupted, fatal } = this.scheduler;
+      if (!this.balanceStop || interrupted || fatal !== undefined || !this.deps.onInsufficientBalance) break;
+      const shortfall = this.shortfall;
+      if (!shortfall || !(await this.deps.onInsufficientBalance(shortfall))) break;
+      // Topped up: carry on where the run stopped.
+      this.scheduler.resume();
+      this.balanceStop = false;
+      this.shortfall = undefined;
+    }
+    if (this.scheduler.fatal !== undefined) throw this.scheduler.fatal;
+    return {
+      ...(this.scheduler.stopReason !== undefined ? { stopReason: this.scheduler.stopReason } : {}),
+      interrupted: this.scheduler.interrupted,
+      waitTimedOut: this.scheduler.waitTimedOut,
+      ...(this.shortfall ? { shortfall: this.shortfall } : {}),
+    };
+  }
+
+  private lines(order: OrderState) {
+    return linesOf(this.state, order);
+  }
+
+  private stop(reason: string): void {
+    this.scheduler.stop(reason);
+  }
+
+  private anchor(): OrderState | undefined {
+    const ref = this.state.batch?.anchor;
+    return ref ? this.state.orders.get(ref) : undefined;
+  }
+
+  /**
+   * The anchor goes alone: no other order of the batch is sent until the service has
+   * answered that the anchor exists (discovery.ts relies on it).
+   */
+  private heldByAnchor(order: OrderState): boolean {
+    const anchor = this.anchor();
+    if (!anchor || order.ref === anchor.ref) return false;
+    return anchor.phase !== 'created';
+  }
+
+  /** After the anchor's submission failed for good (or its outcome is unknown), the run stops. */
+  private stopIfAnchorBlocked(): void {
+    const anchor = this.anchor();
+    if (!anchor || this.scheduler.stopReason) return;
+    if (anchor.phase === 'rejected')
+      this.stop(
+        `the batch's first order (${anchor.ref}: one unit of row ${this.lines(anchor)[0]?.row ?? 1}) was refused: ${anchor.message ?? anchor.code ?? ''}; ` +
+          'nothing else of the batch is sent before it exists. Correct that row and run the file again (an edited file is a new batch)',
+      );
+    else if (anchor.phase === 'unknown')
+      this.stop(
+        `the batch's first order (${anchor.ref}) has an unknown outcome (${anchor.message ?? 'no answer'}); ` +
+          'nothing else of the batch is sent before it is known: run the same command again',
+      );
+  }
+
+  /**
+   * Queues the next read of an order. `seen` is what the service last said of it (the
+   * create's answer or a read): with the fulfilment pace learned so far, it says when
+   * the order should be finished, and the read is due then rather than on a blind backoff.
+   */
+  private schedulePoll(order: OrderState, attempt: number, seen?: Order): void {
+    const now = this.deps.now();
+    let expectedInMs: number | undefined;
+    if (seen) {
+      this.pace.observe(seen);
+      const since = this.createdLocal.get(order.ref);
+      if (since !== undefined) expectedInMs = this.pace.expectedIn(seen, now - since);
+    }
+    const delay = pollDelay(attempt, {
+      firstMs: this.opts.pollFirstMs ?? 300,
+      maxMs: this.opts.pollMaxMs ?? 5_000,
+      expectedInMs,
+    });
+    this.scheduler.pollAt(order, attempt, now + delay);
+  }
+
+  /** A read that met a 429: again at the (now lower) pace, keeping the poll schedule. */
+  private reschedulePoll(order: OrderState, attempt: number): void {
+    const pace = this.deps.limit.pace;
+    this.scheduler.pollAt(order, attempt, this.deps.now() + (pace ? Math.ceil(1000 / pace) : 100));
+  }
+
+  private async submit(order: OrderState): Promise<void> {
+    await this.input.record({ t: 'submit', ref: order.ref, at: this.deps.now() });
+    this.stats.submitted += 1;
+    const body = {
+      externalRef: order.ref,
+      items: this.lines(order).map((l) => ({
+        productId: l.productId,
+        skuId: l.skuId,
+        amount: l.amount,
+        quantity: l.quantity,
+        ...(l.requiredFields ? { requiredFields: l.requiredFields } : {}),
+      })),
+      sealCards: this.opts.seal,
+    };
+    let created: Order;
+    try {
+      const res = await createOrder(this.deps.http, body);
+      created = res.data;
+      if (!res.replayed) this.results.paidNow(order.ref);
+      // The service takes orders again: a count of 429s is of 429s in a row, so one
+      // order at the queue's head through a long run's many short bursts is not given up.
+      if (this.throttles.size) this.throttles.clear();
+    } catch (error) {
+      await this.onSubmitError(order, error);
+      return;
+    }
+    this.deps.limit.onSuccess();
+    await this.input.record({
+      t: 'created',
+      ref: order.ref,
+      checkoutId: created.checkoutId,
+      status: String(created.status),
+      at: this.deps.now(),
+    });
+    this.stats.created += 1;
+    if (TERMINAL_ORDER_STATUSES.has(String(created.status))) await this.finishOrder(order, created);
+    else {
+      this.createdLocal.set(order.ref, this.deps.now());
+      this.schedulePoll(order, 0, created);
+    }
+  }
+
+  private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
+    await this.settleSubmitError(order, error);
+    if (order.ref === this.state.batch?.anchor) this.stopIfAnchorBlocked();
+  }
+
+  private async settleSubmitError(order: OrderState, error: unknown): Promise<void> {
+    const failure = classifySubmitError(error);
+    const at = this.deps.now();
+    const record = this.input.record;
+    switch (failure.kind) {
+      case 'interrupted':
+        this.scheduler.interrupted = true;
+        return;
+      case 'fatal':
+        this.scheduler.fatal ??= failure.error;
+        return;
+      case 'unknown':
+        await record({ t: 'unknown', ref: order.ref, reason: failure.reason, at });
+        this.deps.notice(`order ${order.ref}: outcome unknown (${failure.reason}); a re-run resolves it`);
+        return;
+      case 'throttled': {
+        // Nothing was created: back to the head of the queue, with everyone slowed down.
+        const count = (this.throttles.get(order.ref) ?? 0) + 1;
+        this.stats.retries += 1;
+        this.throttles.set(order.ref, count);
+        this.deps.limit.onRateLimited();
+        if (count > MAX_THROTTLES) {
+          await record({ t: 'unknown', ref: order.ref, reason: 'still rate limited', at });
+          return;
+        }
+        // The pace (lowered by onRateLimited) decides when it goes again, not a blanket
+        // pause: a concurrency slot asleep on a Retry-After would stall the whole run.
+        this.scheduler.submitNext(order);
+        return;
+      }
+      case 'rejected':
+        await record({ t: 'rejected', ref: order.ref, code: failure.code, message: failure.message, at });
+        await this.results.add(
+          order.ref,
+          rejectedRecords(order.ref, this.lines(order), failure.message, this.input.refOf),
+        );
+        this.deps.notice(`order ${order.ref} refused: ${failure.code}: ${failure.message}`);
+        return;
+      case 'split':
+        await this.resplit(order, failure.limit);
+        return;
+      case 'cap':
+        await record({ t: 'unsent', ref: order.ref, reason: failure.limit, at });
+        this.scheduler.submitNext(order);
+        this.stop(`the ${failure.limit} was reached (${failure.message})`);
+        return;
+      case 'stop':
+        // Left 'submitted': an unexpected refusal (a 409 race, say) is not proof that nothing exists.
+        this.scheduler.submitNext(order);
+        this.stop(failure.message);
+        return;
+      case 'balance':
+        await record({ t: 'unsent', ref: order.ref, reason: INSUFFICIENT_BALANCE, at });
+        // The figure is computed once every order in flight has settled (execute), so
+        // none is counted twice or missed.
+        this.scheduler.submitNext(order);
+        this.balanceStop = true;
+        this.stop(INSUFFICIENT_BALANCE);
+        return;
+    }
+  }
+
+  /** A per-order limit: nothing was created for this ref (checked), so its parts get new refs. */
+  private async resplit(order: OrderState, limit: string): Promise<void> {
+    const found = await patient(this.deps, () => findByRef(this.deps.http, order.ref));
+    if (found) {
+      // An earlier attempt did create it (e.g. before the limit changed): keep that order.
+      await this.input.record({
+        t: 'created',
+        ref: order.ref,
+        checkoutId: found.checkoutId,
+        status: found.status ?? 'processing',
+        at: this.deps.now(),
+      });
+      this.schedulePoll(order, 0);
+      return;
+    }
+    const account = await patient(this.deps, () => getAccount(this.deps.http, 'b2b'));
+    const parts = splitOrder({ ref: order.ref, lines: this.lines(order) }, limitsFrom(account.data));
+    if (!parts) {
+      const message = `cannot be split below the account's ${limit}`;
+      await this.input.record({
+        t: 'rejected',
+        ref: order.ref,
+        code: 'B2B_LIMIT_EXCEEDED',
+        message,
+        at: this.deps.now(),
+      });
+      await this.results.add(
+        order.ref,
+        rejectedRecords(order.ref, this.lines(order), message, this.input.refOf),
+      );
+      return;
+    }
+    await this.input.record({ t: 'split', ref: order.ref, children: parts, at: this.deps.now() });
+    this.deps.notice(`order ${order.ref} exceeded ${limit}: split into ${parts.length} orders`);
+    const children = parts
+      .map((p) => this.state.orders.get(p.ref))
+      .filter((o): o is OrderState => Boolean(o));
+    this.stats.orders += children.length - 1;
+    this.scheduler.submitNext(...children);
+  }
+
+  private async poll(order: OrderState, attempt: number): Promise<void> {
+    const checkoutId = order.checkoutId;
+    if (!checkoutId) return;
+    let fetched: Order;
+    try {
+      fetched = (await getOrder(this.deps.http, checkoutId)).data;
+    } catch (error) {
+      if (error instanceof InterruptedError) throw error;
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error;
+      if (error instanceof ApiError && error.status === 404) {
+        this.stop(`order ${checkoutId} is not on this account (another API key or base URL?)`);
+        return;
+      }
+      if (error instanceof RateLimitError) {
+        // Nothing was read; try again at the (now lower) pace, keeping the poll schedule.
+        this.deps.limit.onRateLimited();
+        this.stats.retries += 1;
+        this.reschedulePoll(order, attempt);
+        return;
+      }
+      this.deps.notice(`order ${checkoutId}: could not read it (${(error as Error).message}); trying again`);
+      this.schedulePoll(order, attempt + 1);
+      return;
+    }
+    this.deps.limit.onSuccess();
+    if (TERMINAL_ORDER_STATUSES.has(String(fetched.status))) {
+      this.pace.observe(fetched);
+      this.createdLocal.delete(order.ref);
+      await this.finishOrder(order, fetched);
+    } else this.schedulePoll(order, attempt + 1, fetched);
+  }
+
+  private async finishOrder(order: OrderState, fetched: Order): Promise<void> {
+    // Already written (and counted) once: a second read changes nothing.
+    if (this.results.has(order.ref)) return;
+    const { records, error } = orderRecords(
+      { ...fetched, externalRef: fetched.externalRef ?? order.ref },
+      this.lines(order),
+      this.input.refOf,
+    );
+    if (error) {
+      this.stop(`order ${fetched.checkoutId} does not match its plan (${error}); its codes are not written`);
+      return;
+    }
+    if (order.status !== fetched.status) {
+      await this.input.record({
+        t: 'created',
+        ref: order.ref,
+        checkoutId: fetched.checkoutId,
+        status: String(fetched.status),
+        at: this.deps.now(),
+      });
+    }
+    this.results.count(order.ref, fetched);
+    await this.results.add(order.ref, records);
+    this.stats.finished += 1;
+    for (const r of records) {
+      if (r.status === 'completed') this.stats.codes += 1;
+      else this.stats.failedUnits += 1;
+    }
+  }
+}
