@@ -39,8 +39,14 @@ export function isBuildStale(): boolean {
 function build(): void {
   if (!isBuildStale()) return;
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  // The build is incremental (its record is dist/tsconfig.build.tsbuildinfo): an output
+  // removed by hand while the record stays would not be written again without --force.
+  const force = existsSync(join(ROOT, 'dist', 'main.js')) ? [] : ['--force'];
   try {
-    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json', ...force], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
   } catch (error) {
     // tsc still emits on type errors; the typecheck step reports those. Only a missing build is fatal.
     const output = String((error as { stdout?: Buffer }).stdout ?? error);

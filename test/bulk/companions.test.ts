@@ -1,19 +1,20 @@
 /**
  * Files beside `--out` (journal, parts, temporary output) never follow a planted
- * link and are never another user's: the attack of issue 12, through the real
- * binary against a real sandbox, with the ledger proving nothing was charged.
+ * link and are never another user's: the attack of issue 12, through the CLI against a
+ * real sandbox (in-process, on the sandbox's clock), with the ledger proving nothing
+ * was charged.
  */
 import { chownSync, existsSync, lstatSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBinary } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { account, FAST, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 31 });
 
 const bulk = (env: Record<string, string>, args: string[]) =>
-  runBinary(['order', 'bulk', ...args, ...FAST], { env, timeoutMs: 40_000 });
+  runInProcess(['order', 'bulk', ...args, ...FAST], { env, deps: { clock: sb.clock() } });
 
 async function chargedNothing(userId: string) {
   const ledger = await sb.operator.ledger(userId);

@@ -19,6 +19,7 @@ import { anchorRef } from '../../src/bulk/refs.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { json, startServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import {
   account,
   bulkProxyRoutes,
@@ -44,14 +45,6 @@ function serviceCalls(from: number): string[] {
     .slice(from)
     .filter((line) => /^(GET|POST|PUT|PATCH|DELETE) \S+ \d{3} /.test(line) && !line.includes(' /_sandbox/'))
     .map((line) => line.replace(/ \d+ms$/, ''));
-}
-
-/** Resolves once `ready` holds (checked every 5 ms), or fails after 10 s. */
-async function waitFor(ready: () => boolean): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !ready(); ) {
-    if (Date.now() > deadline) throw new Error('waitFor: the condition never held');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 async function charges(userId: string): Promise<number> {

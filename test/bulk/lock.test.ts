@@ -2,7 +2,8 @@
  * One bulk run per output at a time (issue 9, point 2). The lock module on its own in a
  * temporary directory (take, refuse, stale takeover, two takers racing, another host,
  * a corrupt lock, waiting on an injected clock), then two real processes of the built
- * binary against a real sandbox whose order creation is slowed so the runs overlap.
+ * binary against a real sandbox, the first kept holding its lock by a gate in front of
+ * order creation that the test opens once it has seen what it came to see.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,9 @@ import {
 } from '../../src/bulk/lock.js';
 import { LockedError } from '../../src/errors.js';
 import { BIN, cleanEnv, runBinary } from '../helpers/cli.js';
+import { type GateProxy, startGateProxy } from '../helpers/gate-proxy.js';
 import { withSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
@@ -242,9 +245,10 @@ describe('the lock module', () => {
 // Two real processes of the built binary.
 const sb = withSandbox({ seed: 31 });
 const children: ChildProcess[] = [];
+const gates: GateProxy[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-  await sb.operator.setFaults({});
+  for (const gate of gates.splice(0)) await gate.close();
 });
 
 interface Background {
@@ -273,12 +277,8 @@ function background(args: string[], env: Record<string, string>): Background {
   return { child, stderr: () => stderr, done };
 }
 
-async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+function until(what: string, check: () => boolean): Promise<boolean> {
+  return waitFor(check, { what, timeoutMs: 20_000 });
 }
 
 function journalHas(out: string, marker: string): boolean {
@@ -286,31 +286,37 @@ function journalHas(out: string, marker: string): boolean {
   return existsSync(path) && readFileSync(path, 'utf8').includes(marker);
 }
 
-/** A batch of several orders, each POST slowed so that a run lasts a few seconds. */
-async function slowBatch(latencyMs = 400) {
-  await sb.operator.setFaults({ routes: { 'POST /b2b/orders': { latencyMs } } });
+/**
+ * A batch of several orders whose order creation goes through a gate: after the first
+ * `pass` orders, each waits there until the test opens it, so a run holds its lock for
+ * as long as the test needs.
+ */
+async function gatedBatch(pass = 0) {
+  const gate = await startGateProxy(sb.url, { route: 'POST /b2b/orders', pass });
+  gates.push(gate);
   const acc = await account(sb, { limits: { maxItemsPerOrder: 1 } });
+  const env = { ...acc.env, GIFTCODES_BASE_URL: gate.url };
   const dir = tempDir();
   const lines = mixedRows(6);
   const input = writeCsv(dir, lines);
   const out = join(dir, 'codes.csv');
   const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1', ...FAST];
-  return { acc, lines, out, args, lock: lockPathFor(out) };
+  return { acc, env, gate, lines, out, args, lock: lockPathFor(out) };
 }
 
 describe('two real runs of the same batch and --out', () => {
   it('the second refuses at once with exit 2 naming the holder; a dry run only warns; the first finishes', async () => {
-    const { acc, lines, out, args, lock } = await slowBatch(1_000);
-    const first = background(args, acc.env);
+    const { acc, env, gate, lines, out, args, lock } = await gatedBatch();
+    const first = background(args, env);
     await until(
-      'the first run to hold the lock and plan',
-      () => existsSync(lock) && journalHas(out, '"t":"planned"'),
+      'the first run to hold the lock, plan, and wait at the gate',
+      () => existsSync(lock) && journalHas(out, '"t":"planned"') && gate.held > 0,
     );
 
-    // Both while the first run holds the lock (six orders, a second each).
+    // Both while the first run holds the lock (its first order waits at the gate).
     const [second, dry] = await Promise.all([
-      runBinary(args, { env: acc.env }),
-      runBinary([...args, '--dry-run'], { env: acc.env }),
+      runBinary(args, { env }),
+      runBinary([...args, '--dry-run'], { env }),
     ]);
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain('error LOCKED: another run holds');
@@ -320,6 +326,7 @@ describe('two real runs of the same batch and --out', () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout + dry.stderr).toContain(`another run holds ${lock}`);
 
+    gate.open();
     const done = await first.done;
     expect(done.code, done.stderr).toBe(0);
     expect(existsSync(lock)).toBe(false);
@@ -329,13 +336,14 @@ describe('two real runs of the same batch and --out', () => {
   }, 60_000);
 
   it('--wait-lock: the second says who holds it, waits, then resumes; nothing is bought twice', async () => {
-    const { acc, lines, out, args, lock } = await slowBatch(800);
-    const first = background(args, acc.env);
+    const { acc, env, gate, lines, out, args, lock } = await gatedBatch();
+    const first = background(args, env);
     await until('the first run to hold the lock', () => existsSync(lock));
-    const second = background([...args, '--wait-lock', '60s'], acc.env);
+    const second = background([...args, '--wait-lock', '60s'], env);
     await until('the second run to say it waits', () => second.stderr().includes('waiting up to'));
     expect(second.stderr()).toContain(`held by pid ${first.child.pid} on host "${hostname()}"`);
 
+    gate.open();
     const [one, two] = await Promise.all([first.done, second.done]);
     expect(one.code, one.stderr).toBe(0);
     expect(two.code, two.stderr).toBe(0);
@@ -354,14 +362,17 @@ describe('two real runs of the same batch and --out', () => {
   }, 60_000);
 
   it('every way out releases the lock: refused input (exit 2), Ctrl-C (exit 130)', async () => {
-    const { acc, out, args, lock } = await slowBatch();
+    const { env, gate, out, args, lock } = await gatedBatch(1);
     const bad = writeCsv(join(out, '..'), ['productId,skuId,amount', 'prd_nope,sku_nope,5'], 'bad.csv');
-    const refused = await runBinary(['order', 'bulk', bad, '--out', out, '--yes', ...FAST], { env: acc.env });
+    const refused = await runBinary(['order', 'bulk', bad, '--out', out, '--yes', ...FAST], { env });
     expect(refused.code, refused.stderr).toBe(2);
     expect(existsSync(lock)).toBe(false);
 
-    const run = background(args, acc.env);
-    await until('the first order', () => journalHas(out, '"t":"created"'));
+    const run = background(args, env);
+    await until(
+      'the first order, and the second at the gate',
+      () => journalHas(out, '"t":"created"') && gate.held > 0,
+    );
     run.child.kill('SIGINT');
     const done = await run.done;
     expect(done.code, done.stderr).toBe(130);
@@ -369,15 +380,17 @@ describe('two real runs of the same batch and --out', () => {
   }, 60_000);
 
   it('a lock left by a SIGKILLed run is taken over by the next, which says so and finishes', async () => {
-    const { acc, lines, out, args, lock } = await slowBatch();
-    const first = background(args, acc.env);
-    await until('the first run to create an order', () => journalHas(out, '"t":"created"'));
+    const { acc, env, gate, lines, out, args, lock } = await gatedBatch(1);
+    const first = background(args, env);
+    await until('the first run to create an order', () => journalHas(out, '"t":"created"') && gate.held > 0);
     first.child.kill('SIGKILL');
     await first.done;
     const left = JSON.parse(readFileSync(lock, 'utf8'));
     expect(left).toMatchObject({ pid: first.child.pid, host: hostname() });
 
-    const next = await runBinary(args, { env: acc.env, timeoutMs: 30_000 });
+    // The order the killed run had in flight goes on to the service, as it would have.
+    gate.open();
+    const next = await runBinary(args, { env, timeoutMs: 30_000 });
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).toContain(`took over ${lock}: it was left by pid ${first.child.pid} on host`);
     expect(next.stderr).toContain('which no longer runs');

@@ -1,14 +1,15 @@
 /**
- * The read-only commands through the real binary against the sandbox (the stateful
- * emulation of the whole service): what the CLI prints matches what the service says.
+ * The read-only commands against the sandbox (the stateful emulation of the whole
+ * service): what the CLI prints matches what the service says. In-process; the real
+ * binary for one service error, its line and exit code end to end.
  */
 import { describe, expect, it } from 'vitest';
-import { runBinary } from '../helpers/cli.js';
+import { runBinary, runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 
 const sb = withSandbox();
-const cli = (args: string[], apiKey?: string) =>
-  runBinary(args, { env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: apiKey ?? sb.apiKey } });
+const env = (apiKey?: string) => ({ GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: apiKey ?? sb.apiKey });
+const cli = (args: string[], apiKey?: string) => runInProcess(args, { env: env(apiKey) });
 
 describe('foundation commands against the sandbox', () => {
   it('catalog --json is the service catalog, unmodified', async () => {
@@ -87,8 +88,8 @@ describe('foundation commands against the sandbox', () => {
     }
   });
 
-  it('a wrong key gets a one-line 401 error', async () => {
-    const r = await cli(['balance'], 'gk_not_a_key_0000');
+  it('a wrong key gets a one-line 401 error (the real binary)', async () => {
+    const r = await runBinary(['balance'], { env: env('gk_not_a_key_0000') });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error UNAUTHORIZED: /);
   });

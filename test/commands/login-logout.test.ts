@@ -4,11 +4,12 @@
  * asks on a terminal, wants --yes without one. The key is checked first: 401 asks again
  * on a terminal and is exit 2 without one; 403 is a valid key without that scope.
  * `login --key-stdin` keeps the profile's base URL. `logout` removes a profile's key.
+ * In-process, but for the person at a terminal: the real binary in a pseudo-terminal.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runBinary, tempConfigDir } from '../helpers/cli.js';
+import { runInProcess, tempConfigDir } from '../helpers/cli.js';
 import { FIXTURE_KEY, type FixtureService, startFixtureService } from '../helpers/fixture-service.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { json } from '../helpers/server.js';
@@ -51,7 +52,7 @@ describe('login without a terminal', () => {
   it('with GIFTCODES_* set, refuses to replace a stored profile without --yes and says what it would replace', async () => {
     const prod = withProd();
     const before = readFileSync(prod.file, 'utf8');
-    const r = await runBinary(['login'], { env: { GIFTCODES_CONFIG_DIR: prod.dir, ...sandboxEnv() } });
+    const r = await runInProcess(['login'], { env: { GIFTCODES_CONFIG_DIR: prod.dir, ...sandboxEnv() } });
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain(`base URL ${service.url} -> ${sb.url} (GIFTCODES_BASE_URL)`);
     expect(r.stderr).toMatch(/key \*{4}7c1d -> \*{4}\w{4} \(GIFTCODES_API_KEY\)/);
@@ -59,7 +60,7 @@ describe('login without a terminal', () => {
     expect(r.stderr).not.toContain(sb.apiKey);
     expect(readFileSync(prod.file, 'utf8')).toBe(before);
 
-    const yes = await runBinary(['login', '--yes'], {
+    const yes = await runInProcess(['login', '--yes'], {
       env: { GIFTCODES_CONFIG_DIR: prod.dir, ...sandboxEnv() },
     });
     expect(yes.code, yes.stderr).toBe(0);
@@ -68,7 +69,7 @@ describe('login without a terminal', () => {
 
   it('the same values again need no --yes', async () => {
     const prod = withProd();
-    const r = await runBinary(['login'], {
+    const r = await runInProcess(['login'], {
       env: {
         GIFTCODES_CONFIG_DIR: prod.dir,
         GIFTCODES_BASE_URL: service.url,
@@ -81,7 +82,7 @@ describe('login without a terminal', () => {
 
   it('--key-stdin keeps the profile base URL', async () => {
     const prod = withProd();
-    const r = await runBinary(['login', '--key-stdin'], {
+    const r = await runInProcess(['login', '--key-stdin'], {
       env: { GIFTCODES_CONFIG_DIR: prod.dir },
       input: `${FIXTURE_KEY}\n`,
     });
@@ -100,13 +101,13 @@ describe('login without a terminal', () => {
         profiles: { sb: { baseUrl: sb.url, apiKey: 'gk_old_key_0000' } },
       }),
     );
-    const refused = await runBinary(['login', '--key-stdin'], {
+    const refused = await runInProcess(['login', '--key-stdin'], {
       env: { GIFTCODES_CONFIG_DIR: dir },
       input: sb.apiKey,
     });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/login would replace the key of profile "sb": pass --yes/);
-    const r = await runBinary(['login', '--key-stdin', '-y'], {
+    const r = await runInProcess(['login', '--key-stdin', '-y'], {
       env: { GIFTCODES_CONFIG_DIR: dir },
       input: sb.apiKey,
     });
@@ -119,7 +120,7 @@ describe('login without a terminal', () => {
 
   it('a 403 at the check is a valid key without that scope: saved', async () => {
     const dir = tempConfigDir();
-    const r = await runBinary(['login', '--base-url', `${service.url}/narrow`, '--key-stdin'], {
+    const r = await runInProcess(['login', '--base-url', `${service.url}/narrow`, '--key-stdin'], {
       env: { GIFTCODES_CONFIG_DIR: dir },
       input: 'gk_narrow_key_5555',
     });
@@ -130,7 +131,7 @@ describe('login without a terminal', () => {
   it('a 401 is exit 2 and nothing is saved', async () => {
     const prod = withProd();
     const before = readFileSync(prod.file, 'utf8');
-    const r = await runBinary(['login', '--key-stdin', '-y'], {
+    const r = await runInProcess(['login', '--key-stdin', '-y'], {
       env: { GIFTCODES_CONFIG_DIR: prod.dir },
       input: 'gk_wrong_key_0000',
     });
@@ -186,27 +187,27 @@ describe('login on a terminal', () => {
 describe('logout', () => {
   it("removes the profile's key and keeps its base URL; wants -y without a terminal", async () => {
     const prod = withProd();
-    const refused = await runBinary(['logout'], { env: { GIFTCODES_CONFIG_DIR: prod.dir } });
+    const refused = await runInProcess(['logout'], { env: { GIFTCODES_CONFIG_DIR: prod.dir } });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--yes/);
     expect(prod.read()).toMatchObject({ profiles: { prod: { apiKey: FIXTURE_KEY } } });
 
-    const r = await runBinary(['logout', '-y'], { env: { GIFTCODES_CONFIG_DIR: prod.dir } });
+    const r = await runInProcess(['logout', '-y'], { env: { GIFTCODES_CONFIG_DIR: prod.dir } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('removed the API key of profile "prod"');
     expect(prod.read()).toEqual({ defaultProfile: 'prod', profiles: { prod: { baseUrl: service.url } } });
-    const balance = await runBinary(['balance'], { env: { GIFTCODES_CONFIG_DIR: prod.dir } });
+    const balance = await runInProcess(['balance'], { env: { GIFTCODES_CONFIG_DIR: prod.dir } });
     expect(balance.code).toBe(2);
     expect(balance.stderr).toMatch(/no API key is configured/);
 
-    const again = await runBinary(['logout', '-y'], { env: { GIFTCODES_CONFIG_DIR: prod.dir } });
+    const again = await runInProcess(['logout', '-y'], { env: { GIFTCODES_CONFIG_DIR: prod.dir } });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('holds no API key');
   });
 
   it('an unknown profile is a usage error', async () => {
     const prod = withProd();
-    const r = await runBinary(['logout', '--profile', 'ghost', '-y'], {
+    const r = await runInProcess(['logout', '--profile', 'ghost', '-y'], {
       env: { GIFTCODES_CONFIG_DIR: prod.dir },
     });
     expect(r.code).toBe(2);

@@ -6,18 +6,14 @@
  */
 import { rmSync } from 'node:fs';
 import type { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
-import { quietIO, runBinary, runInProcess, tempConfigDir } from '../helpers/cli.js';
-import { AMAZON_25, type OperatorEnv, operatorEnv } from '../operator/env.js';
+import { quietIO, runInProcess, tempConfigDir } from '../helpers/cli.js';
+import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
 
 const configDir = tempConfigDir();
-let op: OperatorEnv;
-beforeAll(async () => {
-  op = await operatorEnv();
-});
-afterAll(async () => {
-  await op.sandbox.close();
+const op = withSandbox({ seed: 7 });
+afterAll(() => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
@@ -86,7 +82,7 @@ describe('--method', () => {
 
   it('checkout create --method balance pays at creation against the sandbox', async () => {
     const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
-    const res = await runBinary(
+    const res = await runInProcess(
       [
         'checkout',
         'create',
@@ -110,12 +106,12 @@ describe('--method', () => {
 
 describe('deposit create --method implies --currency', () => {
   async function createdCurrency(env: Record<string, string>, userId: string) {
-    const res = await runBinary(['deposit', 'create', '--amount', '50', '--method', 'btc', '--json'], {
+    const res = await runInProcess(['deposit', 'create', '--amount', '50', '--method', 'btc', '--json'], {
       env,
     });
     expect(res.code, res.stderr).toBe(0);
     expect(JSON.parse(res.stdout).payment.paymentAddress).toMatch(/^bc1q/);
-    const list = await runBinary(['deposit', 'list', '--json', '--all'], { env });
+    const list = await runInProcess(['deposit', 'list', '--json', '--all'], { env });
     const deposits = JSON.parse(list.stdout) as unknown;
     return { userId, deposits: JSON.stringify(deposits) };
   }
@@ -134,7 +130,7 @@ describe('deposit create --method implies --currency', () => {
 
   it('an unknown method without --currency is a usage error naming --currency', async () => {
     const { env } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
-    const res = await runBinary(['deposit', 'create', '--amount', '50', '--method', 'nope'], { env });
+    const res = await runInProcess(['deposit', 'create', '--amount', '50', '--method', 'nope'], { env });
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/--method nope .*pass --currency/);
   });
@@ -143,7 +139,7 @@ describe('deposit create --method implies --currency', () => {
 describe('an unknown product id is exit 2 everywhere', () => {
   it('order create: exit 2, and no re-run advice (nothing was created)', async () => {
     const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
-    const res = await runBinary(
+    const res = await runInProcess(
       ['order', 'create', '--product', 'prd_nope', '--sku', 'sku_x', '--amount', '5', '--yes'],
       { env },
     );
@@ -154,7 +150,7 @@ describe('an unknown product id is exit 2 everywhere', () => {
 
   it('checkout create: exit 2, no re-run advice', async () => {
     const { env } = op.account({ balanceUsd: 100, capabilities: ['b2b', 'retailer'] });
-    const res = await runBinary(
+    const res = await runInProcess(
       ['checkout', 'create', '--email', 'a@example.com', '--item', 'prd_nope:sku_x:5', '--country', 'US'],
       { env },
     );
@@ -164,7 +160,7 @@ describe('an unknown product id is exit 2 everywhere', () => {
 
   it('catalog show: exit 2', async () => {
     const { env } = op.account({ balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
-    const res = await runBinary(['catalog', 'show', 'prd_nope'], { env });
+    const res = await runInProcess(['catalog', 'show', 'prd_nope'], { env });
     expect(res.code).toBe(2);
   });
 });

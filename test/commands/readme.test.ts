@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBinary, tempConfigDir } from '../helpers/cli.js';
+import { runInProcess, tempConfigDir } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -38,7 +38,7 @@ describe('README', () => {
   it('order list --all --json is {data, pagination}, as one page is', async () => {
     expect(README).toMatch(/under `--json` it prints `\{data, pagination\}` holding every page's entries/);
     const env = { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: sb.apiKey };
-    const created = await runBinary(
+    const created = await runInProcess(
       [
         'order',
         'create',
@@ -53,8 +53,8 @@ describe('README', () => {
       { env },
     );
     expect(created.code, created.stderr).toBe(0);
-    const all = JSON.parse((await runBinary(['order', 'list', '--all', '--json'], { env })).stdout);
-    const page = JSON.parse((await runBinary(['order', 'list', '--json'], { env })).stdout);
+    const all = JSON.parse((await runInProcess(['order', 'list', '--all', '--json'], { env })).stdout);
+    const page = JSON.parse((await runInProcess(['order', 'list', '--json'], { env })).stdout);
     expect(Object.keys(all).sort()).toEqual(['data', 'pagination']);
     expect(Object.keys(page)).toContain('data');
     expect(all.data.length).toBeGreaterThan(0);
@@ -70,7 +70,7 @@ describe('README', () => {
         profiles: { prod: { baseUrl: 'https://api.example.com', apiKey: sb.apiKey } },
       }),
     );
-    const r = await runBinary(['login', '--profile', 'prod', '--key-stdin'], {
+    const r = await runInProcess(['login', '--profile', 'prod', '--key-stdin'], {
       env: { GIFTCODES_CONFIG_DIR: dir, GIFTCODES_BASE_URL: sb.url },
       input: sb.apiKey,
     });

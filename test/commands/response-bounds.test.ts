@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
+import { instantClock } from '../helpers/clock.js';
 import { FIXTURE_KEY, fixtureCatalog } from '../helpers/fixture-service.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
@@ -68,7 +69,11 @@ describe('a body that stalls part-way', () => {
       },
     });
     const started = Date.now();
-    const res = await runInProcess(['balance', '--timeout', '300'], { env: env(server.url) });
+    // The waits between attempts cost no real time; each attempt still stalls until --timeout.
+    const res = await runInProcess(['balance', '--timeout', '300'], {
+      env: env(server.url),
+      deps: { clock: instantClock() },
+    });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^error TIMEOUT: no response from .* within 300ms/m);
     // Retried as a GET is, each attempt bounded by the timeout: seconds, not forever.

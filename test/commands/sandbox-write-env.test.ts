@@ -12,17 +12,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, runBinary } from '../helpers/cli.js';
 import { call } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'giftcodes-envfile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('sandbox --write-env', () => {
   it('writes the file once listening (0600, whole), replaces a stale one, removes it on stop', async () => {
@@ -38,7 +31,7 @@ describe('sandbox --write-env', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     try {
-      await until(() => existsSync(file) && !readFileSync(file, 'utf8').includes('stale'));
+      await waitFor(() => existsSync(file) && !readFileSync(file, 'utf8').includes('stale'), 'the env file');
       const text = readFileSync(file, 'utf8');
       expect(text).toMatch(/^GIFTCODES_BASE_URL=http:\/\/127\.0\.0\.1:\d+\nGIFTCODES_API_KEY=\S+\n$/);
       expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -53,7 +46,7 @@ describe('sandbox --write-env', () => {
         apiKey: env.GIFTCODES_API_KEY,
       });
       expect(balance.status).toBe(200);
-      await until(() => stdout.includes('GIFTCODES_API_KEY='));
+      await waitFor(() => stdout.includes('GIFTCODES_API_KEY='), 'the sandbox to print its key');
       expect(stdout).toContain(`GIFTCODES_BASE_URL=${env.GIFTCODES_BASE_URL}`);
     } finally {
       child.kill('SIGINT');

@@ -1,7 +1,8 @@
 /**
- * Issue 12's smaller holes, each reproduced through the real binary against a real
- * loopback server: hostile ids in suggested commands, a response nested 100,000
- * levels deep, credentials in the base URL under --debug, the config folder's mode.
+ * Issue 12's smaller holes, each reproduced against a real loopback server: hostile ids
+ * in suggested commands, a response nested 100,000 levels deep, credentials in the base
+ * URL under --debug, the config folder's mode. In-process, but the real binary where the
+ * process is the point: its stack (deep nesting) and its umask.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { refundCommand } from '../../src/bulk/summary.js';
-import { BIN, cleanEnv, runBinary } from '../helpers/cli.js';
+import { BIN, cleanEnv, runBinary, runInProcess } from '../helpers/cli.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 
 const KEY = 'gk_test_security_key_1';
@@ -67,7 +68,7 @@ describe('suggested commands quote hostile ids (shell injection)', () => {
     server = await startServer({
       'GET /b2b/orders/chk_1': (_req, res) => json(res, 200, order(HOSTILE_ID)),
     });
-    const res = await runBinary(['order', 'get', 'chk_1'], {
+    const res = await runInProcess(['order', 'get', 'chk_1'], {
       env: { GIFTCODES_BASE_URL: server.url, GIFTCODES_API_KEY: KEY },
     });
     expect(res.code, res.stderr).toBe(0);
@@ -114,7 +115,7 @@ describe('--debug never shows the base URL’s user:password@', () => {
       'GET /b2b/orders/chk_2': (_req, res) => json(res, 200, order('chk_2')),
     });
     const url = server.url.replace('http://', 'http://alice:hunter2secret@');
-    const res = await runBinary(['--debug', 'order', 'get', 'chk_2', '--base-url', url], {
+    const res = await runInProcess(['--debug', 'order', 'get', 'chk_2', '--base-url', url], {
       env: { GIFTCODES_API_KEY: KEY },
     });
     expect(res.stderr).toContain('debug: ');
@@ -144,7 +145,7 @@ describe('the config folder', () => {
       'GET /b2b/orders/chk_3': (_req, res) => json(res, 200, order('chk_3')),
     });
     const dir = join(temp(), 'never-made');
-    const res = await runBinary(['order', 'get', 'chk_3'], {
+    const res = await runInProcess(['order', 'get', 'chk_3'], {
       env: { GIFTCODES_BASE_URL: server.url, GIFTCODES_API_KEY: KEY, GIFTCODES_CONFIG_DIR: dir },
     });
     expect(res.code, res.stderr).toBe(0);
@@ -156,7 +157,7 @@ describe('the config folder', () => {
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ profiles: { default: { baseUrl: 'http://127.0.0.1:9' } } }));
     execFileSync('chmod', ['644', file]);
-    const res = await runBinary(['config', 'list'], { env: { GIFTCODES_CONFIG_DIR: dir } });
+    const res = await runInProcess(['config', 'list'], { env: { GIFTCODES_CONFIG_DIR: dir } });
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain(`warning: ${file} is accessible by others (mode 0644)`);
   });

@@ -1,7 +1,9 @@
 /**
- * Run the CLI the two ways tests need: the real binary as a child process (exit
- * codes, stdout/stderr split, no TTY), and in-process with buffers (fast, and with
- * a chosen TTY shape). Both get a private config directory so no test touches ~.
+ * Run the CLI the two ways tests need: in-process with buffers (the default: fast, and
+ * with a chosen TTY shape), and the real binary as a child process where a process is
+ * the point (exit codes end to end, signals, stdin of a real pipe). Each way also runs
+ * in the background (`startInProcess`, `startBinary`) for waits a test drives. Every
+ * run gets a private config directory so no test touches ~.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -145,5 +147,142 @@ export function quietIO(): IO {
     stderrIsTTY: false,
     color: false,
     columns: 100,
+  };
+}
+
+/** Run in-process with --json and parse stdout; any non-zero exit fails the test with stderr. */
+export async function runJson(args: string[], env: Record<string, string | undefined>) {
+  const res = await runInProcess([...args, '--json'], { env });
+  if (res.code !== 0) throw new Error(`giftcodes ${args.join(' ')} exited ${res.code}: ${res.stderr}`);
+  return JSON.parse(res.stdout);
+}
+
+/** A run in the background: its stderr can be awaited while it goes on. */
+export interface RunningCli {
+  /** Resolves once stderr shows `text` (e.g. the first status line of a wait); rejects if the run ends first. */
+  stderrShows(text: string, timeoutMs?: number): Promise<void>;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  done: Promise<CliResult>;
+}
+
+/** Stderr that grows while a run goes on: `shows` resolves once `text` appears, or rejects when the run ends without it. */
+function watcher(describeEnd: () => string | undefined, onTimeout: () => void) {
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  return {
+    append(chunk: string) {
+      stderr += chunk;
+      for (const l of listeners) l();
+    },
+    ended() {
+      for (const l of listeners) l();
+    },
+    get stderr() {
+      return stderr;
+    },
+    shows(text: string, timeoutMs: number) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          const end = describeEnd();
+          if (stderr.includes(text)) {
+            clearTimeout(timer);
+            listeners.delete(check);
+            resolve();
+          } else if (end !== undefined) {
+            clearTimeout(timer);
+            listeners.delete(check);
+            reject(new Error(`${end} before stderr showed "${text}":\n${stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          onTimeout();
+          reject(new Error(`stderr never showed "${text}":\n${stderr}`));
+        }, timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/**
+ * The CLI in this process in the background, like `startBinary` but without a child:
+ * the same `run(argv, deps)` entry, buffer streams, a private config directory.
+ */
+export function startInProcess(
+  args: string[],
+  env: Record<string, string | undefined>,
+  deps: Partial<RunDeps> = {},
+): RunningCli {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const controller = new AbortController();
+  let out = '';
+  let finished = false;
+  let code = 1;
+  const w = watcher(
+    () => (finished ? `exited ${code}` : undefined),
+    () => controller.abort(),
+  );
+  stdout.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+  });
+  stderr.setEncoding('utf8').on('data', (c: string) => w.append(c));
+  const done = run(args, {
+    io: { ...quietIO(), stdout, stderr },
+    env: { GIFTCODES_CONFIG_DIR: tempConfigDir(), ...env },
+    signal: controller.signal,
+    ...deps,
+  }).then((result) => {
+    code = result;
+    // Let the streams deliver what was written before the run returned.
+    return new Promise<CliResult>((resolve) =>
+      setImmediate(() => {
+        finished = true;
+        w.ended();
+        resolve({ code, stdout: out, stderr: w.stderr });
+      }),
+    );
+  });
+  return {
+    done,
+    stderr: () => w.stderr,
+    stderrShows: (text, timeoutMs = 15_000) => w.shows(text, timeoutMs),
+  };
+}
+
+/**
+ * The binary in the background, for waits the test drives: start `--wait`, see its
+ * first status line, then move the sandbox's virtual clock. No guessing with sleeps.
+ */
+export function startBinary(args: string[], env: Record<string, string | undefined>): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: cleanEnv(env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  child.stdin.end();
+  let stdout = '';
+  const w = watcher(
+    () => (child.exitCode !== null ? `exited ${child.exitCode}` : undefined),
+    () => child.kill('SIGKILL'),
+  );
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    stdout += c;
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => w.append(c));
+  const done = new Promise<CliResult>((resolve) => {
+    child.on('close', (code, signal) => {
+      running.delete(child);
+      w.ended();
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr: w.stderr });
+    });
+  });
+  return {
+    done,
+    stderr: () => w.stderr,
+    stderrShows: (text, timeoutMs = 15_000) => w.shows(text, timeoutMs),
   };
 }

@@ -1,15 +1,32 @@
 /**
- * Test helper: a real sandbox on a free loopback port for the duration of a test file,
- * with typed accessors for the API and the operator API. Every call is real HTTP.
+ * The one sandbox harness of the tests: a real sandbox on a free loopback port for the
+ * duration of a test file, with typed accessors for the API and the operator API (every
+ * call is real HTTP), fresh accounts with the environment the CLI needs, and a way to
+ * wait until the sandbox's outbound webhooks and callbacks have been answered.
  *
  *   const sb = withSandbox({ seed: 7 });
  *   it('...', async () => {
+ *     const { env } = sb.account({ balanceUsd: 100 });
  *     const res = await sb.api('GET', '/b2b/balance');
  *     await sb.operator.advanceClock(60_000);
  *   });
  */
 import { afterAll, beforeAll } from 'vitest';
-import { type LookupHost, type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/index.js';
+import type { Clock } from '../../src/context.js';
+import {
+  type LookupHost,
+  type Sandbox,
+  type SandboxOptions,
+  startSandbox,
+  type WebhookSender,
+} from '../../src/sandbox/index.js';
+import { waitFor } from './wait.js';
+
+export const MINUTE = 60_000;
+
+/** `--item` values of the fixture catalog: a fixed-denomination card, and one that always fails. */
+export const AMAZON_25 = 'prd_amazon_us:sku_amazon_us_25:25';
+export const ALWAYS_FAILS = 'prd_legacy_voucher:sku_legacy_10:10';
 
 /**
  * DNS for tests (there is no network here): the names tests use, public or not. Anything else
@@ -109,6 +126,8 @@ export interface OperatorClient {
   payCheckout(checkoutId: string, amount?: number): Promise<HttpResult>;
   chooseRefundMethod(refundId: string, method: string, fail?: boolean): Promise<HttpResult>;
   refunds(userId: string): Promise<{ refunds: Array<Record<string, Json>> }>;
+  /** `POST /_sandbox<path>`; a failure throws with the answer. */
+  post(path: string, body?: unknown): Promise<Json>;
 }
 
 export function operatorClient(baseUrl: string): OperatorClient {
@@ -137,6 +156,7 @@ export function operatorClient(baseUrl: string): OperatorClient {
     chooseRefundMethod: (id, method, fail) =>
       op('POST', `/_sandbox/refunds/${id}/method`, { method, ...(fail ? { fail } : {}) }),
     refunds: (userId) => must(op('GET', `/_sandbox/refunds?userId=${encodeURIComponent(userId)}`)),
+    post: (path, body = {}) => must(op('POST', `/_sandbox${path}`, body)),
   };
 }
 
@@ -148,15 +168,43 @@ export interface SandboxHandle {
   readonly operator: OperatorClient;
   /** Real HTTP to the sandbox with the ready key (override with `apiKey`). */
   api<T = Json>(method: string, path: string, opts?: CallOptions): Promise<HttpResult<T>>;
+  /** A fresh account (1,000 USD unless told): its id, key, and the environment for the CLI. */
+  account(input?: Parameters<Sandbox['createAccount']>[0]): {
+    userId: string;
+    apiKey: string;
+    env: Record<string, string>;
+  };
+  /**
+   * Runs the sandbox's work that is due now, then resolves once every webhook and
+   * callback it has sent has been answered (or failed): what a receiver will get from
+   * the work done until now has arrived. Retries due later are not waited for.
+   */
+  outboundSettled(): Promise<void>;
+  /**
+   * A clock for the CLI that is the sandbox's virtual clock: a sleep moves the sandbox's
+   * time on by as much (running what falls due, such as fulfilment) and returns after a
+   * turn of the event loop, so a wait on the service costs no real time.
+   */
+  clock(): Clock;
 }
 
 /** Starts a sandbox (port 0) in beforeAll and closes it in afterAll. */
 export function withSandbox(options: SandboxOptions = {}): SandboxHandle {
   let sandbox: Sandbox | undefined;
   let operator: OperatorClient | undefined;
+  let inFlight = 0;
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, lookupHost: fakeLookupHost, ...options });
     operator = operatorClient(sandbox.url);
+    // Count the sends in flight around whichever sender the sandbox uses.
+    const core = sandbox.core as { sender: WebhookSender };
+    const send = core.sender;
+    core.sender = (req) => {
+      inFlight++;
+      return send(req).finally(() => {
+        inFlight--;
+      });
+    };
   });
   afterAll(async () => {
     await sandbox?.close();
@@ -188,6 +236,30 @@ export function withSandbox(options: SandboxOptions = {}): SandboxHandle {
         ...opts,
         apiKey: opts.apiKey === null ? null : (opts.apiKey ?? s.apiKey),
       });
+    },
+    account(input = { balanceUsd: 1_000 }) {
+      const s = get();
+      const { userId, apiKey } = s.createAccount(input);
+      return {
+        userId,
+        apiKey,
+        env: { GIFTCODES_BASE_URL: s.url, GIFTCODES_API_KEY: apiKey, NO_COLOR: '1' },
+      };
+    },
+    clock() {
+      const s = get();
+      return {
+        now: () => s.now(),
+        sleep: async (ms: number) => {
+          // Whole milliseconds: the service's timestamps are integers.
+          s.advanceClock(Math.max(0, Math.ceil(ms)));
+          await new Promise((resolve) => setImmediate(resolve));
+        },
+      };
+    },
+    async outboundSettled() {
+      get().core.scheduler.runDue();
+      await waitFor(() => inFlight === 0, 'the sandbox outbound webhooks and callbacks to be answered');
     },
   };
 }

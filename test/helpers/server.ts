@@ -1,10 +1,26 @@
 /**
  * A real HTTP server on 127.0.0.1, port 0, for tests that talk HTTP. Each test hands
  * it a route table; every request is recorded (method, path, query, headers, body)
- * so tests can count attempts, and an unexpected request fails loudly with a 599.
+ * so tests can count attempts. An unexpected request (no route for it) or a handler
+ * that throws is answered 599/598 and fails the test it happened in: an `afterEach`
+ * registered here throws naming it (and an `afterAll` for requests made in hooks),
+ * whether or not the test looked at `unexpected`, and whether or not the server was
+ * closed by then.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, afterEach } from 'vitest';
+
+/** Surprises not yet reported, from every server this test file started. */
+const surprises: string[] = [];
+
+function reportSurprises(): void {
+  if (surprises.length === 0) return;
+  const found = surprises.splice(0);
+  throw new Error(`the scripted server got what no route expected:\n  ${found.join('\n  ')}`);
+}
+afterEach(reportSurprises);
+afterAll(reportSurprises);
 
 export interface Recorded {
   method: string;
@@ -64,12 +80,14 @@ export async function startServer(routes: Record<string, Handler>): Promise<Test
     const handler = routes[key];
     if (!handler) {
       unexpected.push(key);
+      surprises.push(`unexpected request ${key}`);
       json(res, 599, { error: { code: 'UNEXPECTED_TEST_REQUEST', message: key } });
       return;
     }
     try {
       await handler(recorded, res, { count, socket: req.socket });
     } catch (error) {
+      surprises.push(`handler of ${key} threw: ${String(error)}`);
       if (!res.headersSent)
         json(res, 598, { error: { code: 'TEST_HANDLER_FAILED', message: String(error) } });
     }

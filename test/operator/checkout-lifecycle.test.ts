@@ -4,30 +4,15 @@
  * for completed, partial, failed, expired and a timeout, sealed codes, and a
  * per-checkout callback URL receiving the signed event.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { runInProcess } from '../helpers/cli.js';
+import { runJson as json, runInProcess, startBinary, startInProcess } from '../helpers/cli.js';
 import { instantClock } from '../helpers/clock.js';
-import { operatorClient } from '../helpers/sandbox.js';
+import { ALWAYS_FAILS, AMAZON_25, MINUTE, operatorClient, withSandbox } from '../helpers/sandbox.js';
 import { json as reply, startServer } from '../helpers/server.js';
-import {
-  ALWAYS_FAILS,
-  AMAZON_25,
-  json,
-  MINUTE,
-  type OperatorEnv,
-  operatorEnv,
-  startBinary,
-  startInProcess,
-} from './env.js';
+import { waitFor } from '../helpers/wait.js';
 
-let op: OperatorEnv;
-beforeAll(async () => {
-  op = await operatorEnv();
-});
-afterAll(async () => {
-  await op.sandbox.close();
-});
+const op = withSandbox({ seed: 7 });
 
 async function realCodes(userId: string, checkoutId: string): Promise<string[]> {
   const { orders } = await operatorClient(op.sandbox.url).orders(userId);
@@ -100,7 +85,7 @@ describe('checkout get --wait', () => {
   }
 
   const payAndFulfil = (id: string) => async () => {
-    await op.operator(`/checkouts/${id}/pay`, {});
+    await op.operator.post(`/checkouts/${id}/pay`, {});
     op.sandbox.advanceClock(10 * MINUTE);
   };
 
@@ -240,8 +225,9 @@ describe('checkout create --callback-url', () => {
       );
       expect(created.callbackUrl).toBe(`${callback.url}/cb`);
       sandbox.advanceClock(5_000);
-      const completed = await until(() =>
-        callback.hits('/cb').find((h) => h.headers['x-service-event'] === 'order.completed'),
+      const completed = await waitFor(
+        () => callback.hits('/cb').find((h) => h.headers['x-service-event'] === 'order.completed'),
+        'the order.completed event at the callback URL',
       );
       expect(completed.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
       expect(JSON.parse(completed.body).data.checkoutId).toBe(created.checkoutId);
@@ -255,13 +241,3 @@ describe('checkout create --callback-url', () => {
     }
   });
 });
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -2,10 +2,11 @@
  * Scripted deposits against the sandbox over real HTTP, the CLI run in-process (no TTY);
  * the real binary where the process is the point (a wait's exit code, colour in a pipe).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBinary, runInProcess } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runBinary, runInProcess, startInProcess } from '../helpers/cli.js';
 import { instantClock } from '../helpers/clock.js';
-import { MINUTE, type OperatorEnv, operatorEnv, startInProcess } from './env.js';
+import { MINUTE, type SandboxHandle, withSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** `deposit create` of 20 USD paid with `method`, waiting with a fast poll. */
 function waitingDeposit(method: string, ...extra: string[]): string[] {
@@ -25,13 +26,7 @@ function waitingDeposit(method: string, ...extra: string[]): string[] {
   ];
 }
 
-let op: OperatorEnv;
-beforeAll(async () => {
-  op = await operatorEnv();
-});
-afterAll(async () => {
-  await op.sandbox.close();
-});
+const op = withSandbox({ seed: 7 });
 
 async function balanceOf(env: Record<string, string>): Promise<number> {
   const res = await runInProcess(['balance', '--json'], { env });
@@ -55,7 +50,7 @@ describe('deposit create / get', () => {
     expect(pending.stdout).toContain('pending');
     expect(pending.stdout).toContain('Send exactly');
 
-    await op.operator(`/deposits/${id}/confirm`, { delayMs: 0 });
+    await op.operator.post(`/deposits/${id}/confirm`, { delayMs: 0 });
     const waited = await runInProcess(['deposit', 'get', id, '--wait', '--poll-interval', '100ms'], { env });
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stdout).toContain('confirmed');
@@ -67,7 +62,7 @@ describe('deposit create / get', () => {
     const { env, userId } = op.account({ balanceUsd: 0 });
     const run = startInProcess(waitingDeposit('eth'), env);
     const id = await waitForDeposit(op, userId);
-    await op.operator(`/deposits/${id}/confirm`, {});
+    await op.operator.post(`/deposits/${id}/confirm`, {});
     await run.stderrShows(`deposit ${id}: confirming`);
     op.sandbox.advanceClock(2_000);
     const res = await run.done;
@@ -82,7 +77,7 @@ describe('deposit create / get', () => {
     // End to end: the real binary's exit code when a waited-on deposit fails.
     const failing = runBinary(waitingDeposit('btc'), { env });
     const id = await waitForDeposit(op, userId);
-    await op.operator(`/deposits/${id}/fail`);
+    await op.operator.post(`/deposits/${id}/fail`);
     const failed = await failing;
     expect(failed.code).toBe(3);
     expect(failed.stderr).toContain('The payment failed; nothing was credited');
@@ -210,7 +205,7 @@ describe('deposit list', () => {
     }
     expect(new Set(ids).size).toBe(5);
     // Confirmed at once (delayMs 0), and read back before listing: no timing involved.
-    await op.operator(`/deposits/${ids[1]}/confirm`, { delayMs: 0 });
+    await op.operator.post(`/deposits/${ids[1]}/confirm`, { delayMs: 0 });
     const second = await runInProcess(['deposit', 'get', ids[1] ?? '', '--json'], { env });
     expect(JSON.parse(second.stdout).deposit.status).toBe('confirmed');
 
@@ -257,12 +252,9 @@ describe('deposit list', () => {
 });
 
 /** The id of the account's newest deposit other than `except`, once the binary has created it. */
-async function waitForDeposit(o: OperatorEnv, userId: string, except?: string): Promise<string> {
-  for (let i = 0; i < 200; i++) {
+async function waitForDeposit(o: SandboxHandle, userId: string, except?: string): Promise<string> {
+  return waitFor(() => {
     const deposits = o.sandbox.core.store.depositsByUser.get(userId) ?? [];
-    const newest = deposits.filter((d) => d.depositId !== except).at(-1);
-    if (newest) return newest.depositId;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('deposit never appeared');
+    return deposits.filter((d) => d.depositId !== except).at(-1)?.depositId;
+  }, 'the deposit to appear');
 }

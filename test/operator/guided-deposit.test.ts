@@ -4,21 +4,15 @@
  * sandbox (over its operator HTTP API and virtual clock) confirming, failing or
  * expiring the deposit while the spinner waits.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
+import { MINUTE, withSandbox } from '../helpers/sandbox.js';
 import { KEYS, startTerminal, type Terminal } from '../helpers/terminal.js';
-import { MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
-let op: OperatorEnv;
+const op = withSandbox({ seed: 7 });
 const terminals: Terminal[] = [];
-beforeAll(async () => {
-  op = await operatorEnv();
-});
 afterEach(() => {
   for (const t of terminals.splice(0)) t.kill();
-});
-afterAll(async () => {
-  await op.sandbox.close();
 });
 
 /** Deposit methods in the order the prompt lists them (ranking; no balance method for deposits). */
@@ -82,7 +76,7 @@ describe('guided deposit in a terminal', () => {
     expect(screen).toMatch(/invoice expires in (1h 00m|59m \d\ds)/);
 
     // The sandbox sees the payment (operator HTTP), then confirms it on its virtual clock.
-    await op.operator(`/deposits/${depositId}/confirm`, { delayMs: 5_000 });
+    await op.operator.post(`/deposits/${depositId}/confirm`, { delayMs: 5_000 });
     await term.waitFor('payment seen, waiting for network confirmations');
     op.sandbox.advanceClock(5_000);
     await term.waitFor(`Deposit ${depositId} confirmed: +60.00 USD. New balance: 100.00 USD`);
@@ -96,7 +90,7 @@ describe('guided deposit in a terminal', () => {
     // The hosted page as a QR code too, to pay on a phone.
     expect(term.screen()).toContain('Scan to open the payment page on a phone');
     expect(term.screen()).not.toContain('Scan to pay (amount included)');
-    await op.operator(`/deposits/${depositId}/confirm`, { delayMs: 0 });
+    await op.operator.post(`/deposits/${depositId}/confirm`, { delayMs: 0 });
     await term.waitFor('New balance: 25.00 USD');
     expect(await term.exited).toBe(0);
   });
@@ -113,7 +107,7 @@ describe('guided deposit in a terminal', () => {
   it('says what to do when the payment fails (exit 3)', async () => {
     const { env } = op.account({ balanceUsd: 0 });
     const { term, depositId } = await startGuided(env, '30', 'eth');
-    await op.operator(`/deposits/${depositId}/fail`);
+    await op.operator.post(`/deposits/${depositId}/fail`);
     await term.waitFor(`Deposit ${depositId} failed.`);
     await term.waitFor('The payment failed; nothing was credited');
     expect(await term.exited).toBe(3);
@@ -128,7 +122,7 @@ describe('guided deposit in a terminal', () => {
     const after = await runInProcess(['deposit', 'get', depositId, '--json'], { env });
     expect(JSON.parse(after.stdout).deposit.status).toBe('pending');
     // ...and resuming picks it up where it was.
-    await op.operator(`/deposits/${depositId}/confirm`, { delayMs: 0 });
+    await op.operator.post(`/deposits/${depositId}/confirm`, { delayMs: 0 });
     const resumed = await runInProcess(['deposit', 'get', depositId, '--wait', '--poll-interval', '100ms'], {
       env,
     });

@@ -10,8 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { instantClock } from '../helpers/clock.js';
-import { withSandbox } from '../helpers/sandbox.js';
-import { AMAZON_25 } from './env.js';
+import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
 
 const UNIT_MS = 60_000;
 const sb = withSandbox({ seed: 31, tuning: { fulfillmentUnitMs: UNIT_MS } });

@@ -9,9 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { account, FAST, mixedRows, tempDir, writeCsv } from '../bulk/support.js';
 import { runInProcess } from '../helpers/cli.js';
 import { instantClock } from '../helpers/clock.js';
-import { withSandbox } from '../helpers/sandbox.js';
+import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
-import { AMAZON_25 } from './env.js';
 
 const sb = withSandbox({ seed: 57 });
 

@@ -1,18 +1,12 @@
 /** Checkouts, payment methods, refunds, default markup and capabilities against the sandbox over real HTTP. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBinary, runInProcess } from '../helpers/cli.js';
+import { describe, expect, it } from 'vitest';
+import { runJson as json, runBinary, runInProcess } from '../helpers/cli.js';
+import { ALWAYS_FAILS, AMAZON_25, MINUTE, withSandbox } from '../helpers/sandbox.js';
 import { tempDirFor } from '../helpers/temp.js';
-import { ALWAYS_FAILS, AMAZON_25, json, MINUTE, type OperatorEnv, operatorEnv } from './env.js';
 
-let op: OperatorEnv;
-beforeAll(async () => {
-  op = await operatorEnv();
-});
-afterAll(async () => {
-  await op.sandbox.close();
-});
+const op = withSandbox({ seed: 7 });
 
 describe('checkout create / get', () => {
   it('paying with the balance needs --yes without a terminal, then charges, fulfills, and masks codes unless --reveal', async () => {
@@ -45,8 +39,8 @@ describe('checkout create / get', () => {
     expect((await json(['balance'], env)).balance).toBe(50);
 
     const id = created.checkoutId;
+    // Fulfilment finishes on the virtual clock whether the wait reads before or after the move.
     const waiting = runInProcess(['checkout', 'get', id, '--wait', '--poll-interval', '100ms'], { env });
-    await new Promise((r) => setTimeout(r, 400));
     op.sandbox.advanceClock(5_000);
     const done = await waiting;
     expect(done.code, done.stderr).toBe(0);
@@ -126,7 +120,7 @@ describe('checkout pay', () => {
     const requoted = await json(['checkout', 'pay', id, '--method', 'btc', '--yes'], env);
     expect(requoted.payment.expiresAt).toBeGreaterThan(first.payment.expiresAt);
 
-    await op.operator(`/checkouts/${id}/pay`, { amount: Number(requoted.payment.amount) / 2 });
+    await op.operator.post(`/checkouts/${id}/pay`, { amount: Number(requoted.payment.amount) / 2 });
     const partial = await runInProcess(['checkout', 'get', id], { env });
     expect(partial.stdout).toContain('payment: partial');
     expect(partial.stdout).toMatch(/sent [0-9.]+ of [0-9.]+ BTC \[#+\.+\] 50%/);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Order } from '../../src/schemas/orders.js';
 import { type Json, withSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
 // One virtual second per unit: real time alone barely moves fulfillment, so the test sees
 // codes appear only as it advances the clock.
@@ -312,9 +313,10 @@ describe('§6 B2B order callback (legacy, unsigned, one attempt, with codes)', (
     });
     expect(res.status).toBe(201);
     await settle(res.body.checkoutId);
-    for (let i = 0; i < 1_000 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => received.length > 0, 'the callback');
+    // A day later, with everything sent since answered: still the one attempt.
     await sb.operator.advanceClock(24 * 60 * 60_000);
-    await new Promise((r) => setTimeout(r, 30));
+    await sb.outboundSettled();
     expect(received).toHaveLength(1);
     const cb = received[0] as { headers: IncomingMessage['headers']; body: Json };
     expect(cb.headers['x-service-signature']).toBeUndefined();

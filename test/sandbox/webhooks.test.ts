@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { DeliveryLog } from '../../src/schemas/webhooks.js';
 import { call, fakeLookupHost, type Json, withSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Hit {
   path: string;
@@ -39,13 +40,13 @@ afterAll(async () => {
 
 const sb = withSandbox({ seed: 51, retailer: true, allowHttpWebhooks: true, balanceUsd: 5_000 });
 
+/** The probe's first value that `ok` accepts. */
 async function until<T>(probe: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 2_000; i++) {
+  const found = await waitFor(async () => {
     const v = await probe();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error('condition not reached');
+    return ok(v) ? { v } : undefined;
+  });
+  return found.v;
 }
 
 /** Independent verification with node:crypto (spec §6 "Signature verification"). */
@@ -418,7 +419,8 @@ describe('§6 rule 2 events filter, also on callbackUrl overrides', () => {
       () => hits.filter((h) => h.path === '/override'),
       (x) => x.length >= 1,
     );
-    await new Promise((r) => setTimeout(r, 20));
+    // Every event of that checkout has been sent and answered: none went elsewhere.
+    await sb.outboundSettled();
     expect(got.map((h) => h.headers['x-service-event'])).toEqual(['order.completed']);
     expect(JSON.parse((got[0] as Hit).raw).data.checkoutId).toBe(c.checkoutId);
     expect(hits.filter((h) => h.path === '/main')).toHaveLength(0);
@@ -439,7 +441,8 @@ describe('§6 rule 2 events filter, also on callbackUrl overrides', () => {
       items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 }],
     });
     await sb.operator.advanceClock(60_000);
-    await new Promise((r) => setTimeout(r, 30));
+    // Whatever those advances sent has been answered by now.
+    await sb.outboundSettled();
     expect(hits.filter((h) => h.path === '/orphan' || h.path === '/b2bonly')).toHaveLength(0);
   });
 });

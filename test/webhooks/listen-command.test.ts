@@ -3,6 +3,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signatureHeader } from '../../src/index.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import { type RunningListener, spawnListen } from './spawn-listen.js';
 
 const SECRET = 'whsec_listen_cmd_secret_01';
@@ -37,12 +38,9 @@ async function deliver(url: string, id: string, secret = SECRET) {
   return { status: res.statusCode, body };
 }
 
-async function until(test: () => boolean | undefined, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out; stderr:\n${running?.stderr()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Waits for what the listener shows; a timeout names its stderr. */
+function until(test: () => boolean | undefined) {
+  return waitFor(test, { what: `the listener; stderr:\n${running?.stderr()}` });
 }
 
 describe('webhook listen (binary)', () => {

@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { cleanEnv, runInProcess } from '../helpers/cli.js';
 import { json, type Recorded, startServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
 import { type RunningListener, spawnListen } from './spawn-listen.js';
 
 const exec = promisify(execFile);
@@ -60,20 +61,6 @@ async function createCheckout(sb: Sandbox): Promise<string> {
   const id = body.checkoutId ?? body.checkout?.checkoutId;
   if (!id) throw new Error(`no checkoutId in ${JSON.stringify(body)}`);
   return id;
-}
-
-async function until<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  ms = 10_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 15));
-  }
 }
 
 function signatureOf(hit: Recorded): { header: string; t: number } {
@@ -149,7 +136,7 @@ describe('webhooks against the sandbox', () => {
     const checkoutId = await createCheckout(sb);
     sb.payCheckout(checkoutId);
     // Walk the virtual clock through the backoff schedule; each step lets one attempt land.
-    await until(() => {
+    await waitFor(() => {
       sb.advanceClock(60 * 60 * 1000);
       const log = sb.core.store.deliveries.get(sb.userId) ?? [];
       // `failed` only once the fifth attempt failed (spec section 6).

@@ -4,33 +4,17 @@
  * no history read when the anchor is absent; paging, and a refusal on a ref outside
  * today's plan, only when it is found.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../../src/api/http.js';
+import { describe, expect, it } from 'vitest';
 import { checkBatchIsNew, findByRef, lookupRef, patient } from '../../../src/bulk/discovery.js';
 import { AdaptiveLimit } from '../../../src/bulk/submit.js';
 import { RateLimitError, UsageError } from '../../../src/errors.js';
-import { type Handler, json, type Recorded, startServer, type TestServer } from '../../helpers/server.js';
-import { line, stateOf } from './fixtures.js';
+import { type Handler, json, type Recorded } from '../../helpers/server.js';
+import { line, scriptedService, stateOf } from './fixtures.js';
 
-let server: TestServer | undefined;
-let client: HttpClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const startService = scriptedService('gk_test_discovery');
 
 async function serve(routes: Record<string, Handler>) {
-  server = await startServer(routes);
-  client = new HttpClient({
-    baseUrl: server.url,
-    apiKey: 'gk_test_discovery',
-    timeoutMs: 2_000,
-    userAgent: 'giftcodes/test',
-    sleep: async () => {},
-  });
+  const { server, client } = await startService(routes);
   const notices: string[] = [];
   const sleeps: number[] = [];
   const deps = {

@@ -4,6 +4,8 @@
  * stage is handed. No sandbox: each stage is tested through its own exported API.
  */
 import { dirname } from 'node:path';
+import { afterEach } from 'vitest';
+import { HttpClient } from '../../../src/api/http.js';
 import {
   apply,
   emptyState,
@@ -20,6 +22,7 @@ import type { PlanLimits, PlannedLine } from '../../../src/bulk/types.js';
 import { productIndex } from '../../../src/bulk/validate.js';
 import type { Account } from '../../../src/schemas/account.js';
 import type { Product } from '../../../src/schemas/catalog.js';
+import { type Handler, startServer, type TestServer } from '../../helpers/server.js';
 
 export const rates = { base: 'USD', rates: { USD: 1, EUR: 0.5 } };
 
@@ -131,4 +134,30 @@ export async function writeJournal(
   } finally {
     await writer.close();
   }
+}
+
+/**
+ * A scripted loopback service and a client of it, both closed after each test:
+ * `start(routes)` in a test gives the two.
+ */
+export function scriptedService(apiKey: string) {
+  const open: Array<{ server: TestServer; client: HttpClient }> = [];
+  afterEach(async () => {
+    for (const { server, client } of open.splice(0)) {
+      await client.close();
+      await server.close();
+    }
+  });
+  return async (routes: Record<string, Handler>) => {
+    const server = await startServer(routes);
+    const client = new HttpClient({
+      baseUrl: server.url,
+      apiKey,
+      timeoutMs: 2_000,
+      userAgent: 'giftcodes/test',
+      sleep: async () => {},
+    });
+    open.push({ server, client });
+    return { server, client };
+  };
 }

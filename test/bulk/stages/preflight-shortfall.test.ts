@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../../src/api/http.js';
+import { describe, expect, it } from 'vitest';
 import { journalPathFor } from '../../../src/bulk/journal-files.js';
 import { readInput, readLive } from '../../../src/bulk/preflight.js';
 import { defaultBatchId } from '../../../src/bulk/refs.js';
@@ -15,29 +14,14 @@ import { computeShortfall, describeShortfall } from '../../../src/bulk/shortfall
 import { AdaptiveLimit } from '../../../src/bulk/submit.js';
 import type { InputRow } from '../../../src/bulk/types.js';
 import { InvalidInputError, UnsafeFileError, UsageError } from '../../../src/errors.js';
-import { type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
+import { type Handler, json } from '../../helpers/server.js';
 import { tempDirFor } from '../../helpers/temp.js';
-import { line, options, stateOf } from './fixtures.js';
+import { line, options, scriptedService, stateOf } from './fixtures.js';
 
-let server: TestServer | undefined;
-let client: HttpClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
-});
+const startService = scriptedService('gk_test_preflight');
 
 async function serve(routes: Record<string, Handler>) {
-  server = await startServer(routes);
-  client = new HttpClient({
-    baseUrl: server.url,
-    apiKey: 'gk_test_preflight',
-    timeoutMs: 2_000,
-    userAgent: 'giftcodes/test',
-    sleep: async () => {},
-    retryPolicy: undefined,
-  });
+  const { server, client } = await startService(routes);
   return {
     server,
     deps: {
@@ -220,7 +204,6 @@ describe('computeShortfall', () => {
       'GET /b2b/balance': reply({ error: { code: 'BOOM', message: 'no' } }, 400),
     });
     expect((await computeShortfall(deps, state())).missingUsd).toBe(70);
-    await server?.close();
     const rich = await serve({ 'GET /b2b/balance': reply({ balance: 500, currency: 'USD' }) });
     expect((await computeShortfall(rich.deps, state())).missingUsd).toBe(0);
   });

@@ -1,0 +1,90 @@
+/**
+ * A loopback proxy in front of the sandbox that holds one route's requests until the
+ * test opens the gate: a run can be kept at a known point (its lock held, an order in
+ * flight) for exactly as long as the test needs, with no latency guessed in real time.
+ * Everything else passes through unchanged.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface GateProxy {
+  url: string;
+  /** Requests of the route held now. */
+  readonly held: number;
+  /** Lets every held request through, and every later one. */
+  open(): void;
+  close(): Promise<void>;
+}
+
+/** Holds `route` (`METHOD /path`) after the first `pass` such requests went through. */
+export async function startGateProxy(
+  target: string,
+  opts: { route: string; pass?: number },
+): Promise<GateProxy> {
+  const sockets = new Set<Socket>();
+  const waiting: Array<() => void> = [];
+  let isOpen = false;
+  let seen = 0;
+  let closed = false;
+
+  async function forward(req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
+        headers[name] = value;
+    }
+    const upstream = await fetch(target + (req.url ?? '/'), {
+      method: req.method,
+      headers,
+      ...(body.length && req.method !== 'GET' ? { body } : {}),
+    });
+    const text = await upstream.text();
+    const out: Record<string, string> = {};
+    upstream.headers.forEach((value, name) => {
+      if (!['content-length', 'connection', 'keep-alive', 'transfer-encoding'].includes(name))
+        out[name] = value;
+    });
+    if (!res.destroyed) res.writeHead(upstream.status, out).end(text);
+  }
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+    if (`${req.method} ${path}` === opts.route && !isOpen && ++seen > (opts.pass ?? 0)) {
+      // Held like a request the service is still working on: it goes on when the gate opens,
+      // even if the client is gone by then.
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      if (closed) return;
+    }
+    try {
+      await forward(req, body, res);
+    } catch (error) {
+      if (!res.headersSent && !res.destroyed) res.writeHead(502).end(String(error));
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get held() {
+      return waiting.length;
+    },
+    open() {
+      isOpen = true;
+      for (const go of waiting.splice(0)) go();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        closed = true;
+        for (const go of waiting.splice(0)) go();
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
