@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { heapBudget } from './heap-budget.js';
+import { Names } from './table.js';
 import type { InputRow } from './types.js';
 
 /** Bytes before the two strings: row, amount, quantity (f64); product, sku, ref and fields lengths (u32). */
@@ -22,8 +23,7 @@ const FIXED = 8 * 3 + 4 * 4;
 const CHUNK = 1 << 16;
 
 export class RowSpool {
-  private readonly names: string[] = [];
-  private readonly nameIndex = new Map<string, number>();
+  private readonly names = new Names();
   private buffer = Buffer.allocUnsafe(CHUNK);
   private used = 0;
   private count = 0;
@@ -49,16 +49,6 @@ export class RowSpool {
     return this.count;
   }
 
-  private name(text: string): number {
-    let i = this.nameIndex.get(text);
-    if (i === undefined) {
-      i = this.names.length;
-      this.names.push(text);
-      this.nameIndex.set(text, i);
-    }
-    return i;
-  }
-
   /** Appends a row (written to the file whenever a megabyte has gathered). */
   push(row: InputRow): void {
     const fields = row.requiredFields ? JSON.stringify(row.requiredFields) : '';
@@ -72,8 +62,8 @@ export class RowSpool {
     b.writeDoubleLE(row.row, at);
     b.writeDoubleLE(row.amount, at + 8);
     b.writeDoubleLE(row.quantity, at + 16);
-    b.writeUInt32LE(this.name(row.productId), at + 24);
-    b.writeUInt32LE(this.name(row.skuId), at + 28);
+    b.writeUInt32LE(this.names.id(row.productId), at + 24);
+    b.writeUInt32LE(this.names.id(row.skuId), at + 28);
     at += FIXED;
     const refBytes = b.write(row.ref, at);
     at += refBytes;
@@ -141,8 +131,8 @@ export class RowSpool {
     const start = at + FIXED;
     const row: InputRow = {
       row: b.readDoubleLE(at),
-      productId: this.names[b.readUInt32LE(at + 24)] as string,
-      skuId: this.names[b.readUInt32LE(at + 28)] as string,
+      productId: this.names.text(b.readUInt32LE(at + 24)),
+      skuId: this.names.text(b.readUInt32LE(at + 28)),
       amount: b.readDoubleLE(at + 8),
       quantity: b.readDoubleLE(at + 16),
       ref: refBytes ? b.toString('utf8', start, start + refBytes) : '',

@@ -70,6 +70,26 @@ export class RefColumn {
   }
 }
 
+/** Product and SKU names, each kept once: rows and lines store the small number it was given. */
+export class Names {
+  private readonly list: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  id(text: string): number {
+    let i = this.index.get(text);
+    if (i === undefined) {
+      i = this.list.length;
+      this.list.push(text);
+      this.index.set(text, i);
+    }
+    return i;
+  }
+
+  text(id: number): string {
+    return this.list[id] ?? '';
+  }
+}
+
 /**
  * Planned lines (or parsed rows, with firstUnit 1 and no unitUsd) as columns.
  * productId and skuId repeat across thousands of rows: each is kept once.
@@ -89,22 +109,11 @@ export class LineTable {
   /** Index into `refText` of the line's buyer ref, or -1. */
   private refs = new Int32Array(this.capacity);
   private readonly refText = new StringColumn();
-  private readonly names: string[] = [];
-  private readonly nameIndex = new Map<string, number>();
+  private readonly names = new Names();
   private readonly fieldText = new StringColumn();
 
   get length(): number {
     return this.count;
-  }
-
-  private name(text: string): number {
-    let i = this.nameIndex.get(text);
-    if (i === undefined) {
-      i = this.names.length;
-      this.names.push(text);
-      this.nameIndex.set(text, i);
-    }
-    return i;
   }
 
   private growTo(capacity: number): void {
@@ -134,8 +143,8 @@ export class LineTable {
     this.quantityCol[i] = line.quantity;
     this.amountCol[i] = line.amount;
     this.unitUsdCol[i] = line.unitUsd ?? Number.NaN;
-    this.product[i] = this.name(line.productId);
-    this.sku[i] = this.name(line.skuId);
+    this.product[i] = this.names.id(line.productId);
+    this.sku[i] = this.names.id(line.skuId);
     this.fields[i] = line.requiredFields ? this.fieldText.push(JSON.stringify(line.requiredFields)) : -1;
     this.refs[i] = line.ref ? this.refText.push(line.ref) : -1;
     return i;
@@ -154,7 +163,7 @@ export class LineTable {
     return this.unitUsdCol[i] as number;
   }
   productId(i: number): string {
-    return this.names[this.product[i] as number] as string;
+    return this.names.text(this.product[i] as number);
   }
 
   /** Line `i` as an object (a new one each time: callers may keep or change it). */
@@ -163,7 +172,7 @@ export class LineTable {
     const line: PlannedLine = {
       row: this.row[i] as number,
       productId: this.productId(i),
-      skuId: this.names[this.sku[i] as number] as string,
+      skuId: this.names.text(this.sku[i] as number),
       amount: this.amountCol[i] as number,
       quantity: this.quantityCol[i] as number,
       firstUnit: this.firstUnit[i] as number,
