@@ -98,7 +98,9 @@ export async function checkBatchIsNew(
   batch: string,
   plan: PlanRefs | (() => Promise<PlanRefs>),
   legacyRef: string | undefined,
+  opts: { checkHistory?: boolean } = {},
 ): Promise<'new' | 'known'> {
+  const refs = () => (typeof plan === 'function' ? plan() : Promise.resolve(plan));
   for (const ref of [anchorRef(batch), ...(legacyRef ? [legacyRef] : [])]) {
     const seen = await patient(deps, () => lookupRef(deps.http, ref));
     if (seen.kind === 'absent') continue;
@@ -109,8 +111,14 @@ export async function checkBatchIsNew(
         : "the service's order list does not filter by externalRef: checking the account's orders for this batch",
     );
     // Only this rare path needs the plan's refs: a fresh plan is made again for them.
-    await scanAccountForBatch(deps, batch, typeof plan === 'function' ? await plan() : plan);
+    await scanAccountForBatch(deps, batch, await refs());
     return 'known';
+  }
+  if (opts.checkHistory) {
+    // Asked for: a batch begun before anchors existed is found only this way once the
+    // limits it was planned under have changed.
+    deps.notice(`--check-history: checking the account's orders for batch ${batch}`);
+    await scanAccountForBatch(deps, batch, await refs());
   }
   return 'new';
 }

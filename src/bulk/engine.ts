@@ -160,7 +160,10 @@ async function runParsed(
   // 6. Without a journal (nor its copy), has this batch bought anything before? One
   //    exact look-up of its anchor answers it (see discovery.ts); only when it is found
   //    is the plan made again for its refs.
-  if (!planned.resumed) await checkBatchIsNew(deps, batch, () => planRefs(spool, inputs), planned.legacyRef);
+  if (!planned.resumed)
+    await checkBatchIsNew(deps, batch, () => planRefs(spool, inputs), planned.legacyRef, {
+      checkHistory: opts.checkHistory,
+    });
 
   // 7. Confirmation before money moves.
   if (report.pending.orders > 0 && !(await deps.confirm(report))) {

@@ -22,6 +22,11 @@ export interface BulkOptions {
   format: OutputFormat;
   waitTimeoutMs: number;
   force: boolean;
+  /**
+   * Without a journal, page the account's orders for this batch even when its anchor is
+   * absent: a batch begun before anchors (journal version 1) has none.
+   */
+  checkHistory?: boolean;
   /** Wait this long for another run holding the output's lock (default: refuse at once). */
   waitLockMs?: number;
   pollFirstMs?: number;

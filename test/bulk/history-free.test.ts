@@ -11,11 +11,12 @@
  *   the run check the history: a changed plan is refused, the same plan replays.
  * - The anchor goes alone: nothing else of the batch is sent until it exists.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/bulk/journal.js';
-import { anchorRef } from '../../src/bulk/refs.js';
+import { anchorRef, defaultBatchId } from '../../src/bulk/refs.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { json, startServer } from '../helpers/server.js';
@@ -180,6 +181,34 @@ describe('a lost journal never buys twice', () => {
     const other = await bulk(env, [b, '--out', join(dir, 'b-codes.csv'), '--batch', 'po-77']);
     expect(other.code, other.stderr).toBe(2);
     expect(other.stderr).toMatch(/batch po-77 was bought from another input file/);
+    expect(await charges(acc.userId)).toBe(before);
+  });
+});
+
+describe('a batch begun before anchors', () => {
+  it('--check-history pages the account for it when no anchor exists: a changed plan is refused, nothing bought', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(4));
+    const batch = defaultBatchId(createHash('sha256').update(readFileSync(input)).digest('hex'), {
+      seal: false,
+    });
+    // What a version-1 run left: an order of the batch under a plan of other limits, no anchor.
+    const legacy = await sb.api('POST', '/b2b/orders', {
+      apiKey: acc.apiKey,
+      body: {
+        externalRef: `gc-${batch}-00001-0123456789`,
+        items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 7, quantity: 1 }],
+        sealCards: false,
+      },
+    });
+    expect(legacy.status).toBe(201);
+    const before = await charges(acc.userId);
+    const env = { ...acc.env, GIFTCODES_STATE_DIR: join(dir, 'state') };
+    const checked = await bulk(env, [input, '--out', join(dir, 'codes.csv'), '--check-history']);
+    expect(checked.code, checked.stderr).toBe(2);
+    expect(checked.stderr).toMatch(/--check-history: checking the account's orders/);
+    expect(checked.stderr).toMatch(/the plan differs/);
     expect(await charges(acc.userId)).toBe(before);
   });
 });

@@ -84,6 +84,11 @@ export default defineCommand({
       flags: '--force',
       description: 'replace an output file (or journal) that does not belong to this batch',
     },
+    checkHistory: {
+      flags: '--check-history',
+      description:
+        "without a journal, page the account's orders for this batch even when its anchor is absent (a batch begun by giftcodes 0.1, whose journal is lost)",
+    },
     waitLock: {
       flags: '--wait-lock [duration]',
       description: 'if another run holds this --out, wait for it this long instead of refusing (exit 2)',
@@ -132,6 +137,8 @@ export interface OrderBulkOptions {
   format: OutputFormat;
   waitTimeout: number;
   force?: boolean;
+  /** Page the account's history for the batch even when its anchor is absent. */
+  checkHistory?: boolean;
   /** ms to wait for another run's lock on the output; undefined refuses at once. */
   waitLock?: number;
   retryAttempts?: number;
@@ -229,6 +236,7 @@ export async function runOrderBulk(
         format: opts.format,
         waitTimeoutMs: opts.waitTimeout,
         force: Boolean(opts.force),
+        checkHistory: Boolean(opts.checkHistory),
         waitLockMs: opts.waitLock,
         pollFirstMs: opts.pollInterval,
         accountFingerprint: bulk.accountFingerprint(
