@@ -5,6 +5,8 @@
  * --force, set aside later), before any request.
  */
 
+import { lstat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { type BoughtSoFar, boughtSoFar, describeBought } from './bought.js';
 import type { DiscoveryDeps } from './discovery.js';
@@ -13,6 +15,9 @@ import { type JournalCopy, journalCopyPathFor, journalPathFor, readJournalCopy }
 import { lockPathFor } from './lock.js';
 import type { ParsedInput } from './preflight.js';
 import type { BulkOptions } from './run-types.js';
+
+/** Errors that mean the state directory cannot be used here at all. */
+const UNUSABLE_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
 
 export interface JournalChoice {
   journalPath: string;
@@ -108,10 +113,28 @@ async function choose(
 
   // The journal's copy in the state directory stands in for a journal beside --out
   // that is gone (deleted, another folder, another --out) or older than the copy.
-  const copyPath = opts.stateDir
+  let copyPath = opts.stateDir
     ? journalCopyPathFor(opts.stateDir, opts.accountFingerprint, batch)
     : undefined;
-  if (copyPath) await lockBatch(lockPathFor(copyPath), batch);
+  if (copyPath) {
+    try {
+      await lockBatch(lockPathFor(copyPath), batch);
+      await lstat(dirname(copyPath)).catch((error) => {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      });
+    } catch (error) {
+      // The copy is a second safety net (the anchor look-up is the first): a state
+      // directory that cannot exist here (a file in its path, no permission, a
+      // read-only disk) costs the copy, not the run. A link or another user's folder
+      // is still refused (UnsafeFileError).
+      const why = (error as NodeJS.ErrnoException).code;
+      if (!why || !UNUSABLE_DIR.has(why)) throw error;
+      deps.notice(
+        `cannot keep the journal's copy in ${dirname(copyPath)} (${why}): going on without it; set GIFTCODES_STATE_DIR to a folder you can write`,
+      );
+      copyPath = undefined;
+    }
+  }
   const copy = copyPath
     ? await readJournalCopy(copyPath, {
         batch,

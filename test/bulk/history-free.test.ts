@@ -185,6 +185,25 @@ describe('a lost journal never buys twice', () => {
   });
 });
 
+describe('a state directory that cannot exist here', () => {
+  it('costs the journal copy, not the run: it says so, and buys every unit once', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const lines = mixedRows(3);
+    const input = writeCsv(dir, lines);
+    const out = join(dir, 'codes.csv');
+    // A file where the state directory's parent should be: mkdir fails with ENOTDIR.
+    const env = { ...acc.env, GIFTCODES_STATE_DIR: join(input, 'state') };
+    const dry = await bulk(env, [input, '--out', out, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toMatch(/cannot keep the journal's copy in .* \(ENOTDIR\): going on without it/);
+    const res = await bulk(env, [input, '--out', out]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(/going on without it; set GIFTCODES_STATE_DIR/);
+    await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
+  });
+});
+
 describe('a batch begun before anchors', () => {
   it('--check-history pages the account for it when no anchor exists: a changed plan is refused, nothing bought', async () => {
     const acc = await account(sb);
