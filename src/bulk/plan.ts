@@ -195,45 +195,29 @@ function lineSource(r: InputRow, products: Map<string, Product>, rates: Rates): 
  * The ref the first order of this file had before batches began with an anchor
  * (plans without one, journal version 1): a run that finds no anchor also looks this
  * one up, so a batch bought by an earlier version whose journal was lost is not
- * taken for a new one (when the limits are still those it was planned under).
+ * taken for a new one (when the limits are still those it was planned under). It is
+ * the first order of a plan without an anchor; `add` says when it is known, so the
+ * rows after it need not be planned.
  */
-export function legacyFirstRef(
-  rows: Iterable<InputRow>,
-  products: Map<string, Product>,
-  rates: Rates,
-  limits: PlanLimits,
-  batch: string,
-): string | undefined {
-  const first = new LegacyFirstRef(products, rates, limits, batch);
-  for (const r of rows) if (first.add(r)) break;
-  return first.end();
-}
-
-/** `legacyFirstRef` a row at a time (rows read back in batches): `add` says when it is known. */
 export class LegacyFirstRef {
-  private first: PlannedLine[] | undefined;
-  private readonly packer: Packer;
+  private first: string | undefined;
+  private readonly planner: Planner;
 
-  constructor(
-    private readonly products: Map<string, Product>,
-    private readonly rates: Rates,
-    limits: PlanLimits,
-    private readonly batch: string,
-  ) {
-    this.packer = new Packer(limits, (lines) => {
-      this.first ??= lines;
+  constructor(products: Map<string, Product>, rates: Rates, limits: PlanLimits, batch: string) {
+    this.planner = new Planner(products, rates, limits, batch, (order) => {
+      this.first ??= order.ref;
     });
   }
 
   /** True once the first order is complete (later rows change nothing). */
   add(r: InputRow): boolean {
-    if (!this.first) this.packer.add(lineSource(r, this.products, this.rates));
+    if (this.first === undefined) this.planner.add(r);
     return this.first !== undefined;
   }
 
   end(): string | undefined {
-    if (!this.first) this.packer.end();
-    return this.first ? orderRef(this.batch, 0, this.first) : undefined;
+    if (this.first === undefined) this.planner.end();
+    return this.first;
   }
 }
 

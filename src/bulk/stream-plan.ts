@@ -166,7 +166,7 @@ export interface PlanPreview {
   estimate: PlanEstimate;
   /** The plan's first order: its anchor. */
   firstRef?: string;
-  /** The first order's ref as journal version 1 (no anchor) planned the file (see legacyFirstRef). */
+  /** The first order's ref as journal version 1 (no anchor) planned the file (see LegacyFirstRef). */
   legacyRef?: string;
 }
 

@@ -5,7 +5,7 @@
  * Everything else passes through unchanged.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './server.js';
 
 export interface GateProxy {
   url: string;
@@ -21,7 +21,6 @@ export async function startGateProxy(
   target: string,
   opts: { route: string; pass?: number },
 ): Promise<GateProxy> {
-  const sockets = new Set<Socket>();
   const waiting: Array<() => void> = [];
   let isOpen = false;
   let seen = 0;
@@ -64,14 +63,9 @@ export async function startGateProxy(
       if (!res.headersSent && !res.destroyed) res.writeHead(502).end(String(error));
     }
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     get held() {
       return waiting.length;
     },
@@ -79,12 +73,10 @@ export async function startGateProxy(
       isOpen = true;
       for (const go of waiting.splice(0)) go();
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        closed = true;
-        for (const go of waiting.splice(0)) go();
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      closed = true;
+      for (const go of waiting.splice(0)) go();
+      return listening.close();
+    },
   };
 }

@@ -6,7 +6,7 @@
  * bodies) has the payload removed again, so the sandbox behind it keeps working.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from './server.js';
 
 /**
  * Clear screen, set the title (OSC 0), an OSC 8 hyperlink, a C1 CSI, a carriage return
@@ -50,7 +50,6 @@ function unpoisonUrl(raw: string): string {
 }
 
 export async function startHostileProxy(target: string, keep = DEFAULT_KEEP): Promise<HostileProxy> {
-  const sockets = new Set<Socket>();
   const escapedHostile = JSON.stringify(HOSTILE).slice(1, -1);
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -80,18 +79,9 @@ export async function startHostileProxy(target: string, keep = DEFAULT_KEEP): Pr
     });
     res.end(out);
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    url,
+    close,
   };
 }

@@ -7,7 +7,7 @@
  * whether or not the test looked at `unexpected`, and whether or not the server was
  * closed by then.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach } from 'vitest';
 
@@ -61,7 +61,6 @@ export async function startServer(routes: Record<string, Handler>): Promise<Test
   const requests: Recorded[] = [];
   const unexpected: string[] = [];
   const counts = new Map<string, number>();
-  const sockets = new Set<Socket>();
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -92,6 +91,32 @@ export async function startServer(routes: Record<string, Handler>): Promise<Test
         json(res, 598, { error: { code: 'TEST_HANDLER_FAILED', message: String(error) } });
     }
   });
+  const { url, close } = await listenOnLoopback(server);
+  return {
+    url,
+    requests,
+    unexpected,
+    hits: (path) => requests.filter((r) => r.path === path),
+    close,
+  };
+}
+
+/** The error a request to a scripted server failed with; a request that succeeds fails the test. */
+export async function failure(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+/**
+ * Starts `server` on a free loopback port. `close` ends open connections at once
+ * (keep-alive sockets would hold `server.close` open) and resolves once it is closed.
+ */
+export async function listenOnLoopback(server: Server): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -100,9 +125,6 @@ export async function startServer(routes: Record<string, Handler>): Promise<Test
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    requests,
-    unexpected,
-    hits: (path) => requests.filter((r) => r.path === path),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

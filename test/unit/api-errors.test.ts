@@ -36,7 +36,7 @@ import {
   ValidationError,
   WaitTimeoutError,
 } from '../../src/errors.js';
-import { type Handler, json, startServer, type TestServer } from '../helpers/server.js';
+import { failure, type Handler, json, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer | undefined;
 const clients: HttpClient[] = [];
@@ -68,15 +68,6 @@ async function client(routes: Record<string, Handler>, options: Partial<HttpClie
   });
   clients.push(http);
   return { http, sleeps, server };
-}
-
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the request to fail');
 }
 
 const envelope =

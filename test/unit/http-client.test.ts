@@ -16,7 +16,7 @@ import {
   RetryBudgetSpentError,
   UnexpectedResponseError,
 } from '../../src/errors.js';
-import { type Handler, json, startServer, type TestServer } from '../helpers/server.js';
+import { failure, type Handler, json, startServer, type TestServer } from '../helpers/server.js';
 
 const API_KEY = 'gk_test_supersecret_9f3a';
 
@@ -61,15 +61,6 @@ async function setup(
   });
   clients.push(client);
   return { client, server, sleeps, retries, debug };
-}
-
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the request to fail');
 }
 
 const envelope =
