@@ -13,6 +13,8 @@ import { instantClock } from '../helpers/clock.js';
 import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
 
 const UNIT_MS = 60_000;
+/** One retailer checkout of one Amazon card, to which each test adds its flags. */
+const CHECKOUT_CREATE = ['checkout', 'create', '--email', 'buyer@example.com', '--item', AMAZON_25];
 const sb = withSandbox({ seed: 31, tuning: { fulfillmentUnitMs: UNIT_MS } });
 afterEach(async () => {
   await sb.operator.setFaults({});
@@ -63,7 +65,7 @@ describe('checkout create --pay-method balance: the answer is lost after the cha
   it('names the ref before the request, and the advised re-run replays instead of charging again', async () => {
     const acc = await retailAccount();
     await failAfterCommit('POST /retailer/v1/checkouts');
-    const args = ['checkout', 'create', '--email', 'buyer@example.com', '--item', AMAZON_25];
+    const args = CHECKOUT_CREATE;
     const first = await cli(acc.env, [...args, '--country', 'US', '--pay-method', 'balance', '--yes']);
     expect(first.code, first.stderr).toBe(1);
     const ref = /externalRef (gc-[0-9a-f]{16}) \(generated\)/.exec(first.stderr)?.[1];
@@ -94,12 +96,7 @@ describe('checkout create --pay-method balance: the answer is lost after the cha
     const res = await cli({ GIFTCODES_BASE_URL: sb.url }, [
       '--api-key',
       key,
-      'checkout',
-      'create',
-      '--email',
-      'buyer@example.com',
-      '--item',
-      AMAZON_25,
+      ...CHECKOUT_CREATE,
       '--ref=po-77',
       '--pay-method',
       'balance',
@@ -116,17 +113,7 @@ describe('checkout create --pay-method balance: the answer is lost after the cha
 
 describe('checkout pay --method balance: the answer is lost', () => {
   async function pendingCheckout(env: Record<string, string>) {
-    const created = await cli(env, [
-      '--json',
-      'checkout',
-      'create',
-      '--email',
-      'buyer@example.com',
-      '--item',
-      AMAZON_25,
-      '--country',
-      'US',
-    ]);
+    const created = await cli(env, ['--json', ...CHECKOUT_CREATE, '--country', 'US']);
     expect(created.code, created.stderr).toBe(0);
     return (JSON.parse(created.stdout) as { checkoutId: string }).checkoutId;
   }
@@ -231,19 +218,7 @@ describe('webhook rotate: the answer is lost after the rotation', () => {
 describe('checks before a write never need more scopes than the write (spec section 5)', () => {
   it('checkout create --markup with an orders:create-only key skips the limit check with a note', async () => {
     const acc = await retailAccount(['orders:create']);
-    const res = await cli(acc.env, [
-      'checkout',
-      'create',
-      '--email',
-      'buyer@example.com',
-      '--item',
-      AMAZON_25,
-      '--markup',
-      '5',
-      '--pay-method',
-      'balance',
-      '--yes',
-    ]);
+    const res = await cli(acc.env, [...CHECKOUT_CREATE, '--markup', '5', '--pay-method', 'balance', '--yes']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain('note: the maxMarkupPercent check skipped');
     expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
@@ -253,15 +228,7 @@ describe('checks before a write never need more scopes than the write (spec sect
     const full = await retailAccount();
     const narrow = await sb.operator.createKey(full.userId, ['orders:create']);
     const narrowEnv = { ...full.env, GIFTCODES_API_KEY: narrow.body.apiKey as string };
-    const created = await cli(full.env, [
-      '--json',
-      'checkout',
-      'create',
-      '--email',
-      'buyer@example.com',
-      '--item',
-      AMAZON_25,
-    ]);
+    const created = await cli(full.env, ['--json', ...CHECKOUT_CREATE]);
     const id = (JSON.parse(created.stdout) as { checkoutId: string }).checkoutId;
 
     const withoutCurrency = await cli(narrowEnv, ['checkout', 'pay', id, '--method', 'balance', '--yes']);
