@@ -16,7 +16,6 @@ import { readFile } from 'node:fs/promises';
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
 import { findByRef } from '../bulk/discovery.js';
-import { journalCopyPathFor, journalPathFor } from '../bulk/engine.js';
 import {
   effectiveOrders,
   type JournalState,
@@ -24,6 +23,7 @@ import {
   type OrderPhase,
   parseJournal,
 } from '../bulk/journal.js';
+import { journalCopyPathFor, journalPathFor } from '../bulk/journal-files.js';
 import { isValidBatchId } from '../bulk/refs.js';
 import type { PlannedLine } from '../bulk/types.js';
 import { UsageError } from '../errors.js';
