@@ -3,13 +3,7 @@
  * parts in plan order (row, then unit), its hash journaled before and after the
  * rename, and the run's result: outcome, why it stopped, what was bought and charged.
  */
-import {
-  eachEffectiveOrder,
-  type JournalState,
-  type JournalWriter,
-  linesOf,
-  type OrderState,
-} from './journal.js';
+import { eachEffectiveOrder, type JournalState, type JournalWriter, type OrderState } from './journal.js';
 import { assembleOutput, writeAtomic } from './output.js';
 import type { Results } from './results.js';
 import type { BulkOptions, BulkResult, Outcome } from './run-types.js';
@@ -32,16 +26,15 @@ export async function finishRun(
   let stopReason = run.outcome.stopReason;
   // Orders cover contiguous runs of rows in plan order (split parts in place of
   // their parent), so plan order is row-then-unit order. The plan is walked lazily,
-  // once to count and once to write the output: never held as a list.
+  // once to count and once to write the output: never held as a list, and its lines
+  // are not read back (the units ordered per product were summed with the plan).
   let unknown = 0;
   let unfinished = 0;
-  const ordered = new Map<string, number>();
   for (const o of eachEffectiveOrder(state)) {
     if (o.phase === 'unknown' || o.phase === 'submitted') unknown += 1;
     else if (o.phase === 'created' && !results.has(o.ref)) unfinished += 1;
-    for (const line of linesOf(state, o))
-      ordered.set(line.productId, (ordered.get(line.productId) ?? 0) + line.quantity);
   }
+  const ordered = new Map(base.report.total.unitsPerProduct);
   const parts = results.parts.read(refsOf(eachEffectiveOrder(state)));
   if (!stopReason && !run.outcome.interrupted) {
     if (run.outcome.waitTimedOut)

@@ -195,7 +195,10 @@ async function removeStaleTemps(path: string, uid = currentUid()): Promise<void>
  * output is written. Memory then holds only offsets, whatever the file's size.
  */
 export class PartStore {
-  private readonly index = new Map<string, { offset: number; length: number }>();
+  /** A part's entry number by ref; its place is in `offsets` and `lengths` (no object per order). */
+  private readonly index = new Map<string, number>();
+  private readonly offsets: number[] = [];
+  private readonly lengths: number[] = [];
   private size = 0;
   private queue: Promise<void> = Promise.resolve();
 
@@ -220,7 +223,9 @@ export class PartStore {
     const bytes = Buffer.from(text);
     const offset = this.size;
     this.size += bytes.length;
-    this.index.set(ref, { offset, length: bytes.length });
+    this.index.set(ref, this.offsets.length);
+    this.offsets.push(offset);
+    this.lengths.push(bytes.length);
     this.queue = this.queue.then(async () => {
       await this.handle.write(bytes, 0, bytes.length, offset);
     });
@@ -229,12 +234,20 @@ export class PartStore {
 
   async *read(refs: Iterable<string>): AsyncGenerator<string> {
     await this.queue;
+    // One buffer for every part (each is decoded before the next is read): a buffer per
+    // part would leave an off-heap allocation per order for the collector.
+    let buffer = Buffer.alloc(0);
     for (const ref of refs) {
-      const at = this.index.get(ref);
-      if (!at || at.length === 0) continue;
-      const buffer = Buffer.alloc(at.length);
-      await this.handle.read(buffer, 0, at.length, at.offset);
-      yield buffer.toString('utf8');
+      const entry = this.index.get(ref);
+      if (entry === undefined) continue;
+      const offset = this.offsets[entry] ?? 0;
+      const length = this.lengths[entry] ?? 0;
+      if (length === 0) continue;
+      if (buffer.length < length) buffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+      const { bytesRead } = await this.handle.read(buffer, 0, length, offset);
+      // A scratch file cut under the run must not become an output with codes missing.
+      if (bytesRead < length) throw new Error(`${this.path} is shorter than what was written to it`);
+      yield buffer.toString('utf8', 0, length);
     }
   }
 

@@ -266,6 +266,8 @@ export interface PlanEstimate {
   usd: number;
   /** Face value per currency of the denominations. */
   perCurrency: Map<string, number>;
+  /** Units per productId (a split keeps them: the parts share the order's units). */
+  unitsPerProduct: Map<string, number>;
 }
 
 export function estimatePlan(
@@ -279,7 +281,14 @@ export function estimatePlan(
 
 /** `estimatePlan` one order at a time, for a plan that is never held whole. */
 export class EstimateSum {
-  private readonly estimate: PlanEstimate = { orders: 0, lines: 0, units: 0, usd: 0, perCurrency: new Map() };
+  private readonly estimate: PlanEstimate = {
+    orders: 0,
+    lines: 0,
+    units: 0,
+    usd: 0,
+    perCurrency: new Map(),
+    unitsPerProduct: new Map(),
+  };
   private usdMicros = 0;
 
   constructor(private readonly currencyOf: (productId: string) => string) {}
@@ -290,6 +299,10 @@ export class EstimateSum {
     for (const line of order.lines) {
       estimate.lines += 1;
       estimate.units += line.quantity;
+      estimate.unitsPerProduct.set(
+        line.productId,
+        (estimate.unitsPerProduct.get(line.productId) ?? 0) + line.quantity,
+      );
       this.usdMicros += micros(line.unitUsd) * line.quantity;
       const currency = this.currencyOf(line.productId);
       estimate.perCurrency.set(
@@ -300,7 +313,12 @@ export class EstimateSum {
   }
 
   result(): PlanEstimate {
-    return { ...this.estimate, perCurrency: new Map(this.estimate.perCurrency), usd: this.usdMicros / MICRO };
+    return {
+      ...this.estimate,
+      perCurrency: new Map(this.estimate.perCurrency),
+      unitsPerProduct: new Map(this.estimate.unitsPerProduct),
+      usd: this.usdMicros / MICRO,
+    };
   }
 }
 

@@ -20,6 +20,7 @@ export class Results {
   private readonly chargedSums = new Map<string, MoneySum>();
   /** The part of chargedSums paid by this run: orders whose create answered 201 now, not a replay. */
   private readonly chargedNowSums = new Map<string, MoneySum>();
+  /** Orders this run paid for that are not counted yet. */
   private readonly chargedNow = new Set<string>();
 
   constructor(
@@ -52,7 +53,9 @@ export class Results {
     const currency = fetched.paymentCurrency ?? '';
     const charge = this.chargedSums.get(currency) ?? new MoneySum();
     this.chargedSums.set(currency, charge.add(fetched.totalAmount));
-    if (this.chargedNow.has(ref)) {
+    // Counted once per order (a finished order is never counted again): the set only
+    // holds orders still in flight.
+    if (this.chargedNow.delete(ref)) {
       const now = this.chargedNowSums.get(currency) ?? new MoneySum();
       this.chargedNowSums.set(currency, now.add(fetched.totalAmount));
     }

@@ -157,7 +157,7 @@ describe('planning', () => {
     for (const o of a) expect(o.ref.length).toBeLessThanOrEqual(128);
   });
 
-  it('estimates units, USD and face value per currency', () => {
+  it('estimates units (in all and per product), USD and face value per currency', () => {
     const plan = planOrders(
       [row(1, { quantity: 2 }), row(2, { productId: 'eur', skuId: 'eur-range', amount: 10 })],
       products,
@@ -168,6 +168,7 @@ describe('planning', () => {
     const e = estimatePlan(plan, (id) => (id === 'eur' ? 'EUR' : 'USD'));
     expect(e).toMatchObject({ orders: 1, lines: 2, units: 3, usd: 40 });
     expect(Object.fromEntries(e.perCurrency)).toEqual({ USD: 20, EUR: 10 });
+    expect(Object.fromEntries(e.unitsPerProduct)).toEqual({ p1: 2, eur: 1 });
   });
 });
 

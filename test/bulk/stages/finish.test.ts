@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { finishRun } from '../../../src/bulk/finish.js';
 import {
+  effectiveOrders,
   type JournalRecord,
   type JournalState,
   type JournalWriter,
@@ -122,7 +123,8 @@ async function setup(records: JournalRecord[]) {
   };
   const base = {
     batch: 'b1',
-    report: buildReport(state, [], live(), { batch: 'b1', resumed: false }),
+    // Summed over the whole plan, as the engine's report is (the units ordered per product come from it).
+    report: buildReport(state, effectiveOrders(state), live(), { batch: 'b1', resumed: false }),
     stats,
     products: live().products,
     refundable: [],

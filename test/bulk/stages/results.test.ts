@@ -3,6 +3,7 @@
  * delivered and failed units, and the sums the summary shows (charged per currency,
  * what this run itself paid, spent per product, the refundable orders).
  */
+import { truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { csvLine, PartStore } from '../../../src/bulk/output.js';
@@ -166,5 +167,38 @@ describe('Results', () => {
       { checkoutId: 'co_2', status: 'partial' },
       { checkoutId: 'co_3', status: 'failed' },
     ]);
+  });
+});
+
+describe('PartStore', () => {
+  async function store() {
+    const s = await PartStore.open(join(tempDirFor('giftcodes-parts-'), 'out.csv.parts'));
+    stores.push(s);
+    return s;
+  }
+
+  it('reads parts back in the order asked, whatever their sizes and the order they were written in', async () => {
+    const s = await store();
+    // Small, then larger than the read buffer's first size, then small again, multi-byte text included.
+    const parts = { a: 'a1\r\n', big: `${'é'.repeat(70_000)}\r\n`, c: 'ç3\r\n', empty: '' };
+    await s.put('c', parts.c);
+    await s.put('big', parts.big);
+    await s.put('empty', parts.empty);
+    await s.put('a', parts.a);
+    const read: string[] = [];
+    for await (const part of s.read(['a', 'missing', 'big', 'empty', 'c'])) read.push(part);
+    expect(read).toEqual([parts.a, parts.big, parts.c]);
+  });
+
+  it('refuses to yield a part the scratch file no longer holds in full', async () => {
+    const s = await store();
+    await s.put('a', 'row,1\r\n');
+    await s.put('b', 'row,2\r\n');
+    await truncate(s.path, 10);
+    const read: string[] = [];
+    await expect(async () => {
+      for await (const part of s.read(['a', 'b'])) read.push(part);
+    }).rejects.toThrow('is shorter than what was written to it');
+    expect(read).toEqual(['row,1\r\n']);
   });
 });
