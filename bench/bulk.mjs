@@ -9,7 +9,9 @@
  *   look-ups (the batch's anchor, and its first order as plans before the anchor named
  *   it), and per order (the anchor is one of them) one POST and one GET. Target <= 1.25.
  * - Memory: peak RSS of the CLI process (the sandbox runs in this process, not in it)
- *   at 10,000 and 100,000 rows. Target <= 150 MB.
+ *   at 10,000 and 100,000 rows. Target <= 150 MB. `scale`: dry run and real run from
+ *   10,000 to 1,000,000 rows; `resume`: a run stopped half-way by the daily cap, then
+ *   resumed from its journal (the resumed run reads the whole plan back).
  * - Requests per order: with fulfilment that takes seconds per order (`--fulfillment-ms`
  *   per unit, default 500; orders of at most `--items-per-order` lines, default 5, so
  *   about 3 s an order), the requests the sandbox answered, by kind (preflight reads,
@@ -19,7 +21,7 @@
  *
  *   npm run build && node bench/bulk.mjs                 all three
  *   node bench/bulk.mjs --rows 10000 --rate 50 --latency 20 --concurrency 8
- *   node bench/bulk.mjs --only throughput|memory|requests  --json
+ *   node bench/bulk.mjs --only throughput|memory|scale|resume|requests  --json
  *   node bench/bulk.mjs --only requests --settings 10:200:2000 --fulfillment-ms 500
  */
 import { spawn } from 'node:child_process';
@@ -258,6 +260,61 @@ async function bulkRun(
   }
 }
 
+/**
+ * `n` rows bought in two runs: the first stops at a daily spend cap of about half the
+ * plan (exit 4), the cap is lifted, and the second resumes from the journal. Peak RSS
+ * of each run, and the output checked once complete.
+ */
+async function resumedRun(n) {
+  const sandbox = await startSandbox({
+    port: 0,
+    seed: 42,
+    tuning: { fulfillmentUnitMs: 1 },
+    faults: { latencyMs: 0 },
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
+  try {
+    const account = sandbox.createAccount({ tier: 'enterprise', balanceUsd: 1e9 });
+    const limits = { dailySpendCapUSD: 1e12, monthlySpendCapUSD: 1e12, maxOrderAmountUSD: 1e9 };
+    sandbox.patchAccount(account.userId, { limits });
+    const input = join(dir, 'in.csv');
+    writeInput(input, n);
+    const out = join(dir, 'codes.csv');
+    const env = {
+      GIFTCODES_BASE_URL: sandbox.url,
+      GIFTCODES_API_KEY: account.apiKey,
+      GIFTCODES_TIMEOUT: '30000',
+      GIFTCODES_CONFIG_DIR: dir,
+    };
+    const cli = (extra = []) =>
+      runCli(
+        ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', String(concurrency), ...extra],
+        env,
+      );
+    const dry = await cli(['--dry-run', '--json']);
+    if (dry.code !== 0) throw new Error(`dry run exited ${dry.code}:\n${dry.stderr.slice(-2000)}`);
+    const planUsd = JSON.parse(dry.stdout).total.estimatedUsd;
+    sandbox.patchAccount(account.userId, {
+      limits: { ...limits, dailySpendCapUSD: Math.round(planUsd / 2) },
+    });
+    const first = await cli();
+    if (first.code !== 4)
+      throw new Error(`the capped run exited ${first.code}, not 4:\n${first.stderr.slice(-2000)}`);
+    sandbox.patchAccount(account.userId, { limits });
+    const second = await cli();
+    if (second.code !== 0)
+      throw new Error(`the resumed run exited ${second.code}:\n${second.stderr.slice(-2000)}`);
+    await checkOutput(out, n);
+    return {
+      firstRun: { wallS: +(first.wallMs / 1000).toFixed(1), peakRssMb: +first.maxRssMb.toFixed(1) },
+      resumedRun: { wallS: +(second.wallMs / 1000).toFixed(1), peakRssMb: +second.maxRssMb.toFixed(1) },
+    };
+  } finally {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Requests before the first order: 4 preflight reads and 2 exact look-ups (anchor, legacy first ref). */
 const FIXED_REQUESTS = 6;
 
@@ -338,6 +395,15 @@ if (only === 'all' || only === 'scale') {
     });
   }
 }
+if (only === 'all' || only === 'resume') {
+  // A run stopped half-way (the daily spend cap), then resumed from its journal: the
+  // resumed run's preflight reads the whole plan back (its report), the rest buys.
+  results.resume = [];
+  for (const n of opt('--resume-sizes', '100000,1000000').split(',').map(Number)) {
+    const r = await resumedRun(n);
+    results.resume.push({ rows: n, ...r, targetMb: 150 });
+  }
+}
 if (only === 'all' || only === 'requests') {
   results.requests = [];
   const fulfillmentUnitMs = Number(opt('--fulfillment-ms', 500));
@@ -409,6 +475,12 @@ else {
             `peak RSS ${m.run.peakRssMb} MB (heap ${m.run.heapUsedMb}, external ${m.run.externalMb})`
           : '') +
         ` (target <= ${m.targetMb} MB)`,
+    );
+  }
+  for (const m of results.resume ?? []) {
+    console.log(
+      `resume: ${m.rows} rows stopped half-way by the daily cap (${m.firstRun.wallS} s, peak RSS ${m.firstRun.peakRssMb} MB), ` +
+        `then resumed from the journal (${m.resumedRun.wallS} s, peak RSS ${m.resumedRun.peakRssMb} MB) (target <= ${m.targetMb} MB)`,
     );
   }
   for (const m of results.memory ?? []) {

@@ -127,7 +127,7 @@ async function runParsed(
   const planned = await planOrResume(choice, input, spool, live, basename(opts.input));
   const inputs = planInputs(input, live);
   const report = planned.resumed
-    ? buildReport(planned.state, eachEffectiveOrder(planned.state), live, {
+    ? await buildReport(planned.state, eachEffectiveOrder(planned.state), live, {
         batch,
         resumed: true,
         rebuy: choice.rebuy,

@@ -12,6 +12,7 @@
 import { closeSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { heapBudget } from './heap-budget.js';
 import { createExclusive, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 import type { PlannedLine, PlannedOrder } from './types.js';
@@ -358,10 +359,18 @@ export async function loadJournal(
   if (opts.linesOnDisk) reader.state.disk = await openLines(path);
   try {
     const buffer = Buffer.allocUnsafe(256 * 1024);
+    let sinceCollection = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       if (bytesRead === 0) break;
       reader.push(buffer.subarray(0, bytesRead));
+      // Each planned line's row ref is interned as it is parsed: a collection every
+      // few MB keeps a large plan's from piling up (see heap-budget.ts, collectEvery).
+      sinceCollection += bytesRead;
+      if (sinceCollection >= COLLECT_EVERY_BYTES) {
+        sinceCollection = 0;
+        await heapBudget().collect();
+      }
     }
     reader.end();
     if (reader.torn) await handle.truncate(reader.goodBytes);
@@ -373,6 +382,9 @@ export async function loadJournal(
   }
   return reader.state;
 }
+
+/** Journal bytes read between two collections (about 15,000 planned lines). */
+const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
 
 /** A read-only descriptor of the user's own journal, for `JournalState.disk`. */
 export async function openLines(path: string): Promise<NonNullable<JournalState['disk']>> {

@@ -8,8 +8,7 @@
  * gives every value's exact bytes.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { type FileHandle, lstat, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fsyncDir } from './journal.js';
 import { createExclusive, currentUid } from './safe-files.js';
@@ -101,14 +100,30 @@ export function* renderOutput(records: OutputRecord[], format: OutputFormat): Ge
   yield ']\n';
 }
 
+/**
+ * The sha256 of a file, or undefined when there is none. Read through one buffer: a
+ * read stream's fresh 64 KB chunk per read, for an output of a million codes, left
+ * tens of MB of freed chunks resident (measured: 27 MB of RSS before a resumed run).
+ */
 export async function sha256File(path: string): Promise<string | undefined> {
+  let handle: FileHandle;
   try {
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-    return hash.digest('hex');
+    handle = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+  try {
+    const hash = createHash('sha256');
+    const buffer = Buffer.allocUnsafe(256 * 1024);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
   }
 }
 

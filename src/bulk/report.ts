@@ -5,6 +5,7 @@
  */
 import type { BoughtSoFar } from './bought.js';
 import { describeBought } from './bought.js';
+import { collectEvery, WALK_COLLECT_ORDERS } from './heap-budget.js';
 import type { JournalState, OrderState } from './journal.js';
 import { linesOf } from './journal.js';
 import { EstimateSum, type PlanEstimate } from './plan.js';
@@ -17,18 +18,21 @@ export function needsBuying(order: OrderState): boolean {
   return order.phase !== 'created' && order.phase !== 'rejected';
 }
 
-export function buildReport(
+export async function buildReport(
   state: JournalState,
   orders: Iterable<OrderState>,
   live: Live,
   run: { batch: string; resumed: boolean; rebuy?: BoughtSoFar },
-): PlanReport {
-  // One walk of the plan for both sums (its lines may be read back from the journal).
+): Promise<PlanReport> {
+  // One walk of the plan for both sums (its lines may be read back from the journal,
+  // with collections on the way: see collectEvery).
   const total = new EstimateSum(currencyOf(live));
   const pending = new EstimateSum(currencyOf(live));
+  const step = collectEvery(WALK_COLLECT_ORDERS);
   for (const order of withLines(state, orders, needsBuying)) {
     total.add(order);
     if (order.pending) pending.add(order);
+    await step();
   }
   return reportOf({ total: total.result(), pending: pending.result() }, live, run);
 }

@@ -4,7 +4,8 @@
  */
 import { getBalance } from '../api/account.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
-import { effectiveOrders, type JournalState, linesOf } from './journal.js';
+import { collectEvery, WALK_COLLECT_ORDERS } from './heap-budget.js';
+import { eachEffectiveOrder, type JournalState, linesOf } from './journal.js';
 import { orderUsd } from './plan.js';
 import { needsBuying } from './report.js';
 import type { BalanceShortfall } from './run-types.js';
@@ -24,13 +25,20 @@ export async function computeShortfall(
   } catch {
     // The amount is advice; the stop itself does not depend on it.
   }
-  const remaining = effectiveOrders(state).filter(needsBuying);
-  const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd({ lines: linesOf(state, o) }), 0);
+  let remainingUsd = 0;
+  let remainingOrders = 0;
+  const step = collectEvery(WALK_COLLECT_ORDERS);
+  for (const order of eachEffectiveOrder(state)) {
+    if (!needsBuying(order)) continue;
+    remainingOrders += 1;
+    remainingUsd += orderUsd({ lines: linesOf(state, order) });
+    await step();
+  }
   return {
     missingUsd: Math.max(0, Math.round((remainingUsd - balanceUsd) * 100) / 100),
     balanceUsd,
     remainingUsd: Math.round(remainingUsd * 100) / 100,
-    remainingOrders: remaining.length,
+    remainingOrders,
   };
 }
 

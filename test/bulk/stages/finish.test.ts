@@ -124,7 +124,7 @@ async function setup(records: JournalRecord[]) {
   const base = {
     batch: 'b1',
     // Summed over the whole plan, as the engine's report is (the units ordered per product come from it).
-    report: buildReport(state, effectiveOrders(state), live(), { batch: 'b1', resumed: false }),
+    report: await buildReport(state, effectiveOrders(state), live(), { batch: 'b1', resumed: false }),
     stats,
     products: live().products,
     refundable: [],

@@ -31,9 +31,9 @@ describe('needsBuying', () => {
 });
 
 describe('buildReport', () => {
-  it('totals the plan and what is still to buy, with no warning when everything fits', () => {
+  it('totals the plan and what is still to buy, with no warning when everything fits', async () => {
     const state = plan();
-    const report = buildReport(state, effectiveOrders(state), live({ balanceUsd: 100 }), {
+    const report = await buildReport(state, effectiveOrders(state), live({ balanceUsd: 100 }), {
       batch: 'b',
       resumed: false,
     });
@@ -46,11 +46,11 @@ describe('buildReport', () => {
     expect(report.rebuy).toBeUndefined();
   });
 
-  it('counts only orders neither created nor rejected as pending', () => {
+  it('counts only orders neither created nor rejected as pending', async () => {
     const state = plan();
     apply(state, { t: 'created', ref: 'gc-b-anchor', checkoutId: 'co_1', status: 'completed', at: 1 });
     apply(state, { t: 'rejected', ref: 'gc-b-2', code: 'PRODUCT_UNAVAILABLE', message: 'gone', at: 1 });
-    const report = buildReport(state, effectiveOrders(state), live({ balanceUsd: 35 }), {
+    const report = await buildReport(state, effectiveOrders(state), live({ balanceUsd: 35 }), {
       batch: 'b',
       resumed: true,
     });
@@ -59,9 +59,9 @@ describe('buildReport', () => {
     expect(report.warnings).toEqual([]);
   });
 
-  it('warns when the balance is short of what is still to buy', () => {
+  it('warns when the balance is short of what is still to buy', async () => {
     const state = plan();
-    const report = buildReport(state, effectiveOrders(state), live({ balanceUsd: 45.5 }), {
+    const report = await buildReport(state, effectiveOrders(state), live({ balanceUsd: 45.5 }), {
       batch: 'b',
       resumed: false,
     });
@@ -70,9 +70,9 @@ describe('buildReport', () => {
     ]);
   });
 
-  it('warns when the daily or monthly cap leaves less than the plan needs', () => {
+  it('warns when the daily or monthly cap leaves less than the plan needs', async () => {
     const state = plan();
-    const report = buildReport(
+    const report = await buildReport(
       state,
       effectiveOrders(state),
       live({
@@ -92,9 +92,9 @@ describe('buildReport', () => {
     ]);
   });
 
-  it('says nothing of caps that leave enough, and never a negative remainder', () => {
+  it('says nothing of caps that leave enough, and never a negative remainder', async () => {
     const state = plan();
-    const report = buildReport(
+    const report = await buildReport(
       state,
       effectiveOrders(state),
       live({
@@ -111,7 +111,7 @@ describe('buildReport', () => {
     expect(report.warnings[0]).toMatch(/^the monthly spend cap leaves 0\.00 USD/);
   });
 
-  it('warns first, under --force, what the displaced batch bought and will be bought again', () => {
+  it('warns first, under --force, what the displaced batch bought and will be bought again', async () => {
     const old = stateOf(
       [
         { ref: 'gc-old-anchor', lines: [line(1)] },
@@ -122,7 +122,7 @@ describe('buildReport', () => {
     old.batch = { t: 'batch', v: 2, batch: 'old', input: 'x', seal: false, at: 1 };
     const rebuy = boughtSoFar(old);
     const state = plan();
-    const report = buildReport(state, effectiveOrders(state), live({ balanceUsd: 10 }), {
+    const report = await buildReport(state, effectiveOrders(state), live({ balanceUsd: 10 }), {
       batch: 'b',
       resumed: false,
       rebuy,
@@ -136,12 +136,12 @@ describe('buildReport', () => {
     expect(report.warnings[1]).toMatch(/^the balance \(10\.00 USD\) is about 50\.00 USD short/);
   });
 
-  it('totals face value per currency of the denominations', () => {
+  it('totals face value per currency of the denominations', async () => {
     const state = stateOf([
       { ref: 'a', lines: [line(1, 2)] },
       { ref: 'b', lines: [line(2, 1, { productId: 'eur', skuId: 'eur-range', amount: 10, unitUsd: 20 })] },
     ]);
-    const report = buildReport(state, effectiveOrders(state), live(), { batch: 'b', resumed: false });
+    const report = await buildReport(state, effectiveOrders(state), live(), { batch: 'b', resumed: false });
     expect(report.total.perCurrency).toEqual(
       new Map([
         ['USD', 20],

@@ -1,0 +1,31 @@
+/**
+ * The heap budget chooses when a collection happens (it never configures V8): on
+ * growth past its slack, at a phase's end, and every so many orders of a walk of the
+ * plan (collectEvery), whose parsed lines would otherwise keep their interned row refs.
+ */
+import { describe, expect, it } from 'vitest';
+import { collectEvery, HeapBudget } from '../../src/bulk/heap-budget.js';
+
+describe('collectEvery', () => {
+  it('asks for a collection on every n-th order of a walk, and only then', async () => {
+    const step = collectEvery(3);
+    const due = [step(), step(), step(), step(), step(), step(), step()];
+    expect(due.map((d) => d !== undefined)).toEqual([false, false, true, false, false, true, false]);
+    await Promise.all(due);
+  });
+});
+
+describe('HeapBudget', () => {
+  it('collects once the heap has grown past its slack, not before, and one collection at a time', async () => {
+    const budget = new HeapBudget(8 * 1024 * 1024);
+    budget.check();
+    expect(budget.collections).toBe(0);
+    // Kept alive until the check: 16 MB of growth.
+    const held = Array.from({ length: 16 }, () => new Array(128 * 1024).fill(1.5));
+    budget.check();
+    budget.check();
+    expect(budget.collections).toBe(1);
+    expect(held.length).toBe(16);
+    await budget.collect();
+  });
+});
