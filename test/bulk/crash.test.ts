@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/bulk/journal.js';
-import { BIN, cleanEnv, runBinary } from '../helpers/cli.js';
+import { BIN, cleanEnv, runBinary, runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
 
@@ -153,13 +153,14 @@ describe('crash safety of the real binary', () => {
     await sb.operator.setFaults({});
   }, 60_000);
 
+  // The crash is written into the journal and the folder, not made: both runs are in-process.
   it('a crash while the output was being replaced leaves a file the next run recognises as its own', async () => {
     const acc = await account(sb, { limits: { maxItemsPerOrder: 3 } });
     const dir = tempDir();
     const input = writeCsv(dir, mixedRows(6));
     const out = join(dir, 'codes.csv');
     const args = ['order', 'bulk', input, '--out', out, '--yes', ...FAST];
-    expect((await runBinary(args, { env: acc.env })).code).toBe(0);
+    expect((await runInProcess(args, { env: acc.env })).code).toBe(0);
     // As if killed after the rename but before the final journal record, with a stale temp file.
     const journal = readFileSync(`${out}.journal`, 'utf8').split('\n');
     const withoutLastOutput = journal.filter(
@@ -168,7 +169,7 @@ describe('crash safety of the real binary', () => {
     writeFileSync(`${out}.journal`, withoutLastOutput.join('\n'));
     // Temporary outputs have random names in the output's folder (issue 12).
     writeFileSync(`${out}.0123456789abcdef.tmp`, 'half written');
-    const again = await runBinary(args, { env: acc.env });
+    const again = await runInProcess(args, { env: acc.env });
     expect(again.code, again.stderr).toBe(0);
     await proveExactlyOnce(sb, acc.userId, out, { complete: true });
     expect(existsSync(`${out}.0123456789abcdef.tmp`)).toBe(false);

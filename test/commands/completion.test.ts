@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { describeTree } from '../../src/commands/completion/tree.js';
 import { buildProgram } from '../../src/program.js';
 import { ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
-import { quietIO, runBinary } from '../helpers/cli.js';
+import { type CliResult, quietIO, runBinary } from '../helpers/cli.js';
 import { tempDirFor } from '../helpers/temp.js';
 
 const dir = tempDirFor('giftcodes-completion-');
@@ -20,12 +20,14 @@ const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).st
 
 const scripts: Record<string, string> = {};
 beforeAll(async () => {
-  for (const shell of ['bash', 'zsh', 'fish']) {
-    const res = await runBinary(['completion', shell]);
+  const shells = ['bash', 'zsh', 'fish'];
+  const results = await Promise.all(shells.map((shell) => runBinary(['completion', shell])));
+  shells.forEach((shell, i) => {
+    const res = results[i] as CliResult;
     expect(res.code, res.stderr).toBe(0);
     scripts[shell] = join(dir, `giftcodes.${shell}`);
     writeFileSync(scripts[shell] as string, res.stdout);
-  }
+  });
 });
 
 /** What bash offers for the words typed so far (the last one is being completed). */

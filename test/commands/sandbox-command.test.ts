@@ -172,12 +172,13 @@ describe('giftcodes sandbox', () => {
 
 describe('giftcodes sandbox --host beyond loopback (issue 12)', () => {
   it('warns, and serves a random key instead of the published seeded default', async () => {
+    // Both started at once: they share nothing but the seed.
     const local = startBinary(['sandbox', '--port', '0', '--seed', '1']);
+    const wide = startBinary(['sandbox', '--host', '0.0.0.0', '--port', '0', '--seed', '1']);
     const [, seededLine = ''] = await local.lines(2);
     await local.interrupt();
     const seededKey = seededLine.slice('GIFTCODES_API_KEY='.length);
 
-    const wide = startBinary(['sandbox', '--host', '0.0.0.0', '--port', '0', '--seed', '1']);
     const [urlLine = '', keyLine = ''] = await wide.lines(2);
     const apiKey = keyLine.slice('GIFTCODES_API_KEY='.length);
     expect(apiKey).toMatch(/^gc_sandbox_\S{20,}$/);

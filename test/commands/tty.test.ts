@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { spawn } from '@lydell/node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maskSecret } from '../../src/io/format.js';
-import { BIN, cleanEnv, runBinary, tempConfigDir } from '../helpers/cli.js';
+import { BIN, cleanEnv, runBinary, runInProcess, tempConfigDir } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { KEYS, startTerminal, type Terminal } from '../helpers/terminal.js';
 
@@ -50,7 +50,7 @@ describe('guided login on a terminal', () => {
     expect(JSON.stringify(saved)).toContain(sb.url);
 
     // The saved profile is what later commands use: no flags, no environment.
-    const balance = await runBinary(['balance', '--json'], { env: { GIFTCODES_CONFIG_DIR: dir } });
+    const balance = await runInProcess(['balance', '--json'], { env: { GIFTCODES_CONFIG_DIR: dir } });
     expect(balance.code).toBe(0);
     expect(JSON.parse(balance.stdout)).toMatchObject({ currency: 'USD' });
   });
@@ -79,15 +79,18 @@ describe('colour only on a terminal', () => {
   const SGR = new RegExp(`${String.fromCharCode(27)}\\[\\d+(;\\d+)*m`);
 
   it('catalog: coloured table header on a TTY; none with NO_COLOR; none through a pipe', async () => {
-    const tty = await rawTerminalOutput(['catalog'], env());
+    // Three independent processes, run side by side.
+    const [tty, noColor, piped] = await Promise.all([
+      rawTerminalOutput(['catalog'], env()),
+      rawTerminalOutput(['catalog'], { ...env(), NO_COLOR: '1' }),
+      runBinary(['catalog'], { env: env() }),
+    ]);
     expect(tty).toContain('prd_amazon_us');
     expect(tty).toMatch(SGR);
 
-    const noColor = await rawTerminalOutput(['catalog'], { ...env(), NO_COLOR: '1' });
     expect(noColor).toContain('prd_amazon_us');
     expect(noColor).not.toMatch(SGR);
 
-    const piped = await runBinary(['catalog'], { env: env() });
     expect(piped.code).toBe(0);
     expect(piped.stdout).toContain('prd_amazon_us');
     expect(piped.stdout + piped.stderr).not.toContain('\u001b');

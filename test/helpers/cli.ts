@@ -8,7 +8,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { afterAll } from 'vitest';
 import type { IO } from '../../src/io/streams.js';
 import { type RunDeps, run } from '../../src/main.js';
 import { tempDirFor } from './temp.js';
@@ -42,12 +41,12 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
 
 /**
  * Children still running when their test file ends (a test that timed out) are killed
- * before the file's temp directories go (after-hooks run in reverse order of
- * registration, and temp.ts registered first): a child left running would write its
- * config directory again after it was removed.
+ * before the file's temp directories go (test/setup.ts registers this after-hook after
+ * temp.ts's, and after-hooks run in reverse order of registration): a child left running
+ * would write its config directory again after it was removed.
  */
 const running = new Set<ChildProcess>();
-afterAll(async () => {
+export async function killRunningChildren(): Promise<void> {
   await Promise.all(
     [...running].map(
       (child) =>
@@ -58,7 +57,7 @@ afterAll(async () => {
         }),
     ),
   );
-});
+}
 
 /** Spawn `node bin/giftcodes.js ...args`; stdin is closed (or fed `input`), never a TTY. */
 export function runBinary(

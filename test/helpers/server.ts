@@ -3,24 +3,22 @@
  * it a route table; every request is recorded (method, path, query, headers, body)
  * so tests can count attempts. An unexpected request (no route for it) or a handler
  * that throws is answered 599/598 and fails the test it happened in: an `afterEach`
- * registered here throws naming it (and an `afterAll` for requests made in hooks),
+ * registered by test/setup.ts throws naming it (and an `afterAll` for requests made in hooks),
  * whether or not the test looked at `unexpected`, and whether or not the server was
  * closed by then.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterAll, afterEach } from 'vitest';
 
 /** Surprises not yet reported, from every server this test file started. */
 const surprises: string[] = [];
 
-function reportSurprises(): void {
+/** Throws naming the surprises not yet reported: test/setup.ts runs it after each test and each file. */
+export function reportSurprises(): void {
   if (surprises.length === 0) return;
   const found = surprises.splice(0);
   throw new Error(`the scripted server got what no route expected:\n  ${found.join('\n  ')}`);
 }
-afterEach(reportSurprises);
-afterAll(reportSurprises);
 
 export interface Recorded {
   method: string;

@@ -6,13 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 
 const made: string[] = [];
 
-afterAll(() => {
+/** Removes the directories made so far: test/setup.ts runs it after every test file. */
+export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}
 
 /** A new directory under the temp root, removed after the test file (it may hold codes or keys). */
 export function tempDirFor(prefix: string): string {

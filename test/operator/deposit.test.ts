@@ -138,9 +138,11 @@ describe('invoice output without a terminal', () => {
 
   it('piped stdout gets the invoice as plain text, no QR and no escape byte, with or without NO_COLOR', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    for (const noColor of ['1', undefined]) {
-      // The real binary: colour is decided from its own streams and environment.
-      const res = await runBinary(create, { env: { ...env, NO_COLOR: noColor } });
+    // The real binary: colour is decided from its own streams and environment. Two processes, side by side.
+    const runs = await Promise.all(
+      ['1', undefined].map((noColor) => runBinary(create, { env: { ...env, NO_COLOR: noColor } })),
+    );
+    for (const res of runs) {
       expect(res.code, res.stderr).toBe(0);
       expect(res.stdout).toMatch(/Send exactly: [0-9.]+ BTC/);
       expect(res.stdout).not.toContain(ESC);
