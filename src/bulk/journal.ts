@@ -12,8 +12,8 @@
 import { closeSync, fsyncSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, rename, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { heapBudget } from './heap-budget.js';
-import { createExclusive, openOwn } from './safe-files.js';
+import { collectEvery } from './heap-budget.js';
+import { chunksOf, createExclusive, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 import type { PlannedLine, PlannedOrder } from './types.js';
 
@@ -358,19 +358,12 @@ export async function loadJournal(
   const reader = new JournalReader(opts.linesOnDisk);
   if (opts.linesOnDisk) reader.state.disk = await openLines(path);
   try {
-    const buffer = Buffer.allocUnsafe(256 * 1024);
-    let sinceCollection = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      reader.push(buffer.subarray(0, bytesRead));
-      // Each planned line's row ref is interned as it is parsed: a collection every
-      // few MB keeps a large plan's from piling up (see heap-budget.ts, collectEvery).
-      sinceCollection += bytesRead;
-      if (sinceCollection >= COLLECT_EVERY_BYTES) {
-        sinceCollection = 0;
-        await heapBudget().collect();
-      }
+    // Each planned line's row ref is interned as it is parsed: a collection every few
+    // MB read keeps a large plan's from piling up (see heap-budget.ts, collectEvery).
+    const step = collectEvery(COLLECT_EVERY_CHUNKS);
+    for await (const chunk of chunksOf(handle)) {
+      reader.push(chunk);
+      await step();
     }
     reader.end();
     if (reader.torn) await handle.truncate(reader.goodBytes);
@@ -383,8 +376,8 @@ export async function loadJournal(
   return reader.state;
 }
 
-/** Journal bytes read between two collections (about 15,000 planned lines). */
-const COLLECT_EVERY_BYTES = 2 * 1024 * 1024;
+/** Chunks of the journal (256 KB each, so 2 MB: about 15,000 planned lines) between two collections. */
+const COLLECT_EVERY_CHUNKS = 8;
 
 /** A read-only descriptor of the user's own journal, for `JournalState.disk`. */
 export async function openLines(path: string): Promise<NonNullable<JournalState['disk']>> {
@@ -512,12 +505,7 @@ export async function copyJournal(from: string, to: string): Promise<void> {
   try {
     target = (await journalExists(to)) ? await openOwn(to, 'truncate') : await createExclusive(to);
     await target.chmod(0o600);
-    const buffer = Buffer.allocUnsafe(256 * 1024);
-    for (;;) {
-      const { bytesRead } = await source.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      await target.write(buffer, 0, bytesRead);
-    }
+    for await (const chunk of chunksOf(source)) await target.write(chunk);
     await target.sync();
   } finally {
     await source.close();

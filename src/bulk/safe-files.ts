@@ -133,3 +133,17 @@ export async function ensurePrivateDir(path: string, uid = currentUid()): Promis
     );
   if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) await chmod(path, 0o700);
 }
+
+/**
+ * A file's bytes from the handle's position to its end, through one 256 KB buffer: each
+ * chunk is a view of that buffer, valid until the next is asked for. A fresh buffer per
+ * read (as a read stream makes) leaves freed chunks resident over a large file.
+ */
+export async function* chunksOf(handle: FileHandle): AsyncGenerator<Buffer> {
+  const buffer = Buffer.allocUnsafe(256 * 1024);
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) return;
+    yield buffer.subarray(0, bytesRead);
+  }
+}

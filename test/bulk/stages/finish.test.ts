@@ -20,11 +20,10 @@ import { journalPathFor, openJournals, partsPathFor, writePlan } from '../../../
 import { csvHeader, csvLine, PartStore } from '../../../src/bulk/output.js';
 import { buildReport } from '../../../src/bulk/report.js';
 import { Results } from '../../../src/bulk/results.js';
-import type { BulkStats } from '../../../src/bulk/run-types.js';
 import type { RunnerOutcome } from '../../../src/bulk/runner.js';
 import type { OutputRecord, PlannedLine } from '../../../src/bulk/types.js';
 import { tempDirFor } from '../../helpers/temp.js';
-import { line, live, stateOf } from './fixtures.js';
+import { freshStats, line, live, stateOf } from './fixtures.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -109,18 +108,7 @@ async function setup(records: JournalRecord[]) {
   const parts = await PartStore.open(partsPathFor(out));
   open.push(parts);
   const results = new Results(parts, 'csv');
-  const stats: BulkStats = {
-    rows: 3,
-    orders: 5,
-    units: 6,
-    submitted: 0,
-    created: 0,
-    finished: 0,
-    codes: 0,
-    failedUnits: 0,
-    retries: 0,
-    startedAt: 0,
-  };
+  const stats = freshStats({ rows: 3, orders: 5, units: 6 });
   const base = {
     batch: 'b1',
     // Summed over the whole plan, as the engine's report is (the units ordered per product come from it).

@@ -16,7 +16,7 @@ import {
 } from '../../../src/bulk/journal.js';
 import { type BatchHeader, writePlan } from '../../../src/bulk/journal-files.js';
 import type { Live, ParsedInput } from '../../../src/bulk/preflight.js';
-import type { BulkOptions } from '../../../src/bulk/run-types.js';
+import type { BulkOptions, BulkStats } from '../../../src/bulk/run-types.js';
 import { ensurePrivateDir } from '../../../src/bulk/safe-files.js';
 import type { PlanLimits, PlannedLine } from '../../../src/bulk/types.js';
 import { productIndex } from '../../../src/bulk/validate.js';
@@ -85,6 +85,20 @@ export function stateOf(orders: Array<{ ref: string; lines: PlannedLine[] }>, mo
   apply(state, { t: 'planned', orders: orders.length });
   for (const record of more) apply(state, record);
   return state;
+}
+
+/** A run's counters before anything was sent: `rows`, `orders` and `units` as planned. */
+export function freshStats(planned: Pick<BulkStats, 'rows' | 'orders' | 'units'>): BulkStats {
+  return {
+    ...planned,
+    submitted: 0,
+    created: 0,
+    finished: 0,
+    codes: 0,
+    failedUnits: 0,
+    retries: 0,
+    startedAt: 0,
+  };
 }
 
 export function options(out: string, extra: Partial<BulkOptions> = {}): BulkOptions {

@@ -11,13 +11,13 @@ import { HttpClient } from '../../../src/api/http.js';
 import { apply, effectiveOrders, type JournalRecord, type JournalState } from '../../../src/bulk/journal.js';
 import { PartStore } from '../../../src/bulk/output.js';
 import { Results } from '../../../src/bulk/results.js';
-import type { BulkDeps, BulkStats } from '../../../src/bulk/run-types.js';
+import type { BulkDeps } from '../../../src/bulk/run-types.js';
 import { Runner } from '../../../src/bulk/runner.js';
 import { AdaptiveLimit } from '../../../src/bulk/submit.js';
 import type { PlannedLine } from '../../../src/bulk/types.js';
 import { type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
 import { tempDirFor } from '../../helpers/temp.js';
-import { line, options, stateOf } from './fixtures.js';
+import { freshStats, line, options, stateOf } from './fixtures.js';
 
 let server: TestServer | undefined;
 let client: HttpClient | undefined;
@@ -112,18 +112,7 @@ async function setup(
     notice: (l) => notices.push(l),
     confirm: async () => true,
   };
-  const stats: BulkStats = {
-    rows: 2,
-    orders: 3,
-    units: 4,
-    submitted: 0,
-    created: 0,
-    finished: 0,
-    codes: 0,
-    failedUnits: 0,
-    retries: 0,
-    startedAt: 0,
-  };
+  const stats = freshStats({ rows: 2, orders: 3, units: 4 });
   const runner = new Runner({
     opts: options('/unused', { concurrency: 4, pollFirstMs: 0, pollMaxMs: 0 }),
     deps,
