@@ -23,6 +23,7 @@
  *   node bench/bulk.mjs --rows 10000 --rate 50 --latency 20 --concurrency 8
  *   node bench/bulk.mjs --only throughput|memory|scale|resume|requests  --json
  *   node bench/bulk.mjs --only requests --settings 10:200:2000 --fulfillment-ms 500
+ *   node bench/bulk.mjs --only scale --scale-sizes 1000000 --items-per-order 5   small orders
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +47,8 @@ const rate = Number(opt('--rate', 50));
 const latency = Number(opt('--latency', 20));
 const concurrency = Number(opt('--concurrency', 8));
 const only = opt('--only', 'all');
+/** Lines an order may hold (the tier's maxItemsPerOrder) in the memory, scale and resume runs: small orders mean many orders. */
+const smallOrders = args.includes('--items-per-order') ? Number(opt('--items-per-order', 5)) : undefined;
 const asJson = args.includes('--json');
 
 /** Realistic rows: fixed and ranged denominations, a required field, quantities 1-3. */
@@ -275,7 +278,12 @@ async function resumedRun(n) {
   const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
   try {
     const account = sandbox.createAccount({ tier: 'enterprise', balanceUsd: 1e9 });
-    const limits = { dailySpendCapUSD: 1e12, monthlySpendCapUSD: 1e12, maxOrderAmountUSD: 1e9 };
+    const limits = {
+      dailySpendCapUSD: 1e12,
+      monthlySpendCapUSD: 1e12,
+      maxOrderAmountUSD: 1e9,
+      ...(smallOrders ? { maxItemsPerOrder: smallOrders } : {}),
+    };
     sandbox.patchAccount(account.userId, { limits });
     const input = join(dir, 'in.csv');
     writeInput(input, n);
@@ -340,7 +348,7 @@ if (only === 'all' || only === 'throughput') {
 if (only === 'all' || only === 'memory') {
   results.memory = [];
   for (const n of opt('--sizes', '10000,100000').split(',').map(Number)) {
-    const r = await bulkRun(n, { rateLimit: 'off', latencyMs: 0 });
+    const r = await bulkRun(n, { rateLimit: 'off', latencyMs: 0, itemsPerOrder: smallOrders });
     results.memory.push({
       rows: n,
       units: r.units,
@@ -357,10 +365,9 @@ if (only === 'all' || only === 'scale') {
   results.scale = [];
   const mb = (bytes) => (bytes === undefined ? undefined : +(bytes / 1048576).toFixed(1));
   for (const n of opt('--scale-sizes', '10000,100000,1000000').split(',').map(Number)) {
-    const dry = await bulkRun(n, { rateLimit: 'off', latencyMs: 0, dryRun: true, sample: true });
-    const real = args.includes('--dry-only')
-      ? undefined
-      : await bulkRun(n, { rateLimit: 'off', latencyMs: 0, sample: true });
+    const sized = { rateLimit: 'off', latencyMs: 0, sample: true, itemsPerOrder: smallOrders };
+    const dry = await bulkRun(n, { ...sized, dryRun: true });
+    const real = args.includes('--dry-only') ? undefined : await bulkRun(n, sized);
     const heap = (r) =>
       r?.memory && {
         heapUsedMb: mb(r.memory.peak.heapUsed),
