@@ -10,7 +10,7 @@
  */
 import { mkdir, type open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsyncDir } from '../bulk/journal.js';
+import { fsyncDir } from '../bulk/journal-writer.js';
 import { createExclusive, openOwn } from '../bulk/safe-files.js';
 
 export type RefundLogRecord =

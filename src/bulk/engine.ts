@@ -17,14 +17,14 @@ import { basename, dirname } from 'node:path';
 import { checkBatchIsNew } from './discovery.js';
 import { finishRun } from './finish.js';
 import {
-  apply,
-  archiveJournal,
+  applyAt,
   eachEffectiveOrder,
   type JournalRecord,
   type JournalState,
   LINES_CARRY_REFS,
 } from './journal.js';
 import { openJournals, partsPathFor, writeSpooledPlan } from './journal-files.js';
+import { archiveJournal } from './journal-writer.js';
 import { acquireLock, type HeldLock, lockPathFor, lockWarning } from './lock.js';
 import { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
 import { PartStore } from './output.js';
@@ -217,9 +217,10 @@ async function runParsed(
     try {
       const results = new Results(parts, opts.format);
       const runState = state;
+      // Folded in with its place in the journal: an order's outcome is read back from
+      // there when needed, not kept in memory (order-book.ts).
       const record = async (rec: JournalRecord) => {
-        await writer.append(rec);
-        apply(runState, rec);
+        applyAt(runState, rec, await writer.append(rec));
       };
       const runner = new Runner({ opts, deps, state, record, refOf, stats, results });
       // The plan is walked lazily: the run holds a window of it at a time (window.ts).

@@ -3,7 +3,8 @@
  * parts in plan order (row, then unit), its hash journaled before and after the
  * rename, and the run's result: outcome, why it stopped, what was bought and charged.
  */
-import { eachEffectiveOrder, type JournalState, type JournalWriter, type OrderState } from './journal.js';
+import { eachEffectiveOrder, type JournalState, type OrderState } from './journal.js';
+import type { JournalWriter } from './journal-writer.js';
 import { assembleOutput, writeAtomic } from './output.js';
 import type { Results } from './results.js';
 import type { BulkOptions, BulkResult, Outcome } from './run-types.js';
@@ -32,10 +33,10 @@ export async function finishRun(
   let unfinished = 0;
   for (const o of eachEffectiveOrder(state)) {
     if (o.phase === 'unknown' || o.phase === 'submitted') unknown += 1;
-    else if (o.phase === 'created' && !results.has(o.ref)) unfinished += 1;
+    else if (o.phase === 'created' && !results.has(o.index)) unfinished += 1;
   }
   const ordered = new Map(base.report.total.unitsPerProduct);
-  const parts = results.parts.read(refsOf(eachEffectiveOrder(state)));
+  const parts = results.parts.read(numbersOf(eachEffectiveOrder(state)));
   if (!stopReason && !run.outcome.interrupted) {
     if (run.outcome.waitTimedOut)
       stopReason = `${unfinished} orders were still being fulfilled when --wait-timeout ended the wait`;
@@ -66,9 +67,10 @@ export async function finishRun(
     ordered,
     ...results.totals(),
     ...(run.heldPeak !== undefined ? { heldPeak: run.heldPeak } : {}),
+    bookHeld: state.orders.held,
   };
 }
 
-function* refsOf(orders: Iterable<OrderState>): Generator<string> {
-  for (const order of orders) yield order.ref;
+function* numbersOf(orders: Iterable<OrderState>): Generator<number> {
+  for (const order of orders) yield order.index;
 }

@@ -13,7 +13,8 @@ export {
   type PlanReport,
   runBulk,
 } from './engine.js';
-export { JournalWriter, loadJournal } from './journal.js';
+export { loadJournal } from './journal.js';
+export { JournalWriter } from './journal-writer.js';
 export { fileExists, type OutputFormat, renderOutput, sha256File, writeAtomic } from './output.js';
 export { readFile } from './parse.js';
 export { AdaptiveLimit, pollDelay } from './submit.js';

@@ -10,18 +10,15 @@ import { UsageError } from '../errors.js';
 import { boughtSoFar, describeBought } from './bought.js';
 import {
   applyAt,
-  copyJournal,
   emptyState,
   JOURNAL_VERSION,
   type JournalRecord,
   type JournalState,
-  JournalWriter,
-  journalSize,
   linesOf,
   loadJournal,
-  type OpenMode,
   openLines,
 } from './journal.js';
+import { copyJournal, JournalWriter, journalSize, type OpenMode } from './journal-writer.js';
 import { checkCompanions, ensurePrivateDir } from './safe-files.js';
 import type { RowSpool } from './spool.js';
 import { type PlanInputs, planSpool } from './stream-plan.js';
@@ -139,10 +136,10 @@ export async function writePlan(
   await writer.append(header);
   let chunk: JournalRecord[] = [];
   let chunkLines = 0;
-  for (const ref of state.roots) {
-    const order = state.orders.get(ref);
-    chunk.push({ t: 'order', ref, lines: order ? linesOf(state, order) : [] });
-    chunkLines += order?.count ?? 0;
+  for (const order of state.orders.roots()) {
+    const lines = linesOf(state, order);
+    chunk.push({ t: 'order', ref: order.ref, lines });
+    chunkLines += lines.length;
     if (chunkLines >= 2_000) {
       await writer.appendAll(chunk);
       chunk = [];
@@ -150,7 +147,7 @@ export async function writePlan(
     }
   }
   if (chunk.length) await writer.appendAll(chunk);
-  await writer.append({ t: 'planned', orders: state.roots.length });
+  await writer.append({ t: 'planned', orders: state.orders.rootCount });
   state.planComplete = true;
   state.batch = header;
 }
@@ -199,7 +196,7 @@ export async function writeSpooledPlan(
       const full = chunk;
       chunk = [];
       chunkLines = 0;
-      return writer.appendAll(full);
+      return writer.appendAll(full).then(() => undefined);
     });
     if (chunk.length) await writer.appendAll(chunk);
     const planned: JournalRecord = { t: 'planned', orders };

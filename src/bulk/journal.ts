@@ -9,11 +9,19 @@
  * before the next append; what it described is redone, and redoing is safe because
  * every submission replays the same externalRef.
  */
-import { closeSync, fsyncSync, openSync, readSync } from 'node:fs';
-import { type FileHandle, rename, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { collectEvery } from './heap-budget.js';
-import { chunksOf, createExclusive, openOwn } from './safe-files.js';
+import {
+  type LinesPlace,
+  OrderBook,
+  type OrderOutcome,
+  type OrderPhase,
+  type OrderState,
+  type PartOf,
+  type RecordPlace,
+} from './order-book.js';
+import { chunksOf, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 import type { PlannedLine, PlannedOrder } from './types.js';
 
@@ -50,58 +58,36 @@ export type JournalRecord =
   | { t: 'output'; sha256: string }
   | { t: 'stop'; reason: string; at: number };
 
-export type OrderPhase = 'planned' | 'submitted' | 'created' | 'unknown' | 'rejected' | 'split';
-
-export interface OrderState {
-  ref: string;
-  /** The order's lines are `count` lines of the state's table from index `first`... */
-  first: number;
-  count: number;
-  /**
-   * ...or, in a state whose lines stay on disk (`JournalState.disk`), the `len` bytes at
-   * byte `at` of the journal: its `order` record, or the `split` record naming it as
-   * child `k`.
-   */
-  at?: number;
-  len?: number;
-  k?: number;
-  phase: OrderPhase;
-  checkoutId?: string;
-  /** Last status seen from the service. */
-  status?: string;
-  children?: string[];
-  code?: string;
-  message?: string;
-}
+export type { OrderPhase, OrderState, RecordPlace } from './order-book.js';
 
 export interface JournalState {
   batch?: Extract<JournalRecord, { t: 'batch' }>;
   planComplete: boolean;
-  orders: Map<string, OrderState>;
-  /** Every order's lines, compactly (a 100,000-row plan is 100,000 lines). */
+  /** Every order, by number (see order-book.ts): its plan's orders are `orders.roots()`. */
+  orders: OrderBook;
+  /** The lines of orders held in memory (a small plan, a split made in this run). */
   lines: LineTable;
-  /** Refs of the plan as first written, in plan order. */
-  roots: string[];
   outputs: Set<string>;
   /**
    * A read-only descriptor of the journal when the plan's lines are left on disk and
    * read back one order at a time (a large plan): see `loadJournal` and `writeSpooledPlan` (journal-files.ts).
+   * Orders' outcomes are then read back from it too.
    */
   disk?: { fd: number; close(): Promise<void> };
 }
 
 export function emptyState(): JournalState {
-  return { planComplete: false, orders: new Map(), lines: new LineTable(), roots: [], outputs: new Set() };
-}
-
-/** Where a record sits in the journal file: its first byte and its length with the newline. */
-export interface RecordPlace {
-  at: number;
-  len: number;
+  const state: JournalState = {
+    planComplete: false,
+    orders: new OrderBook((place, ref) => outcomeAt(state, place, ref)),
+    lines: new LineTable(),
+    outputs: new Set(),
+  };
+  return state;
 }
 
 /**
- * One buffer for every order read back from disk, grown to the largest record seen.
+ * One buffer for every record read back from disk, grown to the largest record seen.
  * Reads are synchronous and the bytes are decoded before the next one, so it is never
  * shared; a fresh buffer per read would leave one off-heap allocation per order for
  * the collector (measured: a walk of the plan of 20,000 orders, 20-36 MB of RSS).
@@ -112,66 +98,63 @@ function scratch(size: number): Buffer {
   return scratchBuffer;
 }
 
-/** An order's lines as objects, made on demand (the state keeps them as columns or on disk). */
-export function linesOf(
-  state: JournalState,
-  order: Pick<OrderState, 'first' | 'count'> & Partial<Pick<OrderState, 'ref' | 'at' | 'len' | 'k'>>,
-): PlannedLine[] {
-  if (order.at === undefined || order.len === undefined) return state.lines.slice(order.first, order.count);
-  if (!state.disk) throw new Error('journal lines on disk without a descriptor');
-  const bytes = scratch(order.len);
+/** The record at `place` in the journal behind `state.disk`, or undefined when the bytes there are not one. */
+function recordAt(state: JournalState, place: RecordPlace): JournalRecord | undefined {
+  if (!state.disk) throw new Error('journal records on disk without a descriptor');
+  const bytes = scratch(place.len);
   let read = 0;
-  while (read < order.len) {
-    const n = readSync(state.disk.fd, bytes, read, order.len - read, order.at + read);
+  while (read < place.len) {
+    const n = readSync(state.disk.fd, bytes, read, place.len - read, place.at + read);
     if (n === 0) break;
     read += n;
   }
-  let record: JournalRecord | undefined;
   try {
-    record = JSON.parse(bytes.toString('utf8', 0, read)) as JournalRecord;
+    return JSON.parse(bytes.toString('utf8', 0, read)) as JournalRecord;
   } catch {
-    record = undefined;
+    return undefined;
   }
+}
+
+/** A journal changed under the run (or a wrong place) must never send other lines nor read another order. */
+function changedUnderRun(ref: string, at: number): Error {
+  return new Error(`the journal changed under the run: order ${ref || '?'} is not at byte ${at}`);
+}
+
+/** An order's outcome, read back from its record in the journal. */
+function outcomeAt(state: JournalState, place: RecordPlace, ref: string): OrderOutcome {
+  const record = recordAt(state, place);
+  if (!record || !('ref' in record) || record.ref !== ref) throw changedUnderRun(ref, place.at);
+  return outcomeOf(record) ?? {};
+}
+
+/** What an outcome record says of its order (created, unknown, rejected). */
+function outcomeOf(record: JournalRecord): OrderOutcome | undefined {
+  switch (record.t) {
+    case 'created':
+      return { checkoutId: record.checkoutId, status: record.status };
+    case 'unknown':
+      return { message: record.reason };
+    case 'rejected':
+      return { code: record.code, message: record.message };
+    default:
+      return undefined;
+  }
+}
+
+/** An order's lines as objects, made on demand (the state keeps them as columns or on disk). */
+export function linesOf(state: JournalState, order: { ref?: string; where: LinesPlace }): PlannedLine[] {
+  const where = order.where;
+  if ('first' in where) return state.lines.slice(where.first, where.count);
+  const record = recordAt(state, where);
   const found =
     record?.t === 'order'
       ? record
-      : record?.t === 'split' && order.k !== undefined
-        ? record.children[order.k]
+      : record?.t === 'split' && where.k !== undefined
+        ? record.children[where.k]
         : undefined;
-  // A journal changed under the run (or a wrong place) must never send other lines.
   if (!found || (order.ref !== undefined && found.ref !== order.ref))
-    throw new Error(
-      `the journal changed under the run: order ${order.ref ?? '?'} is not at byte ${order.at}`,
-    );
+    throw changedUnderRun(order.ref ?? '', where.at);
   return found.lines;
-}
-
-/**
- * A planned order's state with every field it can ever have already present, so all
- * orders share one object layout and an order that is created, refused or split later
- * does not grow an extra property store: a run keeps one of these per order of the plan.
- */
-function plannedOrder(
-  ref: string,
-  first: number,
-  count: number,
-  place?: RecordPlace,
-  k?: number,
-): OrderState {
-  return {
-    ref,
-    first,
-    count,
-    at: place?.at,
-    len: place?.len,
-    k,
-    phase: 'planned',
-    checkoutId: undefined,
-    status: undefined,
-    children: undefined,
-    code: undefined,
-    message: undefined,
-  };
 }
 
 function addOrder(
@@ -179,18 +162,12 @@ function addOrder(
   ref: string,
   lines: readonly PlannedLine[],
   place?: RecordPlace,
-  k?: number,
-): OrderState {
-  if (place && state.disk) {
-    const order = plannedOrder(ref, 0, lines.length, place, k);
-    state.orders.set(ref, order);
-    return order;
-  }
+  part?: PartOf,
+): number {
+  if (place && state.disk) return state.orders.add(ref, place, part);
   const first = state.lines.length;
   for (const line of lines) state.lines.push(line);
-  const order = plannedOrder(ref, first, lines.length);
-  state.orders.set(ref, order);
-  return order;
+  return state.orders.add(ref, { first, count: lines.length }, part);
 }
 
 /** Pure: fold one record into the state. */
@@ -200,56 +177,47 @@ export function apply(state: JournalState, record: JournalRecord): JournalState 
 
 /**
  * `apply`, given where the record sits in the journal: a state with `disk` then keeps
- * an order's place instead of its lines.
+ * an order's place instead of its lines, and its outcome's place instead of its text.
  */
 export function applyAt(state: JournalState, record: JournalRecord, place?: RecordPlace): JournalState {
-  const order = 'ref' in record ? state.orders.get(record.ref) : undefined;
+  const book = state.orders;
+  const index = 'ref' in record ? book.indexOf(record.ref) : -1;
+  const phase = index >= 0 ? book.phaseAt(index) : undefined;
+  const outcome = (to: OrderPhase) => {
+    book.setPhase(index, to);
+    book.setOutcome(index, state.disk ? place : undefined, outcomeOf(record) ?? {});
+  };
   switch (record.t) {
     case 'batch':
       state.batch = record;
       break;
     case 'order':
-      if (!state.orders.has(record.ref)) {
-        addOrder(state, record.ref, record.lines, place);
-        state.roots.push(record.ref);
-      }
+      if (index < 0) addOrder(state, record.ref, record.lines, place);
       break;
     case 'planned':
       state.planComplete = true;
       break;
     case 'submit':
-      if (order && (order.phase === 'planned' || order.phase === 'unknown')) order.phase = 'submitted';
+      if (phase === 'planned' || phase === 'unknown') book.setPhase(index, 'submitted');
       break;
     case 'created':
-      if (order) {
-        order.phase = 'created';
-        order.checkoutId = record.checkoutId;
-        order.status = record.status;
-      }
+      if (index >= 0) outcome('created');
       break;
     case 'unsent':
-      if (order && order.phase === 'submitted') order.phase = 'planned';
+      if (phase === 'submitted') book.setPhase(index, 'planned');
       break;
     case 'unknown':
-      if (order && order.phase !== 'created') {
-        order.phase = 'unknown';
-        order.message = record.reason;
-      }
-      break;
     case 'rejected':
-      if (order && order.phase !== 'created') {
-        order.phase = 'rejected';
-        order.code = record.code;
-        order.message = record.message;
-      }
+      if (index >= 0 && phase !== 'created') outcome(record.t);
       break;
     case 'split':
-      if (order && order.phase !== 'created') {
-        order.phase = 'split';
-        order.children = record.children.map((c) => c.ref);
-        record.children.forEach((child, k) => {
-          if (!state.orders.has(child.ref)) addOrder(state, child.ref, child.lines, place, k);
+      if (index >= 0 && phase !== 'created') {
+        book.setPhase(index, 'split');
+        const parts = record.children.map((child, k) => {
+          const known = book.indexOf(child.ref);
+          return known >= 0 ? known : addOrder(state, child.ref, child.lines, place, { parent: index, k });
         });
+        book.setChildren(index, parts);
       }
       break;
     case 'output-pending':
@@ -269,13 +237,13 @@ export function effectiveOrders(state: JournalState): OrderState[] {
 
 /** `effectiveOrders` one at a time, read as the state is then (a split seen live is followed). */
 export function* eachEffectiveOrder(state: JournalState): Generator<OrderState> {
-  function* visit(ref: string): Generator<OrderState> {
-    const order = state.orders.get(ref);
-    if (!order) return;
-    if (order.phase === 'split') for (const child of order.children ?? []) yield* visit(child);
-    else yield order;
+  const book = state.orders;
+  function* visit(index: number): Generator<OrderState> {
+    const parts = book.childrenOf(index);
+    if (parts) for (const part of parts) yield* visit(part);
+    else yield book.at(index);
   }
-  for (const ref of state.roots) yield* visit(ref);
+  for (let n = 0; n < book.rootCount; n++) yield* visit(book.rootAt(n));
 }
 
 /**
@@ -383,142 +351,4 @@ const COLLECT_EVERY_CHUNKS = 8;
 export async function openLines(path: string): Promise<NonNullable<JournalState['disk']>> {
   const handle = await openOwn(path, 'read');
   return { fd: handle.fd, close: () => handle.close() };
-}
-
-export function fsyncDir(path: string): void {
-  try {
-    const fd = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some platforms cannot open a directory for sync; the rename itself still happened.
-  }
-}
-
-/** Moves a journal of another batch aside (only with --force), keeping it for audit. */
-export async function archiveJournal(path: string, batch: string | undefined, now: number): Promise<string> {
-  const target = `${path}.${batch ?? 'unknown'}.${now}.old`;
-  await rename(path, target);
-  return target;
-}
-
-export async function journalExists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export type OpenMode = 'create' | 'truncate' | 'append';
-
-/**
- * Appends with group commit: every append resolves only once its bytes are fsync'd
- * in every copy (the journal beside --out and, when given, its copy in the state
- * directory), so nothing is acted on that one copy lacks.
- */
-export class JournalWriter {
-  private queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
-  private flushing: Promise<void> | undefined;
-
-  private constructor(
-    private readonly handles: FileHandle[],
-    readonly path: string,
-  ) {}
-
-  /**
-   * `create` starts a journal where none exists, `truncate` rewrites the user's own
-   * torn one (a fresh plan), `append` resumes. None of them follows a link.
-   */
-  static async open(
-    path: string,
-    mode: OpenMode,
-    copy?: { path: string; mode: OpenMode },
-  ): Promise<JournalWriter> {
-    const handles: FileHandle[] = [];
-    try {
-      for (const target of copy ? [{ path, mode }, copy] : [{ path, mode }]) {
-        const handle =
-          target.mode === 'create'
-            ? await createExclusive(target.path)
-            : await openOwn(target.path, target.mode);
-        handles.push(handle);
-        await handle.chmod(0o600);
-        fsyncDir(target.path);
-      }
-    } catch (error) {
-      await Promise.all(handles.map((h) => h.close()));
-      throw error;
-    }
-    return new JournalWriter(handles, path);
-  }
-
-  append(record: JournalRecord): Promise<void> {
-    return this.appendAll([record]);
-  }
-
-  appendAll(records: JournalRecord[]): Promise<void> {
-    const line = records.map((r) => `${JSON.stringify(r)}\n`).join('');
-    return new Promise((resolve, reject) => {
-      this.queue.push({ line, resolve, reject });
-      this.flushing ??= this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    while (this.queue.length) {
-      const batch = this.queue.splice(0);
-      try {
-        const text = batch.map((b) => b.line).join('');
-        await Promise.all(
-          this.handles.map(async (handle) => {
-            await handle.write(text);
-            await handle.sync();
-          }),
-        );
-        for (const b of batch) b.resolve();
-      } catch (error) {
-        for (const b of batch) b.reject(error);
-      }
-    }
-    this.flushing = undefined;
-  }
-
-  async close(): Promise<void> {
-    await this.flushing;
-    await Promise.all(this.handles.map((h) => h.close()));
-  }
-}
-
-/**
- * Makes `to` a byte-for-byte copy of the journal at `from` (a new file, or the
- * user's own rewritten in place), fsync'd, so both copies continue from the same
- * records. Streams: a large journal is never one buffer.
- */
-export async function copyJournal(from: string, to: string): Promise<void> {
-  const source = await openOwn(from, 'read');
-  let target: FileHandle | undefined;
-  try {
-    target = (await journalExists(to)) ? await openOwn(to, 'truncate') : await createExclusive(to);
-    await target.chmod(0o600);
-    for await (const chunk of chunksOf(source)) await target.write(chunk);
-    await target.sync();
-  } finally {
-    await source.close();
-    await target?.close();
-  }
-  fsyncDir(to);
-}
-
-/** Size in bytes of the file at `path`, or -1 when there is none. */
-export async function journalSize(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return -1;
-  }
 }

@@ -10,8 +10,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, lstat, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { fsyncDir } from './journal.js';
+import { fsyncDir } from './journal-writer.js';
 import { chunksOf, createExclusive, currentUid } from './safe-files.js';
+import { withRoomFor } from './table.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
 export type OutputFormat = 'csv' | 'json';
@@ -203,13 +204,12 @@ async function removeStaleTemps(path: string, uid = currentUid()): Promise<void>
 /**
  * Finished orders' rendered parts, kept in a scratch file beside the output (mode
  * 0600: they hold codes) instead of memory, and read back in plan order when the
- * output is written. Memory then holds only offsets, whatever the file's size.
+ * output is written. Memory then holds two numbers per order, whatever the file's size.
  */
 export class PartStore {
-  /** A part's entry number by ref; its place is in `offsets` and `lengths` (no object per order). */
-  private readonly index = new Map<string, number>();
-  private readonly offsets: number[] = [];
-  private readonly lengths: number[] = [];
+  /** By order number (`OrderState.index`): where its part starts in the file; NaN: none written. */
+  private offsets = new Float64Array(1024).fill(Number.NaN);
+  private lengths = new Uint32Array(1024);
   private size = 0;
   private queue: Promise<void> = Promise.resolve();
 
@@ -226,33 +226,39 @@ export class PartStore {
     return new PartStore(handle, path);
   }
 
-  has(ref: string): boolean {
-    return this.index.has(ref);
+  /** Order `order`'s part is written. */
+  has(order: number): boolean {
+    return order < this.offsets.length && !Number.isNaN(this.offsets[order]);
   }
 
-  put(ref: string, text: string): Promise<void> {
+  put(order: number, text: string): Promise<void> {
     const bytes = Buffer.from(text);
     const offset = this.size;
     this.size += bytes.length;
-    this.index.set(ref, this.offsets.length);
-    this.offsets.push(offset);
-    this.lengths.push(bytes.length);
+    if (order >= this.offsets.length) {
+      const before = this.offsets.length;
+      this.offsets = withRoomFor(this.offsets, order);
+      this.offsets.fill(Number.NaN, before);
+      this.lengths = withRoomFor(this.lengths, order);
+    }
+    this.offsets[order] = offset;
+    this.lengths[order] = bytes.length;
     this.queue = this.queue.then(async () => {
       await this.handle.write(bytes, 0, bytes.length, offset);
     });
     return this.queue;
   }
 
-  async *read(refs: Iterable<string>): AsyncGenerator<string> {
+  /** The parts of `orders` (by number), in that order; orders without one are skipped. */
+  async *read(orders: Iterable<number>): AsyncGenerator<string> {
     await this.queue;
     // One buffer for every part (each is decoded before the next is read): a buffer per
     // part would leave an off-heap allocation per order for the collector.
     let buffer = Buffer.alloc(0);
-    for (const ref of refs) {
-      const entry = this.index.get(ref);
-      if (entry === undefined) continue;
-      const offset = this.offsets[entry] ?? 0;
-      const length = this.lengths[entry] ?? 0;
+    for (const order of orders) {
+      if (!this.has(order)) continue;
+      const offset = this.offsets[order] as number;
+      const length = this.lengths[order] as number;
       if (length === 0) continue;
       if (buffer.length < length) buffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
       const { bytesRead } = await this.handle.read(buffer, 0, length, offset);

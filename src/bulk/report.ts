@@ -14,7 +14,7 @@ import type { Live } from './preflight.js';
 import type { PlanReport } from './run-types.js';
 
 /** Orders still to buy: neither created nor refused for good. */
-export function needsBuying(order: OrderState): boolean {
+export function needsBuying(order: Pick<OrderState, 'phase'>): boolean {
   return order.phase !== 'created' && order.phase !== 'rejected';
 }
 

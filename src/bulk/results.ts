@@ -20,32 +20,32 @@ export class Results {
   private readonly chargedSums = new Map<string, MoneySum>();
   /** The part of chargedSums paid by this run: orders whose create answered 201 now, not a replay. */
   private readonly chargedNowSums = new Map<string, MoneySum>();
-  /** Orders this run paid for that are not counted yet. */
-  private readonly chargedNow = new Set<string>();
+  /** Orders (by number) this run paid for that are not counted yet. */
+  private readonly chargedNow = new Set<number>();
 
   constructor(
     readonly parts: PartStore,
     private readonly format: OutputFormat,
   ) {}
 
-  /** The order's part is written: a second read of it changes nothing. */
-  has(ref: string): boolean {
-    return this.parts.has(ref);
+  /** Order `order`'s part (by its number) is written: a second read of it changes nothing. */
+  has(order: number): boolean {
+    return this.parts.has(order);
   }
 
-  /** This run's create of `ref` was answered 201: it paid for it (not a replay). */
-  paidNow(ref: string): void {
-    this.chargedNow.add(ref);
+  /** This run's create of order `order` was answered 201: it paid for it (not a replay). */
+  paidNow(order: number): void {
+    this.chargedNow.add(order);
   }
 
   /** Writes an order's records (delivered, failed or refused units) and counts them. */
-  async add(ref: string, records: OutputRecord[]): Promise<void> {
+  async add(order: number, records: OutputRecord[]): Promise<void> {
     this.tally.add(records);
-    await this.parts.put(ref, renderPart(records, this.format));
+    await this.parts.put(order, renderPart(records, this.format));
   }
 
   /** Adds a finished order's charge, cost per product and refundability to the sums. */
-  count(ref: string, fetched: Order): void {
+  count(order: number, fetched: Order): void {
     const status = String(fetched.status);
     if (status === 'partial' || status === 'failed')
       this.refundable.push({ checkoutId: fetched.checkoutId, status });
@@ -55,7 +55,7 @@ export class Results {
     this.chargedSums.set(currency, charge.add(fetched.totalAmount));
     // Counted once per order (a finished order is never counted again): the set only
     // holds orders still in flight.
-    if (this.chargedNow.delete(ref)) {
+    if (this.chargedNow.delete(order)) {
       const now = this.chargedNowSums.get(currency) ?? new MoneySum();
       this.chargedNowSums.set(currency, now.add(fetched.totalAmount));
     }

@@ -129,4 +129,9 @@ export interface BulkResult {
   chargedThisRun?: Map<string, number>;
   /** The most orders the scheduler held at once (queued, awaiting a read, in flight). */
   heldPeak?: number;
+  /**
+   * What the order book held beyond its fixed bytes per order at the end: refs kept
+   * whole and outcomes kept as text (a run of its own plan: the anchor's ref, nothing else).
+   */
+  bookHeld?: { refs: number; outcomes: number };
 }

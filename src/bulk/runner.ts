@@ -140,7 +140,7 @@ export class Runner {
   private async place(order: OrderState, stopped: boolean): Promise<void> {
     if (order.phase === 'rejected') {
       await this.results.add(
-        order.ref,
+        order.index,
         rejectedRecords(order.ref, this.lines(order), order.message ?? '', this.input.refOf),
       );
     } else if (order.phase === 'created') this.scheduler.pollAt(order, 0, this.deps.now());
@@ -232,7 +232,7 @@ export class Runner {
     try {
       const res = await createOrder(this.deps.http, body);
       created = res.data;
-      if (!res.replayed) this.results.paidNow(order.ref);
+      if (!res.replayed) this.results.paidNow(order.index);
       // The service takes orders again: a count of 429s is of 429s in a row, so one
       // order at the queue's head through a long run's many short bursts is not given up.
       if (this.throttles.size) this.throttles.clear();
@@ -294,7 +294,7 @@ export class Runner {
       case 'rejected':
         await record({ t: 'rejected', ref: order.ref, code: failure.code, message: failure.message, at });
         await this.results.add(
-          order.ref,
+          order.index,
           rejectedRecords(order.ref, this.lines(order), failure.message, this.input.refOf),
         );
         this.deps.notice(`order ${order.ref} refused: ${failure.code}: ${failure.message}`);
@@ -350,7 +350,7 @@ export class Runner {
         at: this.deps.now(),
       });
       await this.results.add(
-        order.ref,
+        order.index,
         rejectedRecords(order.ref, this.lines(order), message, this.input.refOf),
       );
       return;
@@ -398,7 +398,7 @@ export class Runner {
 
   private async finishOrder(order: OrderState, fetched: Order): Promise<void> {
     // Already written (and counted) once: a second read changes nothing.
-    if (this.results.has(order.ref)) return;
+    if (this.results.has(order.index)) return;
     const { records, error } = orderRecords(
       { ...fetched, externalRef: fetched.externalRef ?? order.ref },
       this.lines(order),
@@ -417,8 +417,8 @@ export class Runner {
         at: this.deps.now(),
       });
     }
-    this.results.count(order.ref, fetched);
-    await this.results.add(order.ref, records);
+    this.results.count(order.index, fetched);
+    await this.results.add(order.index, records);
     this.stats.finished += 1;
     for (const r of records) {
       if (r.status === 'completed') this.stats.codes += 1;

@@ -40,10 +40,25 @@ export class StringColumn {
   }
 }
 
-function grow<T extends Float64Array | Int32Array>(array: T): T {
-  const next = new (array.constructor as new (n: number) => T)(array.length * 2);
-  next.set(array);
+type NumberColumn = Float64Array | Int32Array | Uint32Array | Uint8Array;
+
+function grow<T extends NumberColumn>(array: T): T {
+  return resized(array, array.length * 2);
+}
+
+/** A copy of `array` with room for `size` entries (the new ones 0). */
+export function resized<T extends NumberColumn>(array: T, size: number): T {
+  const next = new (array.constructor as new (n: number) => T)(size);
+  next.set(array.subarray(0, Math.min(array.length, size)));
   return next;
+}
+
+/** Room for entry `index`: `array` itself, or a copy at least twice its length. */
+export function withRoomFor<T extends NumberColumn>(array: T, index: number): T {
+  if (index < array.length) return array;
+  let size = Math.max(array.length, 1);
+  while (size <= index) size *= 2;
+  return resized(array, size);
 }
 
 /**

@@ -85,7 +85,7 @@ export async function proveExactlyOnce(
   const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
   const planned = effectiveOrders(journal);
   const plannedRefs = new Set(planned.map((o) => o.ref));
-  const allRefs = new Set(journal.orders.keys());
+  const allRefs = new Set([...journal.orders.all()].map((o) => o.ref));
   const { orders } = await sb.operator.orders(userId);
   const ledger = await sb.operator.ledger(userId);
 

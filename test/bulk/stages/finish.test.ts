@@ -13,10 +13,10 @@ import {
   effectiveOrders,
   type JournalRecord,
   type JournalState,
-  type JournalWriter,
   loadJournal,
 } from '../../../src/bulk/journal.js';
 import { journalPathFor, openJournals, partsPathFor, writePlan } from '../../../src/bulk/journal-files.js';
+import type { JournalWriter } from '../../../src/bulk/journal-writer.js';
 import { csvHeader, csvLine, PartStore } from '../../../src/bulk/output.js';
 import { buildReport } from '../../../src/bulk/report.js';
 import { Results } from '../../../src/bulk/results.js';
@@ -142,14 +142,19 @@ async function setup(records: JournalRecord[]) {
 }
 
 /** Parts added out of plan order (as orders finish), for the given refs. */
-async function addParts(results: Results, refs: string[], status?: (row: number, index: number) => string) {
-  for (const ref of [...refs].reverse()) await results.add(ref, recordsOf(linesByRef[ref] ?? [], status));
+async function addParts(
+  s: { state: JournalState; results: Results },
+  refs: string[],
+  status?: (row: number, index: number) => string,
+) {
+  for (const ref of [...refs].reverse())
+    await s.results.add(s.state.orders.indexOf(ref), recordsOf(linesByRef[ref] ?? [], status));
 }
 
 describe('finishRun', () => {
   it('done: the output from the parts in plan order, its hash journaled before and after the rename', async () => {
     const s = await setup(allCreated);
-    await addParts(s.results, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']);
+    await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']);
     const result = await s.finish();
     expect(result.outcome).toBe('done');
     expect(result.stopReason).toBeUndefined();
@@ -179,7 +184,7 @@ describe('finishRun', () => {
 
   it('failed-items when units failed and nothing else went wrong', async () => {
     const s = await setup(allCreated);
-    await addParts(s.results, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2'], (row, index) =>
+    await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2'], (row, index) =>
       row === 1 && index === 3 ? 'failed' : 'completed',
     );
     const result = await s.finish();
@@ -190,7 +195,7 @@ describe('finishRun', () => {
 
   it('stopped with the runner reason, which is journaled; failed units do not change that', async () => {
     const s = await setup([created('gc-b1-anchor'), created('A')]);
-    await addParts(s.results, ['gc-b1-anchor', 'A'], () => 'failed');
+    await addParts(s, ['gc-b1-anchor', 'A'], () => 'failed');
     const shortfall = { missingUsd: 30, balanceUsd: 0, remainingUsd: 30, remainingOrders: 2 };
     const result = await s.finish({ stopReason: 'insufficient balance', shortfall });
     expect(result.outcome).toBe('stopped');
@@ -204,7 +209,7 @@ describe('finishRun', () => {
 
   it('interrupted wins over a stop reason', async () => {
     const s = await setup([created('gc-b1-anchor')]);
-    await addParts(s.results, ['gc-b1-anchor']);
+    await addParts(s, ['gc-b1-anchor']);
     const result = await s.finish({ interrupted: true, stopReason: 'daily cap' });
     expect(result.outcome).toBe('interrupted');
     expect(result.stopReason).toBe('daily cap');
@@ -212,7 +217,7 @@ describe('finishRun', () => {
 
   it('interrupted, with no reason made up for what it left unfinished', async () => {
     const s = await setup([created('gc-b1-anchor'), created('A'), { t: 'submit', ref: 'B', at: 3 }]);
-    await addParts(s.results, ['gc-b1-anchor']);
+    await addParts(s, ['gc-b1-anchor']);
     const result = await s.finish({ interrupted: true });
     expect(result.outcome).toBe('interrupted');
     expect(result.stopReason).toBeUndefined();
@@ -227,7 +232,7 @@ describe('finishRun', () => {
       { t: 'unknown', ref: 'B', reason: 'HTTP 503', at: 4 },
       created('C'),
     ]);
-    await addParts(s.results, ['gc-b1-anchor']);
+    await addParts(s, ['gc-b1-anchor']);
     const result = await s.finish();
     expect(result.outcome).toBe('stopped');
     expect(result.stopReason).toBe(
@@ -237,7 +242,7 @@ describe('finishRun', () => {
 
   it('stopped when created orders could not be read back', async () => {
     const s = await setup(allCreated);
-    await addParts(s.results, ['gc-b1-anchor', 'A', 'B']);
+    await addParts(s, ['gc-b1-anchor', 'A', 'B']);
     const result = await s.finish();
     expect(result.outcome).toBe('stopped');
     expect(result.stopReason).toBe('2 orders could not be read back');
@@ -245,7 +250,7 @@ describe('finishRun', () => {
 
   it('stopped when --wait-timeout ended the wait, counting the orders still being fulfilled', async () => {
     const s = await setup(allCreated);
-    await addParts(s.results, ['gc-b1-anchor', 'A', 'B', 'C.1']);
+    await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1']);
     const result = await s.finish({ waitTimedOut: true });
     expect(result.outcome).toBe('stopped');
     expect(result.stopReason).toBe('1 orders were still being fulfilled when --wait-timeout ended the wait');
@@ -262,9 +267,9 @@ describe('finishRun', () => {
       at: 3,
     };
     const s = await setup(allCreated.map((r) => (r.t === 'created' && r.ref === 'A' ? rejected : r)));
-    await addParts(s.results, ['gc-b1-anchor', 'B', 'C.1', 'C.2']);
+    await addParts(s, ['gc-b1-anchor', 'B', 'C.1', 'C.2']);
     await s.results.add(
-      'A',
+      s.state.orders.indexOf('A'),
       recordsOf(linesByRef.A ?? [], () => 'rejected'),
     );
     const result = await s.finish();

@@ -12,9 +12,9 @@ import {
   JOURNAL_VERSION,
   type JournalRecord,
   type JournalState,
-  JournalWriter,
 } from '../../../src/bulk/journal.js';
 import { type BatchHeader, writePlan } from '../../../src/bulk/journal-files.js';
+import { JournalWriter } from '../../../src/bulk/journal-writer.js';
 import type { Live, ParsedInput } from '../../../src/bulk/preflight.js';
 import type { BulkOptions, BulkStats } from '../../../src/bulk/run-types.js';
 import { ensurePrivateDir } from '../../../src/bulk/safe-files.js';
@@ -88,6 +88,11 @@ export function stateOf(orders: Array<{ ref: string; lines: PlannedLine[] }>, mo
 }
 
 /** A run's counters before anything was sent: `rows`, `orders` and `units` as planned. */
+/** The refs of a state's plan as first written, in plan order. */
+export function rootRefs(state: JournalState | undefined): string[] {
+  return [...(state?.orders.roots() ?? [])].map((o) => o.ref);
+}
+
 export function freshStats(planned: Pick<BulkStats, 'rows' | 'orders' | 'units'>): BulkStats {
   return {
     ...planned,

@@ -10,7 +10,7 @@ import { anchorRef, orderRef } from '../../../src/bulk/refs.js';
 import { RowSpool } from '../../../src/bulk/spool.js';
 import type { RowError } from '../../../src/bulk/types.js';
 import { InvalidInputError } from '../../../src/errors.js';
-import { line, live, parsedInput, stateOf } from './fixtures.js';
+import { line, live, parsedInput, rootRefs, stateOf } from './fixtures.js';
 
 type Row = { row: number; productId?: string; skuId?: string; amount?: number; quantity?: number };
 
@@ -44,8 +44,8 @@ async function planOrResume(...args: Parameters<typeof planStage>) {
   if (planned.resumed) return { ...planned, legacyRef: undefined };
   const state = await planState(spool, planInputs(input, live));
   // The sums the confirmation shows are those of the plan the journal gets.
-  expect(planned.preview.estimate.orders).toBe(state.roots.length);
-  expect(planned.preview.firstRef).toBe(state.roots[0]);
+  expect(planned.preview.estimate.orders).toBe(state.orders.rootCount);
+  expect(planned.preview.firstRef).toBe(rootRefs(state)[0]);
   return { ...planned, state };
 }
 

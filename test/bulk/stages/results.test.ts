@@ -68,12 +68,12 @@ const order = (
 describe('Results', () => {
   it('writes each order part and counts its units', async () => {
     const r = await results();
-    await r.add('gc-b-2', [record(2, 1), record(2, 2, 'failed')]);
-    await r.add('gc-b-1', [record(1, 1)]);
-    expect(r.has('gc-b-1')).toBe(true);
-    expect(r.has('gc-b-3')).toBe(false);
+    await r.add(2, [record(2, 1), record(2, 2, 'failed')]);
+    await r.add(1, [record(1, 1)]);
+    expect(r.has(1)).toBe(true);
+    expect(r.has(3)).toBe(false);
     const parts: string[] = [];
-    for await (const part of r.parts.read(['gc-b-1', 'gc-b-2', 'gc-b-3'])) parts.push(part);
+    for await (const part of r.parts.read([1, 2, 3])) parts.push(part);
     expect(parts).toEqual([csvLine(record(1, 1)), csvLine(record(2, 1)) + csvLine(record(2, 2, 'failed'))]);
     expect(r.tally.delivered).toBe(2);
     expect(r.tally.failed).toBe(1);
@@ -85,20 +85,20 @@ describe('Results', () => {
 
   it('renders parts as JSON records under --format json', async () => {
     const r = await results('json');
-    await r.add('gc-b-1', [record(1, 1)]);
+    await r.add(1, [record(1, 1)]);
     const parts: string[] = [];
-    for await (const part of r.parts.read(['gc-b-1'])) parts.push(part);
+    for await (const part of r.parts.read([1])) parts.push(part);
     expect(JSON.parse(parts[0] ?? '')).toMatchObject({ row: 1, cardCode: 'CODE-1-1', status: 'completed' });
   });
 
   it('sums charges per currency, and what this run paid only for orders it paid now', async () => {
     const r = await results();
-    r.paidNow('ref-2');
-    r.paidNow('ref-3');
-    r.count('ref-1', order('co_1', 'completed', 19)); // replayed: paid by an earlier run
-    r.count('ref-2', order('co_2', 'completed', 19));
-    r.count('ref-3', order('co_3', 'completed', 7, { paymentCurrency: 'EUR' }));
-    r.count('ref-4', order('co_4', 'completed', 3, { paymentCurrency: undefined }));
+    r.paidNow(2);
+    r.paidNow(3);
+    r.count(1, order('co_1', 'completed', 19)); // replayed: paid by an earlier run
+    r.count(2, order('co_2', 'completed', 19));
+    r.count(3, order('co_3', 'completed', 7, { paymentCurrency: 'EUR' }));
+    r.count(4, order('co_4', 'completed', 3, { paymentCurrency: undefined }));
     const totals = r.totals();
     expect(totals.charged).toEqual(
       new Map([
@@ -117,9 +117,9 @@ describe('Results', () => {
 
   it('sums cost per product in its cost currency, skipping items without a price', async () => {
     const r = await results();
-    r.count('a', order('co_1', 'completed', 19));
+    r.count(0, order('co_1', 'completed', 19));
     r.count(
-      'b',
+      1,
       order('co_2', 'completed', 30, {
         items: [
           {
@@ -154,15 +154,15 @@ describe('Results', () => {
 
   it('sums without drift', async () => {
     const r = await results();
-    for (let i = 0; i < 10; i++) r.count(`ref-${i}`, order(`co_${i}`, 'completed', 0.1));
+    for (let i = 0; i < 10; i++) r.count(i, order(`co_${i}`, 'completed', 0.1));
     expect(r.totals().charged?.get('USD')).toBe(1);
   });
 
   it('lists partial and failed orders as refundable, never completed ones', async () => {
     const r = await results();
-    r.count('a', order('co_1', 'completed', 19));
-    r.count('b', order('co_2', 'partial', 19));
-    r.count('c', order('co_3', 'failed', 19));
+    r.count(0, order('co_1', 'completed', 19));
+    r.count(1, order('co_2', 'partial', 19));
+    r.count(2, order('co_3', 'failed', 19));
     expect(r.refundable).toEqual([
       { checkoutId: 'co_2', status: 'partial' },
       { checkoutId: 'co_3', status: 'failed' },
@@ -181,23 +181,26 @@ describe('PartStore', () => {
     const s = await store();
     // Small, then larger than the read buffer's first size, then small again, multi-byte text included.
     const parts = { a: 'a1\r\n', big: `${'é'.repeat(70_000)}\r\n`, c: 'ç3\r\n', empty: '' };
-    await s.put('c', parts.c);
-    await s.put('big', parts.big);
-    await s.put('empty', parts.empty);
-    await s.put('a', parts.a);
+    const [a, missing, big, empty, c] = [0, 1, 2, 3, 4];
+    await s.put(c, parts.c);
+    await s.put(big, parts.big);
+    await s.put(empty, parts.empty);
+    await s.put(a, parts.a);
     const read: string[] = [];
-    for await (const part of s.read(['a', 'missing', 'big', 'empty', 'c'])) read.push(part);
+    for await (const part of s.read([a, missing, big, empty, c])) read.push(part);
+    expect(s.has(empty)).toBe(true);
+    expect(s.has(missing)).toBe(false);
     expect(read).toEqual([parts.a, parts.big, parts.c]);
   });
 
   it('refuses to yield a part the scratch file no longer holds in full', async () => {
     const s = await store();
-    await s.put('a', 'row,1\r\n');
-    await s.put('b', 'row,2\r\n');
+    await s.put(0, 'row,1\r\n');
+    await s.put(1, 'row,2\r\n');
     await truncate(s.path, 10);
     const read: string[] = [];
     await expect(async () => {
-      for await (const part of s.read(['a', 'b'])) read.push(part);
+      for await (const part of s.read([0, 1])) read.push(part);
     }).rejects.toThrow('is shorter than what was written to it');
     expect(read).toEqual(['row,1\r\n']);
   });

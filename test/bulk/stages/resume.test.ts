@@ -14,7 +14,7 @@ import { chooseJournal, type JournalChoice } from '../../../src/bulk/resume.js';
 import type { BulkOptions } from '../../../src/bulk/run-types.js';
 import { UsageError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
-import { line, options, parsedInput, writeJournal } from './fixtures.js';
+import { line, options, parsedInput, rootRefs, writeJournal } from './fixtures.js';
 
 const SHA = 'a'.repeat(64);
 const OTHER_SHA = 'b'.repeat(64);
@@ -96,7 +96,7 @@ describe('chooseJournal: the journal beside --out', () => {
     const s = setup();
     await writeJournal(s.journalPath, header(), orders, { more: anchorBought });
     const choice = await s.choose();
-    expect(choice.journal?.roots).toEqual(orders.map((o) => o.ref));
+    expect(rootRefs(choice.journal)).toEqual(orders.map((o) => o.ref));
     expect(choice.journal?.orders.get('gc-b1-anchor')?.phase).toBe('created');
     expect(choice.torn).toBe(false);
     expect(choice.displaced).toBeUndefined();
@@ -188,7 +188,7 @@ describe('chooseJournal: the copy in the state directory', () => {
     const s = setup();
     await writeJournal(s.copyPath, header(), orders, { more: anchorBought });
     const choice = await s.choose();
-    expect(choice.journal?.roots).toEqual(orders.map((o) => o.ref));
+    expect(rootRefs(choice.journal)).toEqual(orders.map((o) => o.ref));
     expect(choice.journal?.orders.get('gc-b1-anchor')).toMatchObject({
       phase: 'created',
       checkoutId: 'co_9',

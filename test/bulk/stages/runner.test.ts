@@ -205,7 +205,7 @@ describe('Runner', () => {
       { ref: 'gc-b1-00001-a', reason: 'dailySpendCapUSD' },
     ]);
     expect(s.state.orders.get(ANCHOR)?.phase).toBe('created');
-    expect(s.results.has(ANCHOR)).toBe(true);
+    expect(s.results.has(s.state.orders.indexOf(ANCHOR))).toBe(true);
   });
 
   it('reads an order still being fulfilled until it finishes', async () => {

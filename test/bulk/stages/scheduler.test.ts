@@ -10,7 +10,13 @@ import { Scheduler, type Steps } from '../../../src/bulk/scheduler.js';
 import { AdaptiveLimit } from '../../../src/bulk/submit.js';
 import { InterruptedError } from '../../../src/errors.js';
 
-const order = (ref: string): OrderState => ({ ref, first: 0, count: 1, phase: 'planned' });
+let orderNumber = 0;
+const order = (ref: string): OrderState => ({
+  index: orderNumber++,
+  ref,
+  where: { first: 0, count: 1 },
+  phase: 'planned',
+});
 
 /** A turn of the event loop: lets the other workers run. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
