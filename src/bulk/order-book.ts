@@ -1,8 +1,9 @@
 /**
  * Every order a run knows, by number: the plan's orders in plan order, then each
  * re-split order's parts as they are made. What an order is (its ref, where its lines
- * are, its phase, where its last outcome is written) lives in typed arrays, about 40
- * bytes an order and nothing for the collector; its ref is kept by `RefIndex`, and
+ * are, its phase, where its last outcome is written) lives in typed arrays, 25 bytes
+ * an order (offsets take 4 bytes until a journal passes 4 GiB) and nothing for the
+ * collector; its ref is kept by `RefIndex`, and
  * what its outcome said (checkout id, status, refusal) stays in the journal, where
  * `JournalState` reads it back (order-view.ts). So a plan of a million small orders
  * costs tens of MB, not the hundreds that an object, a ref and an id per order took.
@@ -13,7 +14,7 @@ import { type PartOf, RefIndex, type RefTree } from './ref-index.js';
 
 export type { PartOf } from './ref-index.js';
 
-import { withRoomFor } from './table.js';
+import { WideColumn, withRoomFor } from './table.js';
 
 export type OrderPhase = 'planned' | 'submitted' | 'created' | 'unknown' | 'rejected' | 'split';
 const PHASES: readonly OrderPhase[] = ['planned', 'submitted', 'created', 'unknown', 'rejected', 'split'];
@@ -72,14 +73,15 @@ export class OrderBook implements RefTree {
   private phases = new Uint8Array(1024);
   /** 1: the lines are a journal record (`linesA` its byte, `linesB` its length); 0: in the line table. */
   private linesOnDisk = new Uint8Array(1024);
-  private linesA = new Float64Array(1024);
+  private readonly linesA = new WideColumn();
   private linesB = new Uint32Array(1024);
-  /** The byte of the order's last outcome record in the journal; NaN: none, or held in `outcomes`. */
-  private outcomeAt = new Float64Array(1024).fill(Number.NaN);
+  /** One past the byte of the order's last outcome record in the journal; 0: none, or held in `outcomes`. */
+  private readonly outcomeAt = new WideColumn();
   private outcomeLen = new Uint32Array(1024);
   /** Outcomes of orders whose records have no known place (a journal held in memory). */
   private readonly outcomes = new Map<number, OrderOutcome>();
-  private rootIndexes = new Int32Array(1024);
+  /** The plan's orders by place; undefined while they are simply orders 0, 1, 2... (a plan is written first). */
+  private rootIndexes: Int32Array | undefined;
   private rootTotal = 0;
   /** Re-split orders and their parts: few, so in maps. */
   private readonly parts = new Map<number, PartOf>();
@@ -104,7 +106,7 @@ export class OrderBook implements RefTree {
   }
 
   rootAt(n: number): number {
-    return this.rootIndexes[n] as number;
+    return this.rootIndexes ? (this.rootIndexes[n] as number) : n;
   }
 
   /** Adds an order, `planned`, as a root of the plan or as part `k` of a re-split order. */
@@ -112,11 +114,11 @@ export class OrderBook implements RefTree {
     const index = this.count++;
     this.reserve(index);
     if ('first' in lines) {
-      this.linesA[index] = lines.first;
+      this.linesA.set(index, lines.first);
       this.linesB[index] = lines.count;
     } else {
       this.linesOnDisk[index] = 1;
-      this.linesA[index] = lines.at;
+      this.linesA.set(index, lines.at);
       this.linesB[index] = lines.len;
     }
     if (part) {
@@ -124,10 +126,7 @@ export class OrderBook implements RefTree {
       const list = this.children.get(part.parent) ?? [];
       list[part.k] = index;
       this.children.set(part.parent, list);
-    } else {
-      this.rootIndexes = withRoomFor(this.rootIndexes, this.rootTotal);
-      this.rootIndexes[this.rootTotal++] = index;
-    }
+    } else this.addRoot(index);
     this.refs.add(index, ref);
     return index;
   }
@@ -145,7 +144,7 @@ export class OrderBook implements RefTree {
 
   /** The plan's orders as first written, in plan order. */
   *roots(): Generator<OrderState> {
-    for (let n = 0; n < this.rootTotal; n++) yield this.at(this.rootIndexes[n] as number);
+    for (let n = 0; n < this.rootTotal; n++) yield this.at(this.rootAt(n));
   }
 
   /** Every order, parts (and the orders they replace) included, by number. */
@@ -174,7 +173,7 @@ export class OrderBook implements RefTree {
   }
 
   linesAt(index: number): LinesPlace {
-    const a = this.linesA[index] as number;
+    const a = this.linesA.get(index);
     const b = this.linesB[index] as number;
     if (!this.linesOnDisk[index]) return { first: a, count: b };
     const part = this.parts.get(index);
@@ -184,20 +183,20 @@ export class OrderBook implements RefTree {
   /** The order's outcome is the record at `place` (or, without one, `outcome` itself). */
   setOutcome(index: number, place: RecordPlace | undefined, outcome: OrderOutcome): void {
     if (place) {
-      this.outcomeAt[index] = place.at;
+      this.outcomeAt.set(index, place.at + 1);
       this.outcomeLen[index] = place.len;
       this.outcomes.delete(index);
     } else {
-      this.outcomeAt[index] = Number.NaN;
+      this.outcomeAt.set(index, 0);
       this.outcomes.set(index, outcome);
     }
   }
 
   /** What the journal last said of the order's outcome (read back when it is on disk); undefined: nothing yet. */
   outcomeOf(index: number): OrderOutcome | undefined {
-    const at = this.outcomeAt[index] as number;
-    if (Number.isNaN(at)) return this.outcomes.get(index);
-    return this.readOutcome({ at, len: this.outcomeLen[index] as number }, this.refAt(index));
+    const after = this.outcomeAt.get(index);
+    if (after === 0) return this.outcomes.get(index);
+    return this.readOutcome({ at: after - 1, len: this.outcomeLen[index] as number }, this.refAt(index));
   }
 
   /** The order was re-split into these orders (already added, or existing). */
@@ -217,15 +216,22 @@ export class OrderBook implements RefTree {
     return this.children.get(parent)?.[k];
   }
 
+  private addRoot(index: number): void {
+    if (!this.rootIndexes && index === this.rootTotal) {
+      this.rootTotal += 1;
+      return;
+    }
+    // A root after a part (not how a plan is written, but a journal may say so): number them.
+    this.rootIndexes ??= Int32Array.from({ length: this.rootTotal }, (_, n) => n);
+    this.rootIndexes = withRoomFor(this.rootIndexes, this.rootTotal);
+    this.rootIndexes[this.rootTotal++] = index;
+  }
+
   private reserve(index: number): void {
     if (index < this.phases.length) return;
     this.phases = withRoomFor(this.phases, index);
     this.linesOnDisk = withRoomFor(this.linesOnDisk, index);
-    this.linesA = withRoomFor(this.linesA, index);
     this.linesB = withRoomFor(this.linesB, index);
-    const before = this.outcomeAt.length;
-    this.outcomeAt = withRoomFor(this.outcomeAt, index);
-    this.outcomeAt.fill(Number.NaN, before);
     this.outcomeLen = withRoomFor(this.outcomeLen, index);
   }
 }

@@ -12,7 +12,7 @@ import { type FileHandle, lstat, open, readdir, rename, rm, stat } from 'node:fs
 import { basename, dirname, join } from 'node:path';
 import { fsyncDir } from './journal-writer.js';
 import { chunksOf, createExclusive, currentUid } from './safe-files.js';
-import { withRoomFor } from './table.js';
+import { WideColumn, withRoomFor } from './table.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
 export type OutputFormat = 'csv' | 'json';
@@ -207,8 +207,8 @@ async function removeStaleTemps(path: string, uid = currentUid()): Promise<void>
  * output is written. Memory then holds two numbers per order, whatever the file's size.
  */
 export class PartStore {
-  /** By order number (`OrderState.index`): where its part starts in the file; NaN: none written. */
-  private offsets = new Float64Array(1024).fill(Number.NaN);
+  /** By order number (`OrderState.index`): one past the byte its part starts at; 0: none written. */
+  private readonly starts = new WideColumn();
   private lengths = new Uint32Array(1024);
   private size = 0;
   private queue: Promise<void> = Promise.resolve();
@@ -228,20 +228,15 @@ export class PartStore {
 
   /** Order `order`'s part is written. */
   has(order: number): boolean {
-    return order < this.offsets.length && !Number.isNaN(this.offsets[order]);
+    return this.starts.get(order) > 0;
   }
 
   put(order: number, text: string): Promise<void> {
     const bytes = Buffer.from(text);
     const offset = this.size;
     this.size += bytes.length;
-    if (order >= this.offsets.length) {
-      const before = this.offsets.length;
-      this.offsets = withRoomFor(this.offsets, order);
-      this.offsets.fill(Number.NaN, before);
-      this.lengths = withRoomFor(this.lengths, order);
-    }
-    this.offsets[order] = offset;
+    this.starts.set(order, offset + 1);
+    this.lengths = withRoomFor(this.lengths, order);
     this.lengths[order] = bytes.length;
     this.queue = this.queue.then(async () => {
       await this.handle.write(bytes, 0, bytes.length, offset);
@@ -257,7 +252,7 @@ export class PartStore {
     let buffer = Buffer.alloc(0);
     for (const order of orders) {
       if (!this.has(order)) continue;
-      const offset = this.offsets[order] as number;
+      const offset = this.starts.get(order) - 1;
       const length = this.lengths[order] as number;
       if (length === 0) continue;
       if (buffer.length < length) buffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));

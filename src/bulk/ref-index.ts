@@ -9,9 +9,9 @@
  * Exact by construction: a ref is kept compactly only when it is made again equal to
  * itself at its own number, and a look-up compares the ref made again with the one
  * asked for. Any other ref (the anchor, a hashed long ref, a ref of another pattern)
- * is kept whole in a small side table. A run of a million orders keeps 9 bytes a ref.
+ * is kept whole in a small side table. A plan's ref costs 7 bytes.
  */
-import { withRoomFor } from './table.js';
+import { WideColumn, withRoomFor } from './table.js';
 
 /** How a ref is kept. */
 const SIDE = 0;
@@ -35,7 +35,8 @@ export interface RefTree {
 
 export class RefIndex {
   private kinds = new Uint8Array(1024);
-  private hashes = new Float64Array(1024);
+  /** The hash of a compact ref (40 bits for a plan's order, 16 for a part). */
+  private readonly hashes = new WideColumn();
   private prefix: string | undefined;
   /** A compact root's number: its ref's place number plus `base` (the anchor, when there is one, is 0). */
   private base = 0;
@@ -79,11 +80,11 @@ export class RefIndex {
   refAt(index: number): string {
     switch (this.kinds[index]) {
       case ROOT:
-        return `${this.prefix}-${String(index - this.base).padStart(5, '0')}-${hex(this.hashes[index] as number, 10)}`;
+        return `${this.prefix}-${String(index - this.base).padStart(5, '0')}-${hex(this.hashes.get(index), 10)}`;
       case CHILD: {
         const part = this.tree.partOf(index);
         if (!part) break;
-        return `${this.refAt(part.parent)}.${part.k + 1}${hex(this.hashes[index] as number, 4)}`;
+        return `${this.refAt(part.parent)}.${part.k + 1}${hex(this.hashes.get(index), 4)}`;
       }
     }
     return this.sideRefs.get(index) ?? '';
@@ -114,7 +115,7 @@ export class RefIndex {
   /** Keeps the hash only when the ref is made again exactly from it. */
   private keep(index: number, ref: string, kind: number, hash: number): boolean {
     this.kinds[index] = kind;
-    this.hashes[index] = hash;
+    this.hashes.set(index, hash);
     if (this.refAt(index) === ref) return true;
     this.kinds[index] = SIDE;
     return false;
@@ -122,7 +123,6 @@ export class RefIndex {
 
   private reserve(index: number): void {
     this.kinds = withRoomFor(this.kinds, index);
-    this.hashes = withRoomFor(this.hashes, index);
   }
 }
 

@@ -40,10 +40,38 @@ export class StringColumn {
   }
 }
 
-type NumberColumn = Float64Array | Int32Array | Uint32Array | Uint8Array;
+type NumberColumn = Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array;
 
 function grow<T extends NumberColumn>(array: T): T {
   return resized(array, array.length * 2);
+}
+
+const TWO_32 = 2 ** 32;
+
+/**
+ * Whole numbers from 0 to 2^48 - 1 by index: 4 bytes each until one needs more (a
+ * file past 4 GiB, a 40-bit hash), then 6. Unset entries are 0.
+ */
+export class WideColumn {
+  private low = new Uint32Array(1024);
+  private high: Uint16Array | undefined;
+
+  set(index: number, value: number): void {
+    if (!Number.isSafeInteger(value) || value < 0 || value >= 2 ** 48)
+      throw new RangeError(`${value} does not fit a 48-bit column`);
+    if (index >= this.low.length) {
+      this.low = withRoomFor(this.low, index);
+      if (this.high) this.high = withRoomFor(this.high, index);
+    }
+    const high = Math.floor(value / TWO_32);
+    this.low[index] = value - high * TWO_32;
+    if (high > 0 && !this.high) this.high = resized(new Uint16Array(0), this.low.length);
+    if (this.high) this.high[index] = high;
+  }
+
+  get(index: number): number {
+    return (this.low[index] ?? 0) + (this.high ? (this.high[index] ?? 0) * TWO_32 : 0);
+  }
 }
 
 /** A copy of `array` with room for `size` entries (the new ones 0). */

@@ -122,6 +122,20 @@ describe('OrderBook refs', () => {
     expect(b.held.refs).toBe(odd.length);
   });
 
+  it("keeps the plan's orders in plan order, a root added after a part included", () => {
+    const b = book();
+    const refs = planRefs('b1', 3);
+    for (const ref of refs.slice(0, 3)) b.add(ref, { first: 0, count: 1 });
+    const part = b.add(
+      childRef(refs[1] as string, 0, [line(1)]),
+      { first: 0, count: 1 },
+      { parent: 1, k: 0 },
+    );
+    const late = b.add(refs[3] as string, { first: 0, count: 1 });
+    expect([...b.roots()].map((o) => o.index)).toEqual([0, 1, 2, late]);
+    expect([b.rootCount, b.size, part, b.indexOf(refs[3] as string)]).toEqual([4, 5, 3, late]);
+  });
+
   it('hands out views that read the book each time', () => {
     const b = book();
     const index = b.add('gc-b1-anchor', { first: 4, count: 2 });

@@ -9,7 +9,7 @@ import {
   loadJournal,
   parseJournal,
 } from '../../src/bulk/journal.js';
-import { LineTable, RefColumn, StringColumn } from '../../src/bulk/table.js';
+import { LineTable, RefColumn, StringColumn, WideColumn } from '../../src/bulk/table.js';
 import type { PlannedLine } from '../../src/bulk/types.js';
 
 const dirs: string[] = [];
@@ -42,6 +42,20 @@ describe('compact tables', () => {
       0.2,
       'p1',
     ]);
+  });
+
+  it('keeps whole numbers up to 48 bits, narrow until one needs more, and refuses the rest', () => {
+    const column = new WideColumn();
+    const values = [0, 1, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 12_345, 2 ** 48 - 1];
+    column.set(3, 7); // set before the column widens: still read right after it
+    values.forEach((v, i) => {
+      column.set(10 + i * 5_000, v);
+    });
+    expect(values.map((_, i) => column.get(10 + i * 5_000))).toEqual(values);
+    expect([column.get(3), column.get(4), column.get(10_000_000)]).toEqual([7, 0, 0]);
+    column.set(10 + 4 * 5_000, 5); // a wide value overwritten by a narrow one
+    expect(column.get(10 + 4 * 5_000)).toBe(5);
+    for (const bad of [2 ** 48, -1, 1.5, Number.NaN]) expect(() => column.set(0, bad)).toThrow(RangeError);
   });
 
   it('keeps strings byte-exact, including multi-byte text and empty strings', () => {
