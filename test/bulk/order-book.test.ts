@@ -16,18 +16,8 @@ import {
 import { JournalWriter } from '../../src/bulk/journal-writer.js';
 import { OrderBook } from '../../src/bulk/order-book.js';
 import { anchorRef, childRef, orderRef } from '../../src/bulk/refs.js';
-import type { PlannedLine } from '../../src/bulk/types.js';
 import { tempDirFor } from '../helpers/temp.js';
-
-const line = (row: number, quantity = 1): PlannedLine => ({
-  row,
-  productId: 'usd',
-  skuId: 'usd-range',
-  amount: 10,
-  quantity,
-  firstUnit: 1,
-  unitUsd: 10,
-});
+import { line } from './stages/fixtures.js';
 
 /** A book with nothing on disk: outcomes are given as text. */
 const book = () =>
