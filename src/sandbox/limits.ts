@@ -23,13 +23,36 @@ export function discountPercent(account: AccountState): number {
   return TIER_DISCOUNT_PERCENT[account.tier] ?? 0;
 }
 
+/**
+ * Running sums of the spend since a window's start, per ledger (a ledger is an
+ * append-only array, store.move): each call adds only the entries appended since the
+ * last, in the same order, so the sum is the one a full walk makes. Without it every
+ * order walked the account's whole ledger (daily, monthly, rebates), and a run of
+ * 100,000 orders slowed to a crawl as the account's history grew.
+ */
+const spentSums = new WeakMap<object, Map<number, { total: number; seen: number }>>();
+/** Window starts kept per ledger: a day and a month at a time, and a few old ones. */
+const WINDOWS_KEPT = 8;
+
 /** B2B spend (USD) since `from`: order charges only (spec §8 "B2B spend"). */
 export function spentSince(core: Core, account: AccountState, from: number): number {
-  let total = 0;
-  for (const e of core.store.ledger.get(account.userId) ?? []) {
-    if (e.type === 'order_charge' && e.at >= from) total -= e.amountUsd;
+  const ledger = core.store.ledger.get(account.userId) ?? [];
+  let windows = spentSums.get(ledger);
+  if (!windows) {
+    windows = new Map();
+    spentSums.set(ledger, windows);
   }
-  return round2(total);
+  let sum = windows.get(from);
+  if (!sum) {
+    if (windows.size >= WINDOWS_KEPT) windows.clear();
+    sum = { total: 0, seen: 0 };
+    windows.set(from, sum);
+  }
+  for (; sum.seen < ledger.length; sum.seen++) {
+    const e = ledger[sum.seen] as (typeof ledger)[number];
+    if (e.type === 'order_charge' && e.at >= from) sum.total -= e.amountUsd;
+  }
+  return round2(sum.total);
 }
 
 export function usage(core: Core, account: AccountState) {
