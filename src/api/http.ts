@@ -114,6 +114,39 @@ const NETWORK_CODES = new Set([
 ]);
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
+/**
+ * One request's signal: aborted by the client's own signal (the run's Ctrl-C) or after
+ * `timeoutMs`, and letting go of both once the request is over (`dispose`). Not
+ * `AbortSignal.any([signal, AbortSignal.timeout(ms)])`: on Node 20 every `any()` over a
+ * long-lived signal stays among that signal's dependants (nodejs/node#55351), so a bulk
+ * run of 400,000 requests grew by tens of MB; here the listener and the timer go away
+ * with the request.
+ */
+export function requestSignal(
+  parent: AbortSignal | undefined,
+  timeoutMs: number,
+): { signal: AbortSignal; timedOut(): boolean; dispose(): void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no response within ${timeoutMs}ms`, 'TimeoutError'));
+  }, timeoutMs);
+  // As AbortSignal.timeout's: the request itself keeps the process alive, not its timer.
+  timer.unref();
+  const follow = () => controller.abort(parent?.reason);
+  if (parent?.aborted) follow();
+  else parent?.addEventListener('abort', follow, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    dispose: () => {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', follow);
+    },
+  };
+}
+
 export class HttpClient {
   private readonly options: HttpClientOptions;
   private readonly dispatcher: Dispatcher;
@@ -232,8 +265,8 @@ export class HttpClient {
   private async attempt<T>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const url = this.buildUrl(opts.path, opts.query);
     const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = this.options.signal ? AbortSignal.any([this.options.signal, timeout]) : timeout;
+    const guard = requestSignal(this.options.signal, timeoutMs);
+    const signal = guard.signal;
     const headers: Record<string, string> = {
       'x-api-key': this.options.apiKey,
       'user-agent': this.options.userAgent,
@@ -271,7 +304,7 @@ export class HttpClient {
       }
       if (this.options.signal?.aborted) throw new InterruptedError();
       const code = (error as { code?: string }).code;
-      if (timeout.aborted || (code && TIMEOUT_CODES.has(code))) {
+      if (guard.timedOut() || (code && TIMEOUT_CODES.has(code))) {
         this.log(`< timeout after ${timeoutMs}ms: ${opts.method} ${opts.path}`);
         throw new NetworkError('timeout', `no response from ${this.origin()} within ${timeoutMs}ms`, error);
       }
@@ -292,6 +325,8 @@ export class HttpClient {
         `request to ${this.origin()} failed: ${(error as Error).message}`,
         error,
       );
+    } finally {
+      guard.dispose();
     }
     const headerRequestId = firstHeader(responseHeaders['x-request-id']);
     const elapsed = Math.round(performance.now() - started);

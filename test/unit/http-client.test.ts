@@ -3,6 +3,7 @@
  * body, unexpected bodies, which calls are retried and which never are, timeouts,
  * connection resets, the retry hook and budget, headers, and key redaction.
  */
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { HttpClient, type HttpClientOptions, type RetryInfo } from '../../src/api/http.js';
@@ -521,6 +522,27 @@ describe('timeouts and connection faults', () => {
     expect(error).toMatchObject({ exitCode: 130 });
     expect(h.server.requests).toHaveLength(1);
     expect(h.retries).toEqual([]);
+  });
+
+  it("lets go of the client's signal after every request: no listener nor dependant signal left on it", async () => {
+    // A bulk run's signal lives for the whole run: anything a request leaves on it is kept
+    // for every request (AbortSignal.any did: nodejs/node#55351).
+    const controller = new AbortController();
+    const h = await setup(
+      {
+        'GET /b2b/balance': (_req, res) => json(res, 200, { balance: 1, currency: 'USD' }),
+        'POST /slow': hang,
+      },
+      { signal: controller.signal, timeoutMs: 100 },
+    );
+    for (let i = 0; i < 50; i++) await h.client.get('/b2b/balance');
+    await failure(h.client.post('/slow', {}));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const dependants = Object.getOwnPropertySymbols(controller.signal).find(
+      (s) => s.description === 'kDependantSignals',
+    );
+    const held = dependants && (controller.signal as unknown as Record<symbol, Set<unknown>>)[dependants];
+    expect(held?.size ?? 0).toBe(0);
   });
 
   it('a per-request timeoutMs overrides the client default', async () => {
