@@ -122,7 +122,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * run of 400,000 requests grew by tens of MB; here the listener and the timer go away
  * with the request.
  */
-export function requestSignal(
+function requestSignal(
   parent: AbortSignal | undefined,
   timeoutMs: number,
 ): { signal: AbortSignal; timedOut(): boolean; dispose(): void } {

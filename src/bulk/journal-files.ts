@@ -4,7 +4,6 @@
  * first when it is lost. `JournalWriter` writes every record to both.
  */
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { boughtSoFar, describeBought } from './bought.js';
@@ -118,6 +117,9 @@ export async function openJournals(
   return JournalWriter.open(journalPath, mode, { path: copyPath, mode: copyMode });
 }
 
+/** Lines per journal append while the plan is written: one fsync each. */
+const PLAN_CHUNK_LINES = 2_000;
+
 /** What starts every journal: the batch, its input, and its anchor. */
 export type BatchHeader = Omit<Extract<JournalRecord, { t: 'batch' }>, 't' | 'v'>;
 
@@ -140,7 +142,7 @@ export async function writePlan(
     const lines = linesOf(state, order);
     chunk.push({ t: 'order', ref: order.ref, lines });
     chunkLines += lines.length;
-    if (chunkLines >= 2_000) {
+    if (chunkLines >= PLAN_CHUNK_LINES) {
       await writer.appendAll(chunk);
       chunk = [];
       chunkLines = 0;
@@ -151,9 +153,6 @@ export async function writePlan(
   state.planComplete = true;
   state.batch = header;
 }
-
-/** Lines per journal append while the plan is written: one fsync each. */
-const PLAN_CHUNK_LINES = 2_000;
 
 /**
  * `writePlan` for a plan never held whole: writes the header and the plan, made again
@@ -173,42 +172,40 @@ export async function writeSpooledPlan(
   const header: JournalRecord = { t: 'batch', v: JOURNAL_VERSION, ...batch };
   const state = emptyState();
   state.disk = await openLines(journalPath);
+  // Each record is folded in once durable, with the place the writer tells for it.
+  let placed = true;
+  const append = async (records: JournalRecord[]) => {
+    const places = await writer.appendAll(records);
+    records.forEach((record, i) => {
+      const place = places[i];
+      if (!place) placed = false;
+      if (placed) applyAt(state, record, place);
+    });
+  };
   try {
-    // The writer writes each record as its JSON and a newline, in order, from byte 0.
-    let offset = 0;
-    const place = (record: JournalRecord) => {
-      const len = Buffer.byteLength(JSON.stringify(record)) + 1;
-      applyAt(state, record, { at: offset, len });
-      offset += len;
-    };
-    place(header);
-    await writer.append(header);
+    await append([header]);
     let chunk: JournalRecord[] = [];
     let chunkLines = 0;
     let orders = 0;
     await planSpool(spool, inputs, (order) => {
-      const record: JournalRecord = { t: 'order', ref: order.ref, lines: order.lines };
-      place(record);
+      chunk.push({ t: 'order', ref: order.ref, lines: order.lines });
       orders += 1;
-      chunk.push(record);
       chunkLines += order.lines.length;
       if (chunkLines < PLAN_CHUNK_LINES) return undefined;
       const full = chunk;
       chunk = [];
       chunkLines = 0;
-      return writer.appendAll(full).then(() => undefined);
+      return append(full);
     });
-    if (chunk.length) await writer.appendAll(chunk);
-    const planned: JournalRecord = { t: 'planned', orders };
-    place(planned);
-    await writer.append(planned);
-    if ((await stat(journalPath)).size === offset) return state;
+    if (chunk.length) await append(chunk);
+    await append([{ t: 'planned', orders }]);
+    if (placed) return state;
   } catch (error) {
     await state.disk.close();
     throw error;
   }
-  // The file is not laid out as counted (the writer frames records otherwise): take
-  // the places from the file itself.
+  // The writer could not tell places (its two copies differed in length when opened):
+  // take them from the file itself.
   await state.disk.close();
   const loaded = await loadJournal(journalPath, { linesOnDisk: true });
   if (!loaded?.planComplete) throw new Error(`${journalPath}: the plan just written cannot be read back`);

@@ -124,11 +124,11 @@ function changedUnderRun(ref: string, at: number): Error {
 function outcomeAt(state: JournalState, place: RecordPlace, ref: string): OrderOutcome {
   const record = recordAt(state, place);
   if (!record || !('ref' in record) || record.ref !== ref) throw changedUnderRun(ref, place.at);
-  return outcomeOf(record) ?? {};
+  return outcomeIn(record) ?? {};
 }
 
 /** What an outcome record says of its order (created, unknown, rejected). */
-function outcomeOf(record: JournalRecord): OrderOutcome | undefined {
+function outcomeIn(record: JournalRecord): OrderOutcome | undefined {
   switch (record.t) {
     case 'created':
       return { checkoutId: record.checkoutId, status: record.status };
@@ -185,7 +185,7 @@ export function applyAt(state: JournalState, record: JournalRecord, place?: Reco
   const phase = index >= 0 ? book.phaseAt(index) : undefined;
   const outcome = (to: OrderPhase) => {
     book.setPhase(index, to);
-    book.setOutcome(index, state.disk ? place : undefined, outcomeOf(record) ?? {});
+    book.setOutcome(index, state.disk ? place : undefined, outcomeIn(record) ?? {});
   };
   switch (record.t) {
     case 'batch':

@@ -1,20 +1,19 @@
 /**
  * Every order a run knows, by number: the plan's orders in plan order, then each
  * re-split order's parts as they are made. What an order is (its ref, where its lines
- * are, its phase, where its last outcome is written) lives in typed arrays, 25 bytes
- * an order (offsets take 4 bytes until a journal passes 4 GiB) and nothing for the
- * collector; its ref is kept by `RefIndex`, and
- * what its outcome said (checkout id, status, refusal) stays in the journal, where
- * `JournalState` reads it back (order-view.ts). So a plan of a million small orders
- * costs tens of MB, not the hundreds that an object, a ref and an id per order took.
+ * are, its phase, where its last outcome is written) lives in typed arrays, 18 bytes
+ * an order (offsets take 4 bytes until a journal passes 4 GiB; the output's parts
+ * index adds 8) and nothing for the collector. Its ref is kept by `RefIndex`, 7 bytes;
+ * what its outcome said (checkout id, status, refusal) stays in the journal, where the
+ * `JournalState`'s reader (journal.ts) reads it back. So a plan of a million small
+ * orders costs 25 MB (33 with the output's parts index), not the hundreds that an object, a ref and an id per order took.
  *
  * No I/O here: the book holds places in the journal, never reads them.
  */
 import { type PartOf, RefIndex, type RefTree } from './ref-index.js';
+import { PlaceColumn, WideColumn, withRoomFor } from './table.js';
 
 export type { PartOf } from './ref-index.js';
-
-import { WideColumn, withRoomFor } from './table.js';
 
 export type OrderPhase = 'planned' | 'submitted' | 'created' | 'unknown' | 'rejected' | 'split';
 const PHASES: readonly OrderPhase[] = ['planned', 'submitted', 'created', 'unknown', 'rejected', 'split'];
@@ -75,9 +74,8 @@ export class OrderBook implements RefTree {
   private linesOnDisk = new Uint8Array(1024);
   private readonly linesA = new WideColumn();
   private linesB = new Uint32Array(1024);
-  /** One past the byte of the order's last outcome record in the journal; 0: none, or held in `outcomes`. */
-  private readonly outcomeAt = new WideColumn();
-  private outcomeLen = new Uint32Array(1024);
+  /** Where the order's last outcome record is in the journal; none: no outcome yet, or held in `outcomes`. */
+  private readonly outcomePlaces = new PlaceColumn();
   /** Outcomes of orders whose records have no known place (a journal held in memory). */
   private readonly outcomes = new Map<number, OrderOutcome>();
   /** The plan's orders by place; undefined while they are simply orders 0, 1, 2... (a plan is written first). */
@@ -182,21 +180,15 @@ export class OrderBook implements RefTree {
 
   /** The order's outcome is the record at `place` (or, without one, `outcome` itself). */
   setOutcome(index: number, place: RecordPlace | undefined, outcome: OrderOutcome): void {
-    if (place) {
-      this.outcomeAt.set(index, place.at + 1);
-      this.outcomeLen[index] = place.len;
-      this.outcomes.delete(index);
-    } else {
-      this.outcomeAt.set(index, 0);
-      this.outcomes.set(index, outcome);
-    }
+    this.outcomePlaces.set(index, place);
+    if (place) this.outcomes.delete(index);
+    else this.outcomes.set(index, outcome);
   }
 
   /** What the journal last said of the order's outcome (read back when it is on disk); undefined: nothing yet. */
   outcomeOf(index: number): OrderOutcome | undefined {
-    const after = this.outcomeAt.get(index);
-    if (after === 0) return this.outcomes.get(index);
-    return this.readOutcome({ at: after - 1, len: this.outcomeLen[index] as number }, this.refAt(index));
+    const place = this.outcomePlaces.get(index);
+    return place ? this.readOutcome(place, this.refAt(index)) : this.outcomes.get(index);
   }
 
   /** The order was re-split into these orders (already added, or existing). */
@@ -232,7 +224,6 @@ export class OrderBook implements RefTree {
     this.phases = withRoomFor(this.phases, index);
     this.linesOnDisk = withRoomFor(this.linesOnDisk, index);
     this.linesB = withRoomFor(this.linesB, index);
-    this.outcomeLen = withRoomFor(this.outcomeLen, index);
   }
 }
 

@@ -12,7 +12,7 @@ import { type FileHandle, lstat, open, readdir, rename, rm, stat } from 'node:fs
 import { basename, dirname, join } from 'node:path';
 import { fsyncDir } from './journal-writer.js';
 import { chunksOf, createExclusive, currentUid } from './safe-files.js';
-import { WideColumn, withRoomFor } from './table.js';
+import { PlaceColumn } from './table.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
 export type OutputFormat = 'csv' | 'json';
@@ -207,9 +207,8 @@ async function removeStaleTemps(path: string, uid = currentUid()): Promise<void>
  * output is written. Memory then holds two numbers per order, whatever the file's size.
  */
 export class PartStore {
-  /** By order number (`OrderState.index`): one past the byte its part starts at; 0: none written. */
-  private readonly starts = new WideColumn();
-  private lengths = new Uint32Array(1024);
+  /** Each written part's place in the scratch file, by order number (`OrderState.index`). */
+  private readonly places = new PlaceColumn();
   private size = 0;
   private queue: Promise<void> = Promise.resolve();
 
@@ -228,16 +227,14 @@ export class PartStore {
 
   /** Order `order`'s part is written. */
   has(order: number): boolean {
-    return this.starts.get(order) > 0;
+    return this.places.get(order) !== undefined;
   }
 
   put(order: number, text: string): Promise<void> {
     const bytes = Buffer.from(text);
     const offset = this.size;
     this.size += bytes.length;
-    this.starts.set(order, offset + 1);
-    this.lengths = withRoomFor(this.lengths, order);
-    this.lengths[order] = bytes.length;
+    this.places.set(order, { at: offset, len: bytes.length });
     this.queue = this.queue.then(async () => {
       await this.handle.write(bytes, 0, bytes.length, offset);
     });
@@ -251,10 +248,9 @@ export class PartStore {
     // part would leave an off-heap allocation per order for the collector.
     let buffer = Buffer.alloc(0);
     for (const order of orders) {
-      if (!this.has(order)) continue;
-      const offset = this.starts.get(order) - 1;
-      const length = this.lengths[order] as number;
-      if (length === 0) continue;
+      const place = this.places.get(order);
+      if (!place || place.len === 0) continue;
+      const { at: offset, len: length } = place;
       if (buffer.length < length) buffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
       const { bytesRead } = await this.handle.read(buffer, 0, length, offset);
       // A scratch file cut under the run must not become an output with codes missing.

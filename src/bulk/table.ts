@@ -28,7 +28,7 @@ export class StringColumn {
       this.bytes = grown;
     }
     this.used += this.bytes.write(text, this.used);
-    if (this.count === this.ends.length) this.ends = grow(this.ends);
+    this.ends = withRoomFor(this.ends, this.count);
     this.ends[this.count] = this.used;
     return this.count++;
   }
@@ -41,10 +41,6 @@ export class StringColumn {
 }
 
 type NumberColumn = Float64Array | Int32Array | Uint32Array | Uint16Array | Uint8Array;
-
-function grow<T extends NumberColumn>(array: T): T {
-  return resized(array, array.length * 2);
-}
 
 const TWO_32 = 2 ** 32;
 
@@ -71,6 +67,27 @@ export class WideColumn {
 
   get(index: number): number {
     return (this.low[index] ?? 0) + (this.high ? (this.high[index] ?? 0) * TWO_32 : 0);
+  }
+}
+
+/**
+ * A place in a file (its first byte and its length) by index, or none: 8 bytes an
+ * entry while the file is under 4 GiB (see WideColumn).
+ */
+export class PlaceColumn {
+  /** One past the place's first byte; 0: none. */
+  private readonly starts = new WideColumn();
+  private lengths = new Uint32Array(1024);
+
+  set(index: number, place: { at: number; len: number } | undefined): void {
+    this.starts.set(index, place ? place.at + 1 : 0);
+    this.lengths = withRoomFor(this.lengths, index);
+    this.lengths[index] = place?.len ?? 0;
+  }
+
+  get(index: number): { at: number; len: number } | undefined {
+    const start = this.starts.get(index);
+    return start === 0 ? undefined : { at: start - 1, len: this.lengths[index] as number };
   }
 }
 
@@ -160,20 +177,15 @@ export class LineTable {
   }
 
   private growTo(capacity: number): void {
-    const copy = <T extends Float64Array | Int32Array>(a: T, make: new (n: number) => T): T => {
-      const next = new make(capacity);
-      next.set(a);
-      return next;
-    };
-    this.row = copy(this.row, Float64Array);
-    this.firstUnit = copy(this.firstUnit, Float64Array);
-    this.quantityCol = copy(this.quantityCol, Float64Array);
-    this.amountCol = copy(this.amountCol, Float64Array);
-    this.unitUsdCol = copy(this.unitUsdCol, Float64Array);
-    this.product = copy(this.product, Int32Array);
-    this.sku = copy(this.sku, Int32Array);
-    this.fields = copy(this.fields, Int32Array);
-    this.refs = copy(this.refs, Int32Array);
+    this.row = resized(this.row, capacity);
+    this.firstUnit = resized(this.firstUnit, capacity);
+    this.quantityCol = resized(this.quantityCol, capacity);
+    this.amountCol = resized(this.amountCol, capacity);
+    this.unitUsdCol = resized(this.unitUsdCol, capacity);
+    this.product = resized(this.product, capacity);
+    this.sku = resized(this.sku, capacity);
+    this.fields = resized(this.fields, capacity);
+    this.refs = resized(this.refs, capacity);
     this.capacity = capacity;
   }
 

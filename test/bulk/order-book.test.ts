@@ -3,7 +3,7 @@
  * plan's own refs need no side table, and a journal on disk keeps orders' outcomes
  * there (read back, and refused when the bytes changed under the run).
  */
-import { openSync, readFileSync, writeSync } from 'node:fs';
+import { openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -227,6 +227,18 @@ describe('a journal on disk', () => {
 });
 
 describe('JournalWriter', () => {
+  it('tells no place when its two copies differ in length (the reader then takes places from the file)', async () => {
+    const dir = tempDirFor('giftcodes-book-');
+    const path = join(dir, 'codes.csv.journal');
+    const copy = join(dir, 'copy.journal');
+    writeFileSync(path, '{"t":"planned","orders":0}\n');
+    writeFileSync(copy, '');
+    const writer = await JournalWriter.open(path, 'append', { path: copy, mode: 'append' });
+    const place = await writer.append({ t: 'stop', reason: 'a', at: 1 });
+    await writer.close();
+    expect(place).toBeUndefined();
+  });
+
   it('writes nothing more once a write has failed', async () => {
     const path = join(tempDirFor('giftcodes-book-'), 'codes.csv.journal');
     const writer = await JournalWriter.open(path, 'create');

@@ -9,7 +9,7 @@ import {
   loadJournal,
   parseJournal,
 } from '../../src/bulk/journal.js';
-import { LineTable, RefColumn, StringColumn, WideColumn } from '../../src/bulk/table.js';
+import { LineTable, PlaceColumn, RefColumn, StringColumn, WideColumn } from '../../src/bulk/table.js';
 import type { PlannedLine } from '../../src/bulk/types.js';
 
 const dirs: string[] = [];
@@ -56,6 +56,21 @@ describe('compact tables', () => {
     column.set(10 + 4 * 5_000, 5); // a wide value overwritten by a narrow one
     expect(column.get(10 + 4 * 5_000)).toBe(5);
     for (const bad of [2 ** 48, -1, 1.5, Number.NaN]) expect(() => column.set(0, bad)).toThrow(RangeError);
+  });
+
+  it('keeps places in a file, or none, byte 0 and empty places included', () => {
+    const column = new PlaceColumn();
+    column.set(0, { at: 0, len: 0 });
+    column.set(5_000, { at: 2 ** 33, len: 70_000 });
+    column.set(7, { at: 12, len: 3 });
+    column.set(7, undefined);
+    expect([column.get(0), column.get(5_000), column.get(7), column.get(1), column.get(9_999_999)]).toEqual([
+      { at: 0, len: 0 },
+      { at: 2 ** 33, len: 70_000 },
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('keeps strings byte-exact, including multi-byte text and empty strings', () => {
