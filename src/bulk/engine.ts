@@ -13,6 +13,7 @@
  * is durable in the journal (and its copy); the others live with the stage that
  * enforces them (see ARCHITECTURE.md, "Bulk buying").
  */
+import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { checkBatchIsNew } from './discovery.js';
 import { finishRun } from './finish.js';
@@ -222,13 +223,14 @@ async function runParsed(
       const record = async (rec: JournalRecord) => {
         applyAt(runState, rec, await writer.append(rec));
       };
-      const runner = new Runner({ opts, deps, state, record, refOf, stats, results });
+      const runId = deps.runId ?? randomUUID();
+      const runner = new Runner({ opts, deps, state, record, refOf, stats, results, runId });
       // The plan is walked lazily: the run holds a window of it at a time (window.ts).
       const outcome = await runner.execute(eachEffectiveOrder(state));
       // 10. The output file and the run's result.
       return await finishRun(
         opts,
-        { state, results, writer, outcome, now: deps.now, heldPeak: runner.heldPeak },
+        { state, results, writer, outcome, now: deps.now, heldPeak: runner.heldPeak, runId },
         base,
       );
     } finally {

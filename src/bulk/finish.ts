@@ -3,6 +3,7 @@
  * parts in plan order (row, then unit), its hash journaled before and after the
  * rename, and the run's result: outcome, why it stopped, what was bought and charged.
  */
+import { MoneyAccount } from './accounting.js';
 import { eachEffectiveOrder, type JournalState, type OrderState } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import { assembleOutput, writeAtomic } from './output.js';
@@ -20,6 +21,8 @@ export async function finishRun(
     now(): number;
     /** The most orders the run held at once (Runner.heldPeak). */
     heldPeak?: number;
+    /** This run's id, as written in the journal's `paidBy`. */
+    runId: string;
   },
   base: Omit<BulkResult, 'outcome' | 'tally'>,
 ): Promise<BulkResult> {
@@ -29,12 +32,10 @@ export async function finishRun(
   // their parent), so plan order is row-then-unit order. The plan is walked lazily,
   // once to count and once to write the output: never held as a list, and its lines
   // are not read back (the units ordered per product were summed with the plan).
-  let unknown = 0;
-  let unfinished = 0;
-  for (const o of eachEffectiveOrder(state)) {
-    if (o.phase === 'unknown' || o.phase === 'submitted') unknown += 1;
-    else if (o.phase === 'created' && !results.has(o.index)) unfinished += 1;
-  }
+  const account = new MoneyAccount(run.runId);
+  for (const o of eachEffectiveOrder(state)) account.add(o, results.has(o.index));
+  const money = account.result();
+  const { unknown, processing: unfinished } = money;
   const ordered = new Map(base.report.total.unitsPerProduct);
   const parts = results.parts.read(numbersOf(eachEffectiveOrder(state)));
   if (!stopReason && !run.outcome.interrupted) {
@@ -66,6 +67,7 @@ export async function finishRun(
     outputSha256,
     ordered,
     ...results.totals(),
+    money,
     ...(run.heldPeak !== undefined ? { heldPeak: run.heldPeak } : {}),
     bookHeld: state.orders.held,
   };

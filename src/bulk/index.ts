@@ -3,6 +3,7 @@
  * (re-exports only; the stages stay free to change behind it). Heavy (csv-parse, zod):
  * commands import it inside their run function, never at the top of the file.
  */
+export type { Amount, ChargedSum, RunMoney } from './accounting.js';
 export { type BoughtSoFar, describeBought } from './bought.js';
 export {
   accountFingerprint,
@@ -18,5 +19,5 @@ export { JournalWriter } from './journal-writer.js';
 export { fileExists, type OutputFormat, renderOutput, sha256File, writeAtomic } from './output.js';
 export { readFile } from './parse.js';
 export { AdaptiveLimit, pollDelay } from './submit.js';
-export { type BulkSummary, summarize } from './summary.js';
+export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './summary.js';
 export type { OutputRecord } from './types.js';

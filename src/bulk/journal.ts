@@ -48,7 +48,23 @@ export type JournalRecord =
   | { t: 'order'; ref: string; lines: PlannedLine[] }
   | { t: 'planned'; orders: number }
   | { t: 'submit'; ref: string; at: number }
-  | { t: 'created'; ref: string; checkoutId: string; status: string; at: number }
+  /**
+   * The service says the order exists. `total`/`currency`: its `totalAmount` and
+   * `paymentCurrency` when an answer carried them (the create's body is not shown by
+   * the spec; a read's is). `paidBy`: the run whose send created it, when known (absent:
+   * an earlier run, or a journal written before runs were told apart). Every money
+   * figure a run prints is summed from these records (accounting.ts).
+   */
+  | {
+      t: 'created';
+      ref: string;
+      checkoutId: string;
+      status: string;
+      at: number;
+      total?: number;
+      currency?: string;
+      paidBy?: string;
+    }
   | { t: 'unknown'; ref: string; reason: string; at: number }
   /** The service answered that it did not act (a cap, the balance, a 429): sent again later. */
   | { t: 'unsent'; ref: string; reason: string; at: number }
@@ -131,7 +147,13 @@ function outcomeAt(state: JournalState, place: RecordPlace, ref: string): OrderO
 function outcomeIn(record: JournalRecord): OrderOutcome | undefined {
   switch (record.t) {
     case 'created':
-      return { checkoutId: record.checkoutId, status: record.status };
+      return {
+        checkoutId: record.checkoutId,
+        status: record.status,
+        ...(record.total !== undefined ? { total: record.total } : {}),
+        ...(record.currency !== undefined ? { currency: record.currency } : {}),
+        ...(record.paidBy !== undefined ? { paidBy: record.paidBy } : {}),
+      };
     case 'unknown':
       return { message: record.reason };
     case 'rejected':

@@ -38,6 +38,11 @@ export interface OrderOutcome {
   status?: string;
   code?: string;
   message?: string;
+  /** What the service charged for it (`totalAmount`, in `currency`), when an answer said. */
+  total?: number;
+  currency?: string;
+  /** The run whose send created it, when known (see the `created` record, journal.ts). */
+  paidBy?: string;
 }
 
 /**
@@ -59,6 +64,8 @@ export interface OrderState {
   readonly children?: string[];
   readonly code?: string;
   readonly message?: string;
+  /** What the journal last said of its outcome, in one read (fields above read it each time). */
+  readonly outcome: OrderOutcome;
 }
 
 /**
@@ -259,5 +266,8 @@ class OrderView implements OrderState {
   }
   get message(): string | undefined {
     return this.book.outcomeOf(this.index)?.message;
+  }
+  get outcome(): OrderOutcome {
+    return this.book.outcomeOf(this.index) ?? {};
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { HttpClient } from '../api/http.js';
 import type { Product } from '../schemas/catalog.js';
+import type { RunMoney } from './accounting.js';
 import type { BoughtSoFar } from './bought.js';
 import type { OutputFormat } from './output.js';
 import type { PlanEstimate } from './plan.js';
@@ -87,6 +88,8 @@ export interface BulkDeps {
   onInsufficientBalance?(shortfall: BalanceShortfall): Promise<boolean>;
   /** Counters shared with the HTTP client's retry hook. */
   stats?: Partial<BulkStats>;
+  /** This run's id in the journal (`paidBy`); default: a random UUID. */
+  runId?: string;
 }
 
 export interface PlanReport {
@@ -123,10 +126,8 @@ export interface BulkResult {
   ordered?: Map<string, number>;
   /** What the finished orders cost, per productId, in the item's costCurrency. */
   spent?: Map<string, { currency: string; amount: number }>;
-  /** Sum of finished orders' totalAmount per paymentCurrency: what the balance paid. */
-  charged?: Map<string, number>;
-  /** What this run itself paid (new orders); the rest of `charged` was paid by earlier runs. */
-  chargedThisRun?: Map<string, number>;
+  /** What the batch's orders charged, by this run and by earlier ones, summed from the journal (accounting.ts). */
+  money?: RunMoney;
   /** The most orders the scheduler held at once (queued, awaiting a read, in flight). */
   heldPeak?: number;
   /**

@@ -12,9 +12,9 @@
  */
 import { getAccount } from '../api/account.js';
 import { createOrder, getOrder } from '../api/orders.js';
-import { ApiError, InterruptedError, RateLimitError } from '../errors.js';
+import { ApiError, InterruptedError, RateLimitError, UnexpectedResponseError } from '../errors.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
-import { findByRef, patient } from './discovery.js';
+import { findByRef, lookupRef, patient } from './discovery.js';
 import { heapBudget } from './heap-budget.js';
 import { type JournalRecord, type JournalState, linesOf, type OrderState } from './journal.js';
 import { limitsFrom, splitOrder } from './plan.js';
@@ -41,6 +41,8 @@ export interface RunnerInput {
   refOf(row: number): string;
   stats: BulkStats;
   results: Results;
+  /** This run's id, written as `paidBy` in the `created` records of the orders its sends created. */
+  runId: string;
 }
 
 /** How the buying ended, for the last stage (output and summary). */
@@ -69,6 +71,12 @@ export class Runner {
   private window: OrderWindow<OrderState> | undefined;
   /** Collections at checkpoints, so garbage does not pile up with the run's length (heap-budget.ts). */
   private readonly heap = heapBudget();
+  /**
+   * Orders an earlier run sent without learning the outcome (few: those in flight when
+   * it stopped). Whether that send or this run's created the order decides whose charge
+   * it is, so each is looked up by its ref before this run sends it (see submit).
+   */
+  private readonly sentBefore = new Set<number>();
 
   constructor(private readonly input: RunnerInput) {
     ({
@@ -138,6 +146,7 @@ export class Runner {
 
   /** An order drawn from the plan: read back, written as refused, parked or queued. */
   private async place(order: OrderState, stopped: boolean): Promise<void> {
+    if (order.phase === 'submitted' || order.phase === 'unknown') this.sentBefore.add(order.index);
     if (order.phase === 'rejected') {
       await this.results.add(
         order.index,
@@ -215,6 +224,14 @@ export class Runner {
   }
 
   private async submit(order: OrderState): Promise<void> {
+    // An earlier run's send with no known outcome: if the order exists, that send made
+    // it (an earlier run's charge) and nothing is sent; if not, this run's send is the
+    // first that can create it.
+    if (this.sentBefore.has(order.index)) {
+      const seen = await this.lookUp(order);
+      if (seen === 'found' || this.deps.signal.aborted) return;
+      if (seen === 'absent') this.sentBefore.delete(order.index);
+    }
     await this.input.record({ t: 'submit', ref: order.ref, at: this.deps.now() });
     this.stats.submitted += 1;
     const body = {
@@ -229,31 +246,85 @@ export class Runner {
       sealCards: this.opts.seal,
     };
     let created: Order;
+    let replayed: boolean;
     try {
       const res = await createOrder(this.deps.http, body);
       created = res.data;
-      if (!res.replayed) this.results.paidNow(order.index);
+      replayed = res.replayed;
       // The service takes orders again: a count of 429s is of 429s in a row, so one
       // order at the queue's head through a long run's many short bursts is not given up.
       if (this.throttles.size) this.throttles.clear();
     } catch (error) {
+      // A 2xx whose body is not an order (the spec does not show the create's body):
+      // the order exists; its ref finds it.
+      if (error instanceof UnexpectedResponseError && error.status >= 200 && error.status < 300) {
+        const ours = error.status === 201 || !this.sentBefore.has(order.index);
+        const seen = await this.lookUp(order, ours ? 'this-run' : undefined);
+        if (seen === 'found') return;
+      }
       await this.onSubmitError(order, error);
       return;
     }
     this.deps.limit.onSuccess();
-    await this.input.record({
-      t: 'created',
-      ref: order.ref,
-      checkoutId: created.checkoutId,
-      status: String(created.status),
-      at: this.deps.now(),
-    });
+    // A 201 is this send's creation; a 200 replays an earlier send of the same ref: this
+    // run's own (a lost answer retried), unless an earlier run sent it without an answer
+    // and the look-up above could not tell.
+    const paidBy = !replayed || !this.sentBefore.has(order.index) ? this.input.runId : undefined;
+    this.sentBefore.delete(order.index);
+    await this.recordCreated(order, created, paidBy);
     this.stats.created += 1;
     if (TERMINAL_ORDER_STATUSES.has(String(created.status))) await this.finishOrder(order, created);
     else {
       this.createdLocal.set(order.ref, this.deps.now());
       this.schedulePoll(order, 0, created);
     }
+  }
+
+  /** The journal's word that `order` exists, with what the answer said it cost. */
+  private async recordCreated(order: OrderState, seen: Order, paidBy: string | undefined): Promise<void> {
+    await this.input.record({
+      t: 'created',
+      ref: order.ref,
+      checkoutId: seen.checkoutId,
+      status: String(seen.status),
+      at: this.deps.now(),
+      total: seen.totalAmount,
+      ...(seen.paymentCurrency !== undefined ? { currency: seen.paymentCurrency } : {}),
+      ...(paidBy !== undefined ? { paidBy } : {}),
+    });
+  }
+
+  /**
+   * Looks `order` up by its ref (the spec's exact filter). Found: journaled as created
+   * (by `paidBy`: this run, or an earlier one) and read until finished. `unverifiable`:
+   * the list does not filter, so nothing is concluded.
+   */
+  private async lookUp(
+    order: OrderState,
+    paidBy?: 'this-run',
+  ): Promise<'found' | 'absent' | 'unverifiable'> {
+    let seen: Awaited<ReturnType<typeof lookupRef>>;
+    try {
+      seen = await patient(this.deps, () => lookupRef(this.deps.http, order.ref));
+    } catch (error) {
+      if (error instanceof InterruptedError) this.scheduler.interrupted = true;
+      else this.deps.notice(`order ${order.ref}: could not look it up (${(error as Error).message})`);
+      return 'unverifiable';
+    }
+    if (seen.kind !== 'found') return seen.kind;
+    this.sentBefore.delete(order.index);
+    await this.input.record({
+      t: 'created',
+      ref: order.ref,
+      checkoutId: seen.entry.checkoutId,
+      status: seen.entry.status ?? 'processing',
+      at: this.deps.now(),
+      ...(paidBy ? { paidBy: this.input.runId } : {}),
+    });
+    this.stats.created += 1;
+    this.createdLocal.set(order.ref, this.deps.now());
+    this.schedulePoll(order, 0);
+    return 'found';
   }
 
   private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
@@ -408,16 +479,12 @@ export class Runner {
       this.stop(`order ${fetched.checkoutId} does not match its plan (${error}); its codes are not written`);
       return;
     }
-    if (order.status !== fetched.status) {
-      await this.input.record({
-        t: 'created',
-        ref: order.ref,
-        checkoutId: fetched.checkoutId,
-        status: String(fetched.status),
-        at: this.deps.now(),
-      });
-    }
-    this.results.count(order.index, fetched);
+    // The journal holds what the order cost (the create's answer may not have said):
+    // the run's money is summed from it (accounting.ts).
+    const known = order.outcome;
+    if (known.status !== fetched.status || known.total !== fetched.totalAmount)
+      await this.recordCreated(order, fetched, known.paidBy);
+    this.results.count(fetched);
     await this.results.add(order.index, records);
     this.stats.finished += 1;
     for (const r of records) {

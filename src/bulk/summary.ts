@@ -6,6 +6,7 @@
  */
 
 import { giftcodesCommand } from '../io/shell.js';
+import type { RunMoney } from './accounting.js';
 import type { BulkResult } from './engine.js';
 
 export interface ProductSummary {
@@ -22,12 +23,16 @@ export interface BulkSummary {
   exitCode: number;
   batch: string;
   out: string;
+  /** The command that resumes this batch (collects codes still processing, settles unknown outcomes). */
+  resumeCommand: string;
   units: { ordered: number; delivered: number; failed: number };
   products: ProductSummary[];
-  /** Every finished order of the batch, whichever run paid it. */
+  /** Every created order of the batch with a known total, whichever run paid it (= money.batch.amounts). */
   charged: Array<{ currency: string; amount: number }>;
-  /** What this run paid: empty on a re-run that bought nothing new. */
+  /** What this run's sends created (= money.thisRun.amounts): empty on a re-run that bought nothing new. */
   chargedThisRun: Array<{ currency: string; amount: number }>;
+  /** The whole accounting: orders and amounts by this run and earlier ones, still processing, refused, unknown. */
+  money: RunMoney;
   failures: Array<{
     row: number;
     index: number;
@@ -42,6 +47,26 @@ export interface BulkSummary {
   missingUsd?: number;
 }
 
+const NO_SUM = { orders: 0, amounts: [], totalUnknown: 0 };
+const NO_MONEY: RunMoney = {
+  orders: 0,
+  thisRun: NO_SUM,
+  earlierRuns: NO_SUM,
+  batch: NO_SUM,
+  processing: 0,
+  refused: 0,
+  unknown: 0,
+  unsent: 0,
+};
+
+/**
+ * Nothing of the batch is left for this run to buy, and every order was paid by an
+ * earlier run: only then may a run say it bought nothing new *because* earlier runs did.
+ */
+export function allPaidEarlier(money: RunMoney): boolean {
+  return money.orders > 0 && money.thisRun.orders === 0 && money.earlierRuns.orders === money.orders;
+}
+
 export function refundCommand(checkoutId: string): string {
   return giftcodesCommand('refund', 'create', checkoutId, '--surface', 'b2b');
 }
@@ -51,7 +76,34 @@ export function refundBatchCommand(out: string): string {
   return giftcodesCommand('refund', 'batch', out);
 }
 
-export function summarize(result: BulkResult, out: string, exitCode: number, maxFailures = 50): BulkSummary {
+/** The command that resumes a batch: the options that make its batch id, and --out. */
+export function resumeCommand(opts: {
+  input: string;
+  out: string;
+  batch?: string;
+  seal?: boolean;
+  format?: string;
+}): string {
+  return giftcodesCommand(
+    'order',
+    'bulk',
+    opts.input,
+    '--out',
+    opts.out,
+    ...(opts.batch ? ['--batch', opts.batch] : []),
+    ...(opts.seal ? ['--seal'] : []),
+    ...(opts.format && opts.format !== 'csv' ? ['--format', opts.format] : []),
+    '--yes',
+  );
+}
+
+export function summarize(
+  result: BulkResult,
+  out: string,
+  exitCode: number,
+  maxFailures = 50,
+  resume = resumeCommand({ input: '<input.csv>', out }),
+): BulkSummary {
   const byProduct = new Map<string, ProductSummary>();
   const entry = (productId: string) => {
     let found = byProduct.get(productId);
@@ -75,6 +127,7 @@ export function summarize(result: BulkResult, out: string, exitCode: number, max
     p.failed = counts.failed;
   }
   const failures = result.tally.failures.slice(0, maxFailures);
+  const money = result.money ?? NO_MONEY;
   const delivered = result.tally.delivered;
   const failed = result.tally.failed;
   return {
@@ -82,13 +135,12 @@ export function summarize(result: BulkResult, out: string, exitCode: number, max
     exitCode,
     batch: result.batch,
     out,
+    resumeCommand: resume,
     units: { ordered: result.report.total.units, delivered, failed },
     products: [...byProduct.values()].sort((a, b) => a.productId.localeCompare(b.productId)),
-    charged: [...(result.charged ?? new Map()).entries()].map(([currency, amount]) => ({ currency, amount })),
-    chargedThisRun: [...(result.chargedThisRun ?? new Map()).entries()].map(([currency, amount]) => ({
-      currency,
-      amount,
-    })),
+    charged: money.batch.amounts,
+    chargedThisRun: money.thisRun.amounts,
+    money,
     failures,
     refunds: result.refundable
       .slice()

@@ -1,5 +1,5 @@
 /** How a bulk run looks in the terminal: the plan, the live progress line, the summary. */
-import type { BulkStats, BulkSummary, PlanReport } from '../../bulk/index.js';
+import type { BulkStats, BulkSummary, ChargedSum, PlanReport } from '../../bulk/index.js';
 import { formatAmountOf, formatDuration, formatMoney } from '../../io/format.js';
 import { renderTable } from '../../io/output.js';
 import type { IO } from '../../io/streams.js';
@@ -92,6 +92,7 @@ export function renderSummary(io: IO, s: BulkSummary): string {
   parts.push(
     `units: ${s.units.delivered} delivered, ${s.units.failed} failed, of ${s.units.ordered}; ${chargedText(s)}`,
   );
+  parts.push(...openMoneyLines(s, s.resumeCommand));
   if (s.failures.length) {
     parts.push('failed units:');
     parts.push(
@@ -115,14 +116,41 @@ export function renderSummary(io: IO, s: BulkSummary): string {
 const money = (list: BulkSummary['charged']) =>
   list.map((c) => formatAmountOf(c.amount, c.currency || undefined)).join(' + ');
 
-/** Charged by this run versus earlier runs of the batch: a re-run that buys nothing never says "charged". */
-export function chargedText(s: Pick<BulkSummary, 'charged' | 'chargedThisRun'>): string {
-  if (s.charged.length === 0) return 'nothing charged yet';
-  if (s.chargedThisRun.length === 0) return `nothing charged by this run (earlier runs: ${money(s.charged)})`;
-  const sameAsAll =
-    s.chargedThisRun.length === s.charged.length &&
-    s.chargedThisRun.every((c) => s.charged.some((a) => a.currency === c.currency && a.amount === c.amount));
-  return sameAsAll
-    ? `charged ${money(s.chargedThisRun)}`
-    : `charged ${money(s.chargedThisRun)} by this run (batch total ${money(s.charged)})`;
+/** A sum of orders' charges, with the orders whose total no answer has told yet. */
+function sumText(sum: ChargedSum): string {
+  const unpriced = sum.totalUnknown
+    ? `${sum.totalUnknown} order${sum.totalUnknown === 1 ? '' : 's'} not yet priced`
+    : '';
+  if (!sum.amounts.length) return unpriced;
+  return unpriced ? `${money(sum.amounts)} + ${unpriced}` : money(sum.amounts);
+}
+
+const orders = (n: number) => `${n} order${n === 1 ? '' : 's'}`;
+
+/**
+ * Charged by this run versus earlier runs of the batch, from the run's accounting
+ * (summed from the journal): a re-run that buys nothing never says "charged".
+ */
+export function chargedText(s: Pick<BulkSummary, 'money'>): string {
+  const { thisRun, earlierRuns, batch } = s.money;
+  if (batch.orders === 0) return 'nothing charged yet';
+  if (thisRun.orders === 0) return `nothing charged by this run (earlier runs: ${sumText(earlierRuns)})`;
+  if (earlierRuns.orders === 0) return `charged ${sumText(thisRun)}`;
+  return `charged ${sumText(thisRun)} by this run (batch total ${sumText(batch)})`;
+}
+
+/** What is not settled yet, each with what to do: orders still processing, unknown, refused. */
+export function openMoneyLines(s: Pick<BulkSummary, 'money'>, again: string): string[] {
+  const m = s.money;
+  const lines: string[] = [];
+  if (m.processing)
+    lines.push(
+      `${orders(m.processing)} charged and still being fulfilled: \`${again}\` collects ${m.processing === 1 ? 'its' : 'their'} codes`,
+    );
+  if (m.unknown)
+    lines.push(
+      `${orders(m.unknown)} sent without a known answer (the service may have charged ${m.unknown === 1 ? 'it' : 'them'}): \`${again}\` finds out, without buying twice`,
+    );
+  if (m.refused) lines.push(`${orders(m.refused)} refused by the service: nothing charged for ${m.refused === 1 ? 'it' : 'them'}`);
+  return lines;
 }

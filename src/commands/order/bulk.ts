@@ -300,12 +300,18 @@ export async function runOrderBulk(
   // Declined at the prompt: nothing was bought; exit 2 like every other declined write.
   if (result.outcome === 'cancelled') throw new DeclinedError();
   const exitCode = runEndExitCode(result.outcome);
-  const summary = bulk.summarize(result, opts.out, exitCode);
+  const summary = bulk.summarize(
+    result,
+    opts.out,
+    exitCode,
+    undefined,
+    bulk.resumeCommand({ ...opts, batch: opts.batch }),
+  );
   if (json) printJson(io, summary);
   else out(io, renderSummary(io, summary));
-  if (summary.charged.length > 0 && summary.chargedThisRun.length === 0)
+  if (bulk.allPaidEarlier(summary.money))
     err(io, '(nothing new bought: every order of this batch was paid by an earlier run)');
-  else if (result.report.resumed)
+  else if (result.report.resumed && summary.money.earlierRuns.orders > 0)
     err(io, '(resumed: orders paid by earlier runs of this batch were not charged again)');
   if (result.stopReason) {
     err(io, `stopped: ${result.stopReason}`);

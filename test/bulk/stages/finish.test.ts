@@ -38,7 +38,7 @@ const plan: Array<{ ref: string; lines: PlannedLine[] }> = [
   { ref: 'B', lines: [line(2, 1, { productId: 'eur', skuId: 'eur-range', unitUsd: 20 })] },
   { ref: 'C', lines: [line(3, 2)] },
 ];
-const created = (ref: string, checkoutId = `co_${ref}`): JournalRecord => ({
+const created = (ref: string, checkoutId = `co_${ref}`): Extract<JournalRecord, { t: 'created' }> => ({
   t: 'created',
   ref,
   checkoutId,
@@ -126,6 +126,7 @@ async function setup(records: JournalRecord[]) {
         writer,
         outcome: { interrupted: false, waitTimedOut: false, ...outcome },
         now: () => 99,
+        runId: 'this-run',
       },
       base,
     );
@@ -238,6 +239,35 @@ describe('finishRun', () => {
     expect(result.stopReason).toBe(
       '2 orders have an unknown outcome after retries (network or service errors)',
     );
+  });
+
+  it('sums the money from the journal: by this run, by earlier runs, unpriced, processing, refused, unknown', async () => {
+    const priced = (ref: string, total: number, paidBy?: string): JournalRecord => ({
+      ...created(ref),
+      total,
+      currency: 'USD',
+      ...(paidBy ? { paidBy } : {}),
+    });
+    const s = await setup([
+      priced('gc-b1-anchor', 9.75), // an earlier run's (no paidBy)
+      priced('A', 19.5, 'another-run'),
+      priced('B', 24.25, 'this-run'),
+      split,
+      { ...created('C.1'), paidBy: 'this-run' }, // created, total not told yet
+      { t: 'rejected', ref: 'C.2', code: 'VALIDATION_ERROR', message: 'amount', at: 5 },
+    ]);
+    await addParts(s, ['gc-b1-anchor', 'A']);
+    const { money } = await s.finish();
+    expect(money).toEqual({
+      orders: 5,
+      thisRun: { orders: 2, amounts: [{ currency: 'USD', amount: 24.25 }], totalUnknown: 1 },
+      earlierRuns: { orders: 2, amounts: [{ currency: 'USD', amount: 29.25 }], totalUnknown: 0 },
+      batch: { orders: 4, amounts: [{ currency: 'USD', amount: 53.5 }], totalUnknown: 1 },
+      processing: 2,
+      refused: 1,
+      unknown: 0,
+      unsent: 0,
+    });
   });
 
   it('stopped when created orders could not be read back', async () => {

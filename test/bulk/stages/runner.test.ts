@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
+import { MoneyAccount } from '../../../src/bulk/accounting.js';
 import { apply, effectiveOrders, type JournalRecord, type JournalState } from '../../../src/bulk/journal.js';
 import { PartStore } from '../../../src/bulk/output.js';
 import { Results } from '../../../src/bulk/results.js';
@@ -124,9 +125,29 @@ async function setup(
     refOf: (row) => `R${row}`,
     stats,
     results,
+    runId: RUN,
   });
   const run = () => runner.execute(effectiveOrders(state));
-  return { events, journal, notices, results, stats, state, run };
+  /** The run's money as the summary shows it: summed from the journal's records. */
+  const money = () => {
+    const account = new MoneyAccount(RUN);
+    for (const o of effectiveOrders(state)) account.add(o, results.has(o.index));
+    return account.result();
+  };
+  return { events, journal, notices, results, stats, state, run, money };
+}
+
+const RUN = 'run-under-test';
+
+/** `GET /b2b/orders/{id}` for every order of the plan, answered with `status`. */
+function reads(status: string): Record<string, Handler> {
+  return Object.fromEntries(
+    plan.map((p) => [
+      `GET /b2b/orders/co_${p.ref}`,
+      (_req: unknown, res: Parameters<Handler>[1]) =>
+        json(res, 200, orderFor({ externalRef: p.ref, items: p.lines }, status)),
+    ]),
+  );
 }
 
 const created =
@@ -148,14 +169,110 @@ describe('Runner', () => {
       const kinds = s.journal.filter((r) => 'ref' in r && r.ref === ref).map((r) => r.t);
       expect(kinds).toEqual(['submit', 'created']);
     }
-    expect(s.results.totals().chargedThisRun).toEqual(new Map([['USD', 40]]));
+    expect(s.money().thisRun).toEqual({ orders: 3, amounts: [{ currency: 'USD', amount: 40 }], totalUnknown: 0 });
+    expect(s.money().earlierRuns.orders).toBe(0);
   });
 
-  it('a replay (200) is counted as charged, but not as paid by this run', async () => {
+  it("a replay (200) of this run's own first send is this run's charge (its answer was lost)", async () => {
     const s = await setup(created('completed', 200));
     await s.run();
-    expect(s.results.totals().charged).toEqual(new Map([['USD', 40]]));
-    expect(s.results.totals().chargedThisRun).toEqual(new Map());
+    expect(s.money().thisRun).toEqual({ orders: 3, amounts: [{ currency: 'USD', amount: 40 }], totalUnknown: 0 });
+    expect(s.money().earlierRuns.orders).toBe(0);
+  });
+
+  it('an order an earlier run sent without an answer is looked up first: found, it is that run\'s and is not sent', async () => {
+    const state = stateOf(plan);
+    // The earlier run: the anchor created (by it), order 1 sent with no answer kept.
+    apply(state, { t: 'submit', ref: ANCHOR, at: 1 });
+    apply(state, { t: 'created', ref: ANCHOR, checkoutId: `co_${ANCHOR}`, status: 'processing', at: 1 });
+    apply(state, { t: 'submit', ref: 'gc-b1-00001-a', at: 2 });
+    const s = await setup(
+      created(),
+      {
+        'GET /b2b/orders': (req, res) => {
+          const ref = req.query.get('externalRef');
+          const found = ref === 'gc-b1-00001-a';
+          json(res, 200, {
+            data: found ? [{ checkoutId: `co_${ref}`, externalRef: ref, status: 'processing' }] : [],
+            pagination: { total: found ? 1 : 0, limit: 5, offset: 0, hasMore: false },
+          });
+        },
+        ...reads('completed'),
+      },
+      state,
+    );
+    await s.run();
+    // Only order 2 was sent: the anchor was created, order 1 found by its ref.
+    expect(s.events.filter((e) => e.startsWith('recv'))).toEqual(['recv gc-b1-00002-b']);
+    const money = s.money();
+    expect(money.thisRun).toEqual({ orders: 1, amounts: [{ currency: 'USD', amount: 10 }], totalUnknown: 0 });
+    expect(money.earlierRuns).toEqual({ orders: 2, amounts: [{ currency: 'USD', amount: 30 }], totalUnknown: 0 });
+    expect(money.processing).toBe(0);
+  });
+
+  it('an order an earlier run sent and the service does not have is sent by this run, and is its charge (even a 200)', async () => {
+    const state = stateOf(plan);
+    apply(state, { t: 'submit', ref: ANCHOR, at: 1 });
+    apply(state, { t: 'created', ref: ANCHOR, checkoutId: `co_${ANCHOR}`, status: 'processing', at: 1 });
+    apply(state, { t: 'submit', ref: 'gc-b1-00001-a', at: 2 });
+    apply(state, { t: 'unknown', ref: 'gc-b1-00001-a', reason: 'timeout', at: 3 });
+    let lookups = 0;
+    const s = await setup(
+      // 200: the client's retry replayed this run's own first attempt.
+      created('completed', 200),
+      {
+        'GET /b2b/orders': (_req, res) => {
+          lookups += 1;
+          json(res, 200, { data: [], pagination: { total: 0, limit: 5, offset: 0, hasMore: false } });
+        },
+        ...reads('completed'),
+      },
+      state,
+    );
+    await s.run();
+    expect(lookups).toBe(1);
+    const money = s.money();
+    expect(money.thisRun.orders).toBe(2);
+    expect(money.earlierRuns.orders).toBe(1);
+  });
+
+  it('a 201 whose body is not an order: the order is found by its ref, and is this run\'s charge', async () => {
+    const s = await setup((_ref, _body, res) => json(res, 201, { ok: true }), {
+      'GET /b2b/orders': (req, res) => {
+        const ref = req.query.get('externalRef');
+        json(res, 200, {
+          data: [{ checkoutId: `co_${ref}`, externalRef: ref }],
+          pagination: { total: 1, limit: 5, offset: 0, hasMore: false },
+        });
+      },
+      ...reads('completed'),
+    });
+    const outcome = await s.run();
+    expect(outcome.stopReason).toBeUndefined();
+    expect(s.results.tally.delivered).toBe(4);
+    expect(s.money().thisRun).toEqual({ orders: 3, amounts: [{ currency: 'USD', amount: 40 }], totalUnknown: 0 });
+  });
+
+  it('orders created but not finished when the run stops are charged, and still processing', async () => {
+    const s = await setup(created('processing'), {
+      ...reads('processing'),
+    });
+    const controller = new AbortController();
+    // Stopped as soon as every order was created (a --wait-timeout or Ctrl-C would do the same).
+    const interval = setInterval(() => {
+      if (s.stats.created === 3) controller.abort();
+    }, 1);
+    try {
+      await Promise.race([
+        s.run(),
+        new Promise((resolve) => controller.signal.addEventListener('abort', resolve)),
+      ]);
+    } finally {
+      clearInterval(interval);
+    }
+    const money = s.money();
+    expect(money.thisRun).toEqual({ orders: 3, amounts: [{ currency: 'USD', amount: 40 }], totalUnknown: 0 });
+    expect(money.processing).toBe(3);
   });
 
   it('a refused anchor stops the run with nothing else sent', async () => {

@@ -16,6 +16,7 @@ const order = (ref: string): OrderState => ({
   ref,
   where: { first: 0, count: 1 },
   phase: 'planned',
+  outcome: {},
 });
 
 /** A turn of the event loop: lets the other workers run. */
