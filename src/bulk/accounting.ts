@@ -89,7 +89,8 @@ export class MoneyAccount {
       case 'created': {
         // One read of its last record (order-book.ts reads the journal for each field).
         const outcome = order.outcome;
-        const tally = outcome.paidBy !== undefined && outcome.paidBy === this.runId ? this.thisRun : this.earlier;
+        const tally =
+          outcome.paidBy !== undefined && outcome.paidBy === this.runId ? this.thisRun : this.earlier;
         tally.add(outcome.total, outcome.currency);
         this.batch.add(outcome.total, outcome.currency);
         if (!delivered) this.processing += 1;

@@ -161,6 +161,14 @@ export class Runner {
     return linesOf(this.state, order);
   }
 
+  /** "row 4" or "rows 4-6": where an order's lines come from in the input file. */
+  private rowsOf(order: OrderState): string {
+    const rows = this.lines(order).map((l) => l.row);
+    const first = Math.min(...rows);
+    const last = Math.max(...rows);
+    return first === last ? `row ${first}` : `rows ${first}-${last}`;
+  }
+
   private stop(reason: string): void {
     this.scheduler.stop(reason);
   }
@@ -299,10 +307,7 @@ export class Runner {
    * (by `paidBy`: this run, or an earlier one) and read until finished. `unverifiable`:
    * the list does not filter, so nothing is concluded.
    */
-  private async lookUp(
-    order: OrderState,
-    paidBy?: 'this-run',
-  ): Promise<'found' | 'absent' | 'unverifiable'> {
+  private async lookUp(order: OrderState, paidBy?: 'this-run'): Promise<'found' | 'absent' | 'unverifiable'> {
     let seen: Awaited<ReturnType<typeof lookupRef>>;
     try {
       seen = await patient(this.deps, () => lookupRef(this.deps.http, order.ref));
@@ -368,7 +373,10 @@ export class Runner {
           order.index,
           rejectedRecords(order.ref, this.lines(order), failure.message, this.input.refOf),
         );
-        this.deps.notice(`order ${order.ref} refused: ${failure.code}: ${failure.message}`);
+        this.deps.notice(
+          `order ${order.ref} (${this.rowsOf(order)}) refused, nothing charged: ${failure.code}: ${failure.message}; ` +
+            'correct the row and buy it in a file of its own (an edited file is a new batch)',
+        );
         return;
       case 'split':
         await this.resplit(order, failure.limit);
@@ -379,9 +387,11 @@ export class Runner {
         this.stop(`the ${failure.limit} was reached (${failure.message})`);
         return;
       case 'stop':
-        // Left 'submitted': an unexpected refusal (a 409 race, say) is not proof that nothing exists.
+        // A 4xx: the service did not create it (spec section 7), so it is not "unknown";
+        // the next run sends the same ref again.
+        await record({ t: 'unsent', ref: order.ref, reason: failure.message, at });
         this.scheduler.submitNext(order);
-        this.stop(failure.message);
+        this.stop(`${failure.message} (${this.rowsOf(order)})`);
         return;
       case 'balance':
         await record({ t: 'unsent', ref: order.ref, reason: INSUFFICIENT_BALANCE, at });

@@ -18,7 +18,7 @@ export type SubmitFailure =
   | { kind: 'cap'; limit: string; message: string; window?: string }
   /** The balance payment failed for lack of funds: stop, say how much is missing. */
   | { kind: 'balance'; message: string }
-  /** Another reason to stop the run but keep it resumable. */
+  /** Another reason to stop the run but keep it resumable (a 4xx: nothing was created). */
   | { kind: 'stop'; message: string }
   /** The service refused this order for good (nothing charged). */
   | { kind: 'rejected'; code: string; message: string }
@@ -62,9 +62,13 @@ export function classifySubmitError(error: unknown): SubmitFailure {
     return { kind: 'stop', message: `limit ${limit || '(unnamed)'}: ${error.message}` };
   }
   if (error.status === 422) return { kind: 'stop', message: `${error.code}: ${error.message}` };
-  // A 400 may be an insufficient balance worded otherwise (details.reason is only sent
-  // outside production), and a 409 a conflict that may pass: nothing was created, so
-  // stop resumably and let the next run send the same ref again, never a final refusal.
+  // A 400 that says why (`details.reason`, sent outside production) about the order
+  // itself is a refusal for good: nothing was created, and sending it again changes
+  // nothing. Without a reason it may be an insufficient balance worded otherwise, and a
+  // 409 a conflict that may pass: nothing was created either, so stop resumably and let
+  // the next run send the same ref again.
+  if (error.status === 400 && typeof detailsOf(error).reason === 'string')
+    return { kind: 'rejected', code: error.code, message: error.message };
   if (error.status === 400 || error.status === 409)
     return { kind: 'stop', message: `the service refused an order with ${error.code}: ${error.message}` };
   return { kind: 'rejected', code: error.code, message: error.message };

@@ -44,6 +44,18 @@ async function charges(userId: string) {
   return ledger.entries.filter((e) => e.type === 'order_charge').length;
 }
 
+/** What the ledger charged the account for orders, in USD: the oracle of every money figure. */
+async function chargedUsd(userId: string) {
+  const ledger = await sb.operator.ledger(userId);
+  return -ledger.entries.filter((e) => e.type === 'order_charge').reduce((s, e) => s + e.amountUsd, 0);
+}
+
+const sumOf = (amounts: Array<{ currency: string; amount: number }>) =>
+  amounts.reduce((s, a) => {
+    expect(a.currency).toBe('USD');
+    return s + a.amount;
+  }, 0);
+
 describe('order bulk: a lost journal under a changed plan', () => {
   it('refuses (exit 2) instead of buying the file again after a limit change', async () => {
     const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
@@ -207,7 +219,8 @@ describe('order bulk: an unexpected 400 or 409 on submit', () => {
         expect(first.stderr).toContain(`${code}: ${message}`);
         const refused = JSON.parse(server.hits('/b2b/orders').find((r) => r.method === 'POST')?.body ?? '{}');
         const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
-        expect(journal.orders.get(refused.externalRef)?.phase).toBe('submitted');
+        // Journaled as not done (a 4xx created nothing): neither bought nor "unknown".
+        expect(journal.orders.get(refused.externalRef)?.phase).toBe('planned');
         expect([...journal.orders.all()].some((o) => o.phase === 'rejected')).toBe(false);
         expect(await charges(acc.userId)).toBe(0);
 
@@ -224,6 +237,66 @@ describe('order bulk: an unexpected 400 or 409 on submit', () => {
       await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
     },
   );
+});
+
+describe('order bulk: a 400 that says why the order is refused', () => {
+  it('journals the order as refused (not unknown), names its row, charges nothing for it, and buys the rest', async () => {
+    const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
+    const dir = tempDir();
+    const lines = mixedRows(5);
+    const input = writeCsv(dir, lines);
+    const out = join(dir, 'o.csv');
+    let refusedRef: string | undefined;
+    const forward = forwardTo(sb.url);
+    const server = await startServer(
+      bulkProxyRoutes(sb.url, {
+        'POST /b2b/orders': (req, res, ctx) => {
+          const ref = JSON.parse(req.body).externalRef as string;
+          // The first order after the anchor is refused for good, every time it is sent.
+          if (!ref.endsWith('-anchor') && (refusedRef === undefined || refusedRef === ref)) {
+            refusedRef = ref;
+            json(res, 400, {
+              error: {
+                code: 'VALIDATION_ERROR',
+                message: 'amount is off the step',
+                details: { reason: 'amount_step' },
+              },
+            });
+            return;
+          }
+          forward(req, res, ctx);
+        },
+      }),
+    );
+    const env = { ...acc.env, GIFTCODES_BASE_URL: server.url };
+    try {
+      const first = await bulk(env, [input, '--out', out, '--yes', '--json']);
+      expect(first.code, first.stderr).toBe(3);
+      expect(first.stderr).toMatch(/refused, nothing charged: VALIDATION_ERROR: amount is off the step/);
+      expect(first.stderr).toMatch(/\(rows? \d+(-\d+)?\) refused/);
+      const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
+      expect(journal.orders.get(refusedRef ?? '')?.phase).toBe('rejected');
+      const summary = JSON.parse(first.stdout);
+      expect(summary.money.refused).toBe(1);
+      expect(summary.money.unknown).toBe(0);
+      // What the run says it charged is what the ledger charged.
+      expect(sumOf(summary.money.thisRun.amounts)).toBeCloseTo(await chargedUsd(acc.userId), 6);
+
+      const postsBefore = server.hits('/b2b/orders').filter((r) => r.method === 'POST').length;
+      const second = await bulk(env, [input, '--out', out, '--yes', '--json']);
+      expect(second.code, second.stderr).toBe(3);
+      // The refused order is not sent again, and never called "unknown".
+      expect(server.hits('/b2b/orders').filter((r) => r.method === 'POST').length).toBe(postsBefore);
+      expect(second.stderr).not.toMatch(/unknown outcome/);
+      expect(JSON.parse(second.stdout).money).toMatchObject({
+        refused: 1,
+        unknown: 0,
+        thisRun: { orders: 0 },
+      });
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe('order bulk: a suspended account', () => {

@@ -253,9 +253,9 @@ describe('submit outcomes', () => {
     ['insufficient balance', api(400, 'VALIDATION_ERROR', { reason: 'insufficient_balance' }), 'balance'],
     ['INSUFFICIENT_BALANCE code', api(422, 'INSUFFICIENT_BALANCE'), 'balance'],
     ['payment error', api(422, 'PAYMENT_ERROR'), 'stop'],
-    // Nothing was created by a 4xx: an unexpected 400 or 409 stops resumably (the same
-    // ref is sent again by the next run), never a final refusal.
-    ['unexpected 400', api(400, 'VALIDATION_ERROR', { reason: 'out_of_range' }), 'stop'],
+    // Nothing was created by a 4xx: a 400 that names its reason is a refusal for good;
+    // one without a reason, or a 409, stops resumably (the next run sends the same ref).
+    ['400 with a reason', api(400, 'VALIDATION_ERROR', { reason: 'out_of_range' }), 'rejected'],
     ['balance worded otherwise, no details', api(400, 'VALIDATION_ERROR'), 'stop'],
     ['ref on other surface', api(409, 'CONFLICT'), 'stop'],
     ['another 4xx', api(404, 'NOT_FOUND'), 'rejected'],

@@ -151,6 +151,9 @@ export function openMoneyLines(s: Pick<BulkSummary, 'money'>, again: string): st
     lines.push(
       `${orders(m.unknown)} sent without a known answer (the service may have charged ${m.unknown === 1 ? 'it' : 'them'}): \`${again}\` finds out, without buying twice`,
     );
-  if (m.refused) lines.push(`${orders(m.refused)} refused by the service: nothing charged for ${m.refused === 1 ? 'it' : 'them'}`);
+  if (m.refused)
+    lines.push(
+      `${orders(m.refused)} refused by the service: nothing charged for ${m.refused === 1 ? 'it' : 'them'}`,
+    );
   return lines;
 }

@@ -94,7 +94,8 @@ describe('Results', () => {
   it('sums cost per product in its cost currency, skipping items without a price', async () => {
     const r = await results();
     r.count(order('co_1', 'completed', 19));
-    r.count(order('co_2', 'completed', 30, {
+    r.count(
+      order('co_2', 'completed', 30, {
         items: [
           {
             id: 'i1',

@@ -169,18 +169,26 @@ describe('Runner', () => {
       const kinds = s.journal.filter((r) => 'ref' in r && r.ref === ref).map((r) => r.t);
       expect(kinds).toEqual(['submit', 'created']);
     }
-    expect(s.money().thisRun).toEqual({ orders: 3, amounts: [{ currency: 'USD', amount: 40 }], totalUnknown: 0 });
+    expect(s.money().thisRun).toEqual({
+      orders: 3,
+      amounts: [{ currency: 'USD', amount: 40 }],
+      totalUnknown: 0,
+    });
     expect(s.money().earlierRuns.orders).toBe(0);
   });
 
   it("a replay (200) of this run's own first send is this run's charge (its answer was lost)", async () => {
     const s = await setup(created('completed', 200));
     await s.run();
-    expect(s.money().thisRun).toEqual({ orders: 3, amounts: [{ currency: 'USD', amount: 40 }], totalUnknown: 0 });
+    expect(s.money().thisRun).toEqual({
+      orders: 3,
+      amounts: [{ currency: 'USD', amount: 40 }],
+      totalUnknown: 0,
+    });
     expect(s.money().earlierRuns.orders).toBe(0);
   });
 
-  it('an order an earlier run sent without an answer is looked up first: found, it is that run\'s and is not sent', async () => {
+  it("an order an earlier run sent without an answer is looked up first: found, it is that run's and is not sent", async () => {
     const state = stateOf(plan);
     // The earlier run: the anchor created (by it), order 1 sent with no answer kept.
     apply(state, { t: 'submit', ref: ANCHOR, at: 1 });
@@ -206,7 +214,11 @@ describe('Runner', () => {
     expect(s.events.filter((e) => e.startsWith('recv'))).toEqual(['recv gc-b1-00002-b']);
     const money = s.money();
     expect(money.thisRun).toEqual({ orders: 1, amounts: [{ currency: 'USD', amount: 10 }], totalUnknown: 0 });
-    expect(money.earlierRuns).toEqual({ orders: 2, amounts: [{ currency: 'USD', amount: 30 }], totalUnknown: 0 });
+    expect(money.earlierRuns).toEqual({
+      orders: 2,
+      amounts: [{ currency: 'USD', amount: 30 }],
+      totalUnknown: 0,
+    });
     expect(money.processing).toBe(0);
   });
 
@@ -236,7 +248,7 @@ describe('Runner', () => {
     expect(money.earlierRuns.orders).toBe(1);
   });
 
-  it('a 201 whose body is not an order: the order is found by its ref, and is this run\'s charge', async () => {
+  it("a 201 whose body is not an order: the order is found by its ref, and is this run's charge", async () => {
     const s = await setup((_ref, _body, res) => json(res, 201, { ok: true }), {
       'GET /b2b/orders': (req, res) => {
         const ref = req.query.get('externalRef');
@@ -250,7 +262,11 @@ describe('Runner', () => {
     const outcome = await s.run();
     expect(outcome.stopReason).toBeUndefined();
     expect(s.results.tally.delivered).toBe(4);
-    expect(s.money().thisRun).toEqual({ orders: 3, amounts: [{ currency: 'USD', amount: 40 }], totalUnknown: 0 });
+    expect(s.money().thisRun).toEqual({
+      orders: 3,
+      amounts: [{ currency: 'USD', amount: 40 }],
+      totalUnknown: 0,
+    });
   });
 
   it('orders created but not finished when the run stops are charged, and still processing', async () => {
