@@ -24,7 +24,7 @@ import { style } from '../../io/style.js';
 import { defineCommand } from '../define.js';
 import { items, wrap } from '../help.js';
 import { duration, positiveInt } from '../parse.js';
-import { planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
+import { openMoneyLines, planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -307,8 +307,11 @@ export async function runOrderBulk(
     undefined,
     bulk.resumeCommand({ ...opts, batch: opts.batch }),
   );
-  if (json) printJson(io, summary);
-  else out(io, renderSummary(io, summary));
+  if (json) {
+    printJson(io, summary);
+    // What is not settled, with what to do, for the person reading stderr (the JSON has the counts).
+    for (const line of openMoneyLines(summary, summary.resumeCommand)) err(io, line);
+  } else out(io, renderSummary(io, summary));
   if (bulk.allPaidEarlier(summary.money))
     err(io, '(nothing new bought: every order of this batch was paid by an earlier run)');
   else if (result.report.resumed && summary.money.earlierRuns.orders > 0)
