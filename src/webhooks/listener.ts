@@ -167,7 +167,8 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
       }
     }
     // Headers the body contradicts: a replay relabelled to pass for a new delivery.
-    if (headerId !== null && bodyId !== null && headerId !== bodyId) return refuse('delivery_header_mismatch');
+    if (headerId !== null && bodyId !== null && headerId !== bodyId)
+      return refuse('delivery_header_mismatch');
     if (headerType !== null && bodyType !== null && headerType !== bodyType)
       return refuse('event_header_mismatch');
     const deliveryId = event.deliveryId;

@@ -69,7 +69,11 @@ describe('webhook listen (binary)', () => {
       method: 'POST',
       body: first.body,
       headers: {
-        'x-service-signature': signatureHeader({ secrets: [SECRET], timestamp: Date.now(), payload: first.body }),
+        'x-service-signature': signatureHeader({
+          secrets: [SECRET],
+          timestamp: Date.now(),
+          payload: first.body,
+        }),
         'x-service-event': 'order.completed',
         'x-service-delivery': 'whd_r2',
       },
@@ -77,7 +81,9 @@ describe('webhook listen (binary)', () => {
     await replay.body.dump();
     expect(replay.statusCode).toBe(400);
     await until(() =>
-      running?.stderr().includes('rejected: delivery header mismatch for delivery whd_r1 (answered 400, not forwarded)'),
+      running
+        ?.stderr()
+        .includes('rejected: delivery header mismatch for delivery whd_r1 (answered 400, not forwarded)'),
     );
     expect(running.stdoutLines.join('\n')).not.toContain('whd_r2');
     expect(app.hits('/app')).toHaveLength(1);
