@@ -182,6 +182,7 @@ async function runParsed(
     planned.resumed ? 'append' : choice.torn ? 'truncate' : 'create',
     choice.copy,
     choice.copyPath,
+    deps.files,
   );
   try {
     let state: JournalState;
@@ -213,7 +214,7 @@ async function runParsed(
       refOf = (row) => refs.get(row);
     }
     // 9. Buy, read back, and write each finished order's codes to its part.
-    const parts = await PartStore.open(partsPathFor(opts.out));
+    const parts = await PartStore.open(partsPathFor(opts.out), deps.files);
     try {
       const results = new Results(parts, opts.format);
       const runState = state;
@@ -228,7 +229,7 @@ async function runParsed(
       // 10. The output file and the run's result.
       return await finishRun(
         opts,
-        { state, results, writer, outcome, now: deps.now, heldPeak: runner.heldPeak },
+        { state, results, writer, outcome, now: deps.now, heldPeak: runner.heldPeak, files: deps.files },
         base,
       );
     } finally {

@@ -3,6 +3,8 @@
  * parts in plan order (row, then unit), its hash journaled before and after the
  * rename, and the run's result: outcome, why it stopped, what was bought and charged.
  */
+import { FileWriteError } from '../errors.js';
+import type { FileOps } from '../io/safe-write.js';
 import { eachEffectiveOrder, type JournalState, type OrderState } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import { assembleOutput, writeAtomic } from './output.js';
@@ -20,6 +22,7 @@ export async function finishRun(
     now(): number;
     /** The most orders the run held at once (Runner.heldPeak). */
     heldPeak?: number;
+    files?: FileOps;
   },
   base: Omit<BulkResult, 'outcome' | 'tally'>,
 ): Promise<BulkResult> {
@@ -44,9 +47,26 @@ export async function finishRun(
       stopReason = `${unknown} orders have an unknown outcome after retries (network or service errors)`;
     else if (unfinished) stopReason = `${unfinished} orders could not be read back`;
   }
-  const outputSha256 = await writeAtomic(opts.out, assembleOutput(parts, opts.format), async (sha) => {
-    await writer.append({ t: 'output-pending', sha256: sha });
-  });
+  let outputSha256: string;
+  try {
+    outputSha256 = await writeAtomic(
+      opts.out,
+      assembleOutput(parts, opts.format),
+      async (sha) => {
+        await writer.append({ t: 'output-pending', sha256: sha });
+      },
+      undefined,
+      run.files,
+    );
+  } catch (error) {
+    // Never a cut codes file: the earlier one (if any) stays as it was, and the codes
+    // are in the service and the journal, so the same command writes the file again.
+    if (error instanceof FileWriteError && error.path === opts.out)
+      throw error.withAdvice(
+        `no codes file was written (an earlier ${opts.out}, if any, is unchanged); free space and run the same command again: it writes the file from the journal without buying again`,
+      );
+    throw error;
+  }
   await writer.append({ t: 'output', sha256: outputSha256 });
   if (stopReason) await writer.append({ t: 'stop', reason: stopReason, at: run.now() });
   const outcome: Outcome = run.outcome.interrupted

@@ -4,6 +4,7 @@
  * its result. Shared by every stage of the run (see engine.ts for the pipeline).
  */
 import type { HttpClient } from '../api/http.js';
+import type { FileOps } from '../io/safe-write.js';
 import type { Product } from '../schemas/catalog.js';
 import type { BoughtSoFar } from './bought.js';
 import type { OutputFormat } from './output.js';
@@ -87,6 +88,8 @@ export interface BulkDeps {
   onInsufficientBalance?(shortfall: BalanceShortfall): Promise<boolean>;
   /** Counters shared with the HTTP client's retry hook. */
   stats?: Partial<BulkStats>;
+  /** How the run opens the files it writes (journal, parts, output); tests inject failing ones. */
+  files?: FileOps;
 }
 
 export interface PlanReport {

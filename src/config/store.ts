@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import Conf from 'conf';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { writeFileAtomicSync } from '../io/safe-write.js';
 
 function unreadable(where: string, error: unknown): UsageError {
   const reason = error instanceof SyntaxError ? 'not valid JSON' : (error as Error).message;
@@ -49,6 +50,25 @@ export interface ConfigStore {
  */
 class PrivateConf<T extends Record<string, unknown>> extends Conf<T> {}
 Object.defineProperty(PrivateConf.prototype, '_ensureDirectory', { value: () => {} });
+/**
+ * conf's own atomic write (the `atomically` package) opens its temporary file with a
+ * plain `open(…, 'w')` under a name made from the time and Math.random: a link planted
+ * there is written through, and a file planted there is reused with its mode. Its
+ * `_write` is replaced by the CLI's one safe writer (exclusive, no-follow, 0600).
+ */
+Object.defineProperty(PrivateConf.prototype, '_write', {
+  value(this: TempNamed & { path: string; _serialize(value: unknown): string }, value: unknown) {
+    writeFileAtomicSync(this.path, this._serialize(value), {
+      mode: 0o600,
+      ...(this.tempRandomHex ? { randomHex: this.tempRandomHex } : {}),
+    });
+  },
+});
+
+/** Tests name the temporary file (to plant something there); otherwise it is random. */
+interface TempNamed {
+  tempRandomHex?: () => string;
+}
 
 function ensurePrivateDir(dir: string): void {
   if (existsSync(dir)) return;
@@ -60,6 +80,7 @@ function ensurePrivateDir(dir: string): void {
 export function openConfigStore(
   env: Record<string, string | undefined>,
   warn: (line: string) => void = () => {},
+  opts: { randomHex?: () => string } = {},
 ): ConfigStore {
   let conf: Conf<StoreShape>;
   let checkedMode = false;
@@ -76,6 +97,7 @@ export function openConfigStore(
   } catch (error) {
     throw unreadable(env.GIFTCODES_CONFIG_DIR || 'the config directory', error);
   }
+  if (opts.randomHex) (conf as unknown as TempNamed).tempRandomHex = opts.randomHex;
   const read = (): StoreShape => {
     let raw: unknown;
     try {
@@ -100,9 +122,8 @@ export function openConfigStore(
   };
   const write = (next: StoreShape) => {
     ensurePrivateDir(dirname(conf.path));
+    // A new file each time (the `_write` above), 0600 whatever the old one's mode was.
     conf.store = next;
-    // conf honours configFileMode on create; tighten an older file too.
-    if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
   };
   return {
     path: conf.path,
