@@ -4,8 +4,10 @@
  *
  * Spreadsheet safety: a CSV cell that starts with `=`, `+`, `-`, `@` or any control
  * character (tab, CR, LF, ESC, DEL, C1) is prefixed with a single quote (OWASP's
- * CSV-injection advice) so it is shown as text instead of run as a formula. The quote is then part of the cell; `--format json`
- * gives every value's exact bytes.
+ * CSV-injection advice) so it is shown as text instead of run as a formula; so is a
+ * cell that starts with a quote itself, so that reading takes one quote off any cell
+ * that starts with one. The quote is then part of the cell; `--format json` gives every
+ * value's exact bytes.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, lstat, open, readdir, rm, stat } from 'node:fs/promises';
@@ -17,9 +19,14 @@ import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
 export type OutputFormat = 'csv' | 'json';
 
-/** Formula starters, and any control character (tab, CR, ESC, C1): spreadsheets trim or act on them. */
+/**
+ * Formula starters, and any control character (tab, CR, ESC, C1): spreadsheets trim or
+ * act on them. A leading quote is escaped too (doubled), so the read side can take off
+ * exactly one quote from any cell that starts with one and get every value back
+ * (`batch/codes-file.ts` `unprotect`).
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it guards against
-const FORMULA_START = /^[=+\-@\u0000-\u001f\u007f-\u009f]/;
+const FORMULA_START = /^['=+\-@\u0000-\u001f\u007f-\u009f]/;
 
 export function protectFormula(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text;
