@@ -128,16 +128,20 @@ export function openConfigStore(
   return {
     path: conf.path,
     defaultProfile: () => read().defaultProfile,
-    setDefaultProfile: (name) => write({ ...read(), defaultProfile: name }),
+    setDefaultProfile: (name) => write({ ...read(), defaultProfile: usableName(name) }),
     profileNames: () => Object.keys(read().profiles).sort(),
-    getProfile: (name) => read().profiles[name],
+    // Own keys only: `constructor` or `toString` is a name, not Object.prototype's member.
+    getProfile: (name) => {
+      const { profiles } = read();
+      return Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+    },
     setProfile: (name, profile) => {
       const state = read();
-      write({ ...state, profiles: { ...state.profiles, [name]: profile } });
+      write({ ...state, profiles: { ...state.profiles, [usableName(name)]: profile } });
     },
     deleteProfile: (name) => {
       const state = read();
-      if (!(name in state.profiles)) return false;
+      if (!Object.hasOwn(state.profiles, name)) return false;
       const { [name]: _removed, ...rest } = state.profiles;
       write({
         ...state,
@@ -147,6 +151,15 @@ export function openConfigStore(
       return true;
     },
   };
+}
+
+/**
+ * `__proto__` cannot be a key of the parsed file's objects (JSON.parse keeps it, but any
+ * copy through an assignment turns it into the prototype): it would be saved, then lost.
+ */
+function usableName(name: string): string {
+  if (name === '__proto__') throw new UsageError(`profile name "${name}" is reserved: choose another name`);
+  return name;
 }
 
 /** Like ssh with a private key: say so when others can read the file that holds keys. */
