@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { type BulkDeps, type BulkOptions, runBulk } from '../../src/bulk/engine.js';
-import { parseJournal } from '../../src/bulk/journal.js';
 import { AdaptiveLimit } from '../../src/bulk/submit.js';
 import { FileWriteError } from '../../src/errors.js';
 import { runInProcess } from '../helpers/cli.js';
@@ -23,7 +22,7 @@ const sb = withSandbox({ seed: 22 });
 
 async function engine(
   apiKey: string,
-  opts: Pick<BulkOptions, 'input' | 'out'>,
+  opts: Pick<BulkOptions, 'input' | 'out'> & Partial<BulkOptions>,
   deps: Partial<BulkDeps> = {},
 ) {
   const http = new HttpClient({ baseUrl: sb.url, apiKey, timeoutMs: 2_000, userAgent: 'test' });
@@ -92,29 +91,44 @@ describe('a full disk under order bulk (injected)', () => {
     expect(proof.charges.length).toBe(charged);
   });
 
-  it('the journal: a record cut by ENOSPC stops the run before anything more is sent, never exit 0', async () => {
-    const acc = await account(sb);
-    const dir = tempDir();
-    const input = writeCsv(dir, mixedRows(10));
-    const out = join(dir, 'codes.csv');
-    // The plan goes in whole; the first order's "created" record is cut, then the disk is full.
-    const disk = fillingDisk(10, (path) => path === `${out}.journal`, '"t":"created"');
-    const error = await failure(engine(acc.apiKey, { input, out }, { files: disk }));
-    expect(error.message).toMatch(
-      /^cannot write \S+codes\.csv\.journal whole: no space left on the device \(ENOSPC\); the journal that makes a crash safe is not whole, so the run stopped before sending anything more; free space and run the same command again$/,
-    );
-    expect(error.exitCode).not.toBe(0);
-    expect(existsSync(out)).toBe(false);
-    // The anchor goes alone: its record was the first to fail, so nothing else was sent.
-    const { orders } = await sb.operator.orders(acc.userId);
-    expect(orders).toHaveLength(1);
-    const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8'));
-    expect(journal.torn).toBe(true);
+  it.each<[string, (out: string, stateDir: string) => (path: string) => boolean, RegExp]>([
+    [
+      'beside --out',
+      (out) => (path) => path === `${out}.journal`,
+      /^cannot write \S+codes\.csv\.journal whole/,
+    ],
+    [
+      'its copy in the state directory',
+      (_out, stateDir) => (path) => path.startsWith(join(stateDir, 'batches')) && path.endsWith('.journal'),
+      /^cannot write \S+\/batches\/\S+\.journal whole/,
+    ],
+  ])(
+    'the journal %s: a record cut by ENOSPC stops the run before anything more is sent, never exit 0',
+    async (_where, which, names) => {
+      const acc = await account(sb);
+      const dir = tempDir();
+      const input = writeCsv(dir, mixedRows(10));
+      const out = join(dir, 'codes.csv');
+      const stateDir = join(dir, 'state');
+      // The plan goes in whole; the first order's "created" record is cut, then the disk is full.
+      const disk = fillingDisk(10, which(out, stateDir), '"t":"created"');
+      const error = await failure(engine(acc.apiKey, { input, out, stateDir }, { files: disk }));
+      expect(disk.faulted.length).toBeGreaterThan(0);
+      expect(error.message).toMatch(names);
+      expect(error.message).toMatch(
+        / whole: no space left on the device \(ENOSPC\); the journal that makes a crash safe is not whole, so the run stopped before sending anything more; free space and run the same command again$/,
+      );
+      expect(error.exitCode).not.toBe(0);
+      expect(existsSync(out)).toBe(false);
+      // The anchor goes alone: its record was the first to fail, so nothing else was sent.
+      const { orders } = await sb.operator.orders(acc.userId);
+      expect(orders).toHaveLength(1);
 
-    const again = await engine(acc.apiKey, { input, out });
-    expect(again.outcome).toBe('done');
-    await proveExactlyOnce(sb, acc.userId, out, { complete: true });
-  });
+      const again = await engine(acc.apiKey, { input, out, stateDir });
+      expect(again.outcome).toBe('done');
+      await proveExactlyOnce(sb, acc.userId, out, { complete: true });
+    },
+  );
 });
 
 /** A real tmpfs of a few pages, when this process may mount one (root in a container); else skipped. */
