@@ -96,6 +96,39 @@ export class SandboxFlagError extends UsageError {
 /** A companion file of a bulk run that is a link, not a regular file, or not the user's own (`bulk/safe-files.ts`). */
 export class UnsafeFileError extends UsageError {}
 
+const WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exceeded',
+  EFBIG: 'the file is larger than this process may write',
+  EIO: 'an input/output error',
+  EROFS: 'the file system is read-only',
+};
+
+/**
+ * A file that could not be written whole (a full disk, a quota, an I/O error): it
+ * names the file, and `advice` says what was kept and how to finish (the caller knows).
+ * Exit 4: what stopped is resumable once the disk is fixed.
+ */
+export class FileWriteError extends CliError {
+  readonly path: string;
+  readonly errno: string | undefined;
+  constructor(path: string, errno: string | undefined, advice?: string, cause?: unknown) {
+    const why = errno ? `${WRITE_FAILURES[errno] ?? 'the write failed'} (${errno})` : 'the write failed';
+    super(`cannot write ${path} whole: ${why}${advice ? `; ${advice}` : ''}`, {
+      exitCode: ExitCode.stoppedResumable,
+      code: 'WRITE_FAILED',
+      cause,
+    });
+    this.path = path;
+    this.errno = errno;
+  }
+
+  /** The same failure with what the caller knows to say about it. */
+  withAdvice(advice: string): FileWriteError {
+    return new FileWriteError(this.path, this.errno, advice, this.cause);
+  }
+}
+
 /** Bad rows of a bulk input file, or an account that cannot buy: all of them at once, nothing bought (2). */
 export class InvalidInputError extends UsageError {
   constructor(

@@ -11,10 +11,13 @@ import { UsageError } from '../errors.js';
 
 export type CodesFileRecord = Partial<Record<(typeof OUTPUT_COLUMNS)[number], string>>;
 
-const PROTECTED = /^'[=+\-@\t\r]/;
-
+/**
+ * The inverse of `protectFormula`: the writer prefixes a quote to every cell that starts
+ * with a formula character, a control or a quote, so any cell starting with a quote
+ * carries exactly one added quote.
+ */
 export function unprotect(cell: string): string {
-  return PROTECTED.test(cell) ? cell.slice(1) : cell;
+  return cell.startsWith("'") ? cell.slice(1) : cell;
 }
 
 export function parseCodesText(text: string, where: string): CodesFileRecord[] {

@@ -12,6 +12,7 @@ import { mkdir, type open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsyncDir } from '../bulk/journal-writer.js';
 import { createExclusive, openOwn } from '../bulk/safe-files.js';
+import { writeAll } from '../io/safe-write.js';
 
 export type RefundLogRecord =
   | { t: 'intent'; batch: string; checkoutId: string; ref: string; at: number }
@@ -106,7 +107,7 @@ export async function appendRefundLog(path: string, record: RefundLogRecord): Pr
     const { size } = await handle.stat();
     const prefix = size > 0 && !(await endsWithNewline(handle, size)) ? '\n' : '';
     // At the end, explicitly: the descriptor is not opened for append.
-    await handle.write(`${prefix}${JSON.stringify(record)}\n`, size);
+    await writeAll(handle, `${prefix}${JSON.stringify(record)}\n`, path, size);
     await handle.sync();
   } finally {
     await handle.close();

@@ -183,6 +183,7 @@ async function runParsed(
     planned.resumed ? 'append' : choice.torn ? 'truncate' : 'create',
     choice.copy,
     choice.copyPath,
+    deps.files,
   );
   try {
     let state: JournalState;
@@ -214,7 +215,7 @@ async function runParsed(
       refOf = (row) => refs.get(row);
     }
     // 9. Buy, read back, and write each finished order's codes to its part.
-    const parts = await PartStore.open(partsPathFor(opts.out));
+    const parts = await PartStore.open(partsPathFor(opts.out), deps.files);
     try {
       const results = new Results(parts, opts.format);
       const runState = state;
@@ -230,7 +231,7 @@ async function runParsed(
       // 10. The output file and the run's result.
       return await finishRun(
         opts,
-        { state, results, writer, outcome, now: deps.now, heldPeak: runner.heldPeak, runId },
+        { state, results, writer, outcome, now: deps.now, heldPeak: runner.heldPeak, runId, files: deps.files },
         base,
       );
     } finally {

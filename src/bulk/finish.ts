@@ -4,6 +4,8 @@
  * rename, and the run's result: outcome, why it stopped, what was bought and charged.
  */
 import { MoneyAccount } from './accounting.js';
+import { FileWriteError } from '../errors.js';
+import type { FileOps } from '../io/safe-write.js';
 import { eachEffectiveOrder, type JournalState, type OrderState } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import { assembleOutput, writeAtomic } from './output.js';
@@ -23,6 +25,7 @@ export async function finishRun(
     heldPeak?: number;
     /** This run's id, as written in the journal's `paidBy`. */
     runId: string;
+    files?: FileOps;
   },
   base: Omit<BulkResult, 'outcome' | 'tally'>,
 ): Promise<BulkResult> {
@@ -45,9 +48,26 @@ export async function finishRun(
       stopReason = `${unknown} orders have an unknown outcome after retries (network or service errors)`;
     else if (unfinished) stopReason = `${unfinished} orders could not be read back`;
   }
-  const outputSha256 = await writeAtomic(opts.out, assembleOutput(parts, opts.format), async (sha) => {
-    await writer.append({ t: 'output-pending', sha256: sha });
-  });
+  let outputSha256: string;
+  try {
+    outputSha256 = await writeAtomic(
+      opts.out,
+      assembleOutput(parts, opts.format),
+      async (sha) => {
+        await writer.append({ t: 'output-pending', sha256: sha });
+      },
+      undefined,
+      run.files,
+    );
+  } catch (error) {
+    // Never a cut codes file: the earlier one (if any) stays as it was, and the codes
+    // are in the service and the journal, so the same command writes the file again.
+    if (error instanceof FileWriteError && error.path === opts.out)
+      throw error.withAdvice(
+        `no codes file was written (an earlier ${opts.out}, if any, is unchanged); free space and run the same command again: it writes the file from the journal without buying again`,
+      );
+    throw error;
+  }
   await writer.append({ t: 'output', sha256: outputSha256 });
   if (stopReason) await writer.append({ t: 'stop', reason: stopReason, at: run.now() });
   const outcome: Outcome = run.outcome.interrupted

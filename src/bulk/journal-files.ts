@@ -3,9 +3,11 @@
  * copy in the state directory (one per account and batch), which stands in for the
  * first when it is lost. `JournalWriter` writes every record to both.
  */
+
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
+import type { FileOps } from '../io/safe-write.js';
 import { boughtSoFar, describeBought } from './bought.js';
 import {
   applyAt,
@@ -99,22 +101,23 @@ export async function openJournals(
   mode: OpenMode,
   copy: JournalCopy | undefined,
   copyPath: string | undefined,
+  ops?: FileOps,
 ): Promise<JournalWriter> {
-  if (!copyPath) return JournalWriter.open(journalPath, mode);
+  if (!copyPath) return JournalWriter.open(journalPath, mode, undefined, ops);
   await ensurePrivateDir(dirname(copyPath));
   if (copy?.state) {
     // Resuming from the copy: the journal beside --out becomes its copy again.
     await copyJournal(copyPath, journalPath);
-    return JournalWriter.open(journalPath, 'append', { path: copyPath, mode: 'append' });
+    return JournalWriter.open(journalPath, 'append', { path: copyPath, mode: 'append' }, ops);
   }
   if (mode === 'append') {
     if ((await journalSize(copyPath)) !== (await journalSize(journalPath)))
       await copyJournal(journalPath, copyPath);
-    return JournalWriter.open(journalPath, 'append', { path: copyPath, mode: 'append' });
+    return JournalWriter.open(journalPath, 'append', { path: copyPath, mode: 'append' }, ops);
   }
   // A new plan: any copy left is of a plan that was never complete (or was refused above).
   const copyMode: OpenMode = (copy?.size ?? -1) >= 0 ? 'truncate' : 'create';
-  return JournalWriter.open(journalPath, mode, { path: copyPath, mode: copyMode });
+  return JournalWriter.open(journalPath, mode, { path: copyPath, mode: copyMode }, ops);
 }
 
 /** Lines per journal append while the plan is written: one fsync each. */

@@ -3,24 +3,14 @@
  * (group commit), a copy made byte for byte, and the small file operations around
  * them (sync a folder, set an old journal aside, sizes).
  */
-import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { type FileHandle, rename, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { FileWriteError } from '../errors.js';
+import { type FileOps, fsyncDir, writeAll, writeFailure } from '../io/safe-write.js';
 import type { JournalRecord, RecordPlace } from './journal.js';
-import { chunksOf, createExclusive, openOwn } from './safe-files.js';
+import { chunksOf, createExclusive, currentUid, openOwn } from './safe-files.js';
 
-export function fsyncDir(path: string): void {
-  try {
-    const fd = openSync(dirname(path), 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some platforms cannot open a directory for sync; the rename itself still happened.
-  }
-}
+// The folder sync lives with the one safe writer; re-exported for the journal's callers.
+export { fsyncDir } from '../io/safe-write.js';
 
 /** Moves a journal of another batch aside (only with --force), keeping it for audit. */
 export async function archiveJournal(path: string, batch: string | undefined, now: number): Promise<string> {
@@ -61,6 +51,8 @@ export class JournalWriter {
 
   private constructor(
     private readonly handles: FileHandle[],
+    /** Each handle's file, to name the one a write failed in. */
+    private readonly paths: string[],
     readonly path: string,
     start: number,
   ) {
@@ -75,16 +67,19 @@ export class JournalWriter {
     path: string,
     mode: OpenMode,
     copy?: { path: string; mode: OpenMode },
+    ops?: FileOps,
   ): Promise<JournalWriter> {
     const handles: FileHandle[] = [];
+    const paths: string[] = [];
     const sizes: number[] = [];
     try {
       for (const target of copy ? [{ path, mode }, copy] : [{ path, mode }]) {
         const handle =
           target.mode === 'create'
-            ? await createExclusive(target.path)
-            : await openOwn(target.path, target.mode);
+            ? await createExclusive(target.path, { ops })
+            : await openOwn(target.path, target.mode, currentUid(), ops);
         handles.push(handle);
+        paths.push(target.path);
         await handle.chmod(0o600);
         fsyncDir(target.path);
         sizes.push((await handle.stat()).size);
@@ -95,7 +90,7 @@ export class JournalWriter {
     }
     // Both copies hold the same bytes (openJournals makes sure); if not, places are not told.
     const start = sizes.every((size) => size === sizes[0]) ? (sizes[0] ?? 0) : Number.NaN;
-    return new JournalWriter(handles, path, start);
+    return new JournalWriter(handles, paths, path, start);
   }
 
   /** Appends one record; resolves with its place in the file once durable (undefined: not known). */
@@ -127,13 +122,23 @@ export class JournalWriter {
       try {
         const text = batch.map((b) => b.line).join('');
         await Promise.all(
-          this.handles.map(async (handle) => {
-            await handle.write(text);
-            await handle.sync();
+          this.handles.map(async (handle, i) => {
+            const path = this.paths[i] ?? this.path;
+            await writeAll(handle, text, path);
+            await handle.sync().catch((error: unknown) => {
+              throw writeFailure(path, error);
+            });
           }),
         );
         for (const b of batch) b.resolve();
-      } catch (error) {
+      } catch (raw) {
+        // The records that make a crash safe are missing: nothing more may be sent.
+        const error =
+          raw instanceof FileWriteError
+            ? raw.withAdvice(
+                'the journal that makes a crash safe is not whole, so the run stopped before sending anything more; free space and run the same command again',
+              )
+            : raw;
         this.failure = { error };
         for (const b of batch) b.reject(error);
       }
@@ -158,7 +163,7 @@ export async function copyJournal(from: string, to: string): Promise<void> {
   try {
     target = (await journalExists(to)) ? await openOwn(to, 'truncate') : await createExclusive(to);
     await target.chmod(0o600);
-    for await (const chunk of chunksOf(source)) await target.write(chunk);
+    for await (const chunk of chunksOf(source)) await writeAll(target, chunk, to);
     await target.sync();
   } finally {
     await source.close();

@@ -4,22 +4,29 @@
  *
  * Spreadsheet safety: a CSV cell that starts with `=`, `+`, `-`, `@` or any control
  * character (tab, CR, LF, ESC, DEL, C1) is prefixed with a single quote (OWASP's
- * CSV-injection advice) so it is shown as text instead of run as a formula. The quote is then part of the cell; `--format json`
- * gives every value's exact bytes.
+ * CSV-injection advice) so it is shown as text instead of run as a formula; so is a
+ * cell that starts with a quote itself, so that reading takes one quote off any cell
+ * that starts with one. The quote is then part of the cell; `--format json` gives every
+ * value's exact bytes.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, lstat, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { fsyncDir } from './journal-writer.js';
+import { type FileOps, writeAll, writeFileAtomic } from '../io/safe-write.js';
 import { chunksOf, createExclusive, currentUid } from './safe-files.js';
 import { PlaceColumn } from './table.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
 export type OutputFormat = 'csv' | 'json';
 
-/** Formula starters, and any control character (tab, CR, ESC, C1): spreadsheets trim or act on them. */
+/**
+ * Formula starters, and any control character (tab, CR, ESC, C1): spreadsheets trim or
+ * act on them. A leading quote is escaped too (doubled), so the read side can take off
+ * exactly one quote from any cell that starts with one and get every value back
+ * (`batch/codes-file.ts` `unprotect`).
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it guards against
-const FORMULA_START = /^[=+\-@\u0000-\u001f\u007f-\u009f]/;
+const FORMULA_START = /^['=+\-@\u0000-\u001f\u007f-\u009f]/;
 
 export function protectFormula(text: string): string {
   return FORMULA_START.test(text) ? `'${text}` : text;
@@ -145,34 +152,13 @@ export async function writeAtomic(
   chunks: Iterable<string> | AsyncIterable<string>,
   beforeRename: (sha256: string) => Promise<void>,
   randomHex: () => string = () => randomBytes(8).toString('hex'),
+  ops?: FileOps,
 ): Promise<string> {
-  // An unguessable name in the same folder (so the rename stays atomic), created
-  // exclusively: a link planted at a predictable name is never written through.
-  const tmp = `${path}.${randomHex()}.tmp`;
-  const hash = createHash('sha256');
-  const handle = await createExclusive(tmp);
-  try {
-    try {
-      await handle.chmod(0o600);
-      for await (const chunk of chunks) {
-        hash.update(chunk);
-        await handle.write(chunk);
-      }
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    const sha = hash.digest('hex');
-    await beforeRename(sha);
-    await rename(tmp, path);
-    fsyncDir(path);
-    await removeStaleTemps(path);
-    return sha;
-  } catch (error) {
-    // Codes must not linger under a random name nobody will look for.
-    await rm(tmp, { force: true });
-    throw error;
-  }
+  // The one safe writer (io/safe-write.ts): an unguessable temp beside the target,
+  // created exclusively, written whole or not renamed at all.
+  const { sha256 } = await writeFileAtomic(path, chunks, { beforeRename, randomHex, ops });
+  await removeStaleTemps(path);
+  return sha256;
 }
 
 const STALE_TEMP = /^\.[0-9a-f]{16}\.tmp$/;
@@ -218,9 +204,9 @@ export class PartStore {
   ) {}
 
   /** A leftover of a crashed run (checked in preflight to be the user's own) is replaced. */
-  static async open(path: string): Promise<PartStore> {
+  static async open(path: string, ops?: FileOps): Promise<PartStore> {
     await rm(path, { force: true });
-    const handle = await createExclusive(path, { read: true });
+    const handle = await createExclusive(path, { read: true, ops });
     await handle.chmod(0o600);
     return new PartStore(handle, path);
   }
@@ -236,7 +222,7 @@ export class PartStore {
     this.size += bytes.length;
     this.places.set(order, { at: offset, len: bytes.length });
     this.queue = this.queue.then(async () => {
-      await this.handle.write(bytes, 0, bytes.length, offset);
+      await writeAll(this.handle, bytes, this.path, offset);
     });
     return this.queue;
   }
@@ -260,7 +246,8 @@ export class PartStore {
   }
 
   async close(): Promise<void> {
-    await this.queue;
+    // A failed write was already thrown to whoever put that part: closing still cleans up.
+    await this.queue.catch(() => {});
     await this.handle.close();
     await rm(this.path, { force: true });
   }

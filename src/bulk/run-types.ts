@@ -4,6 +4,7 @@
  * its result. Shared by every stage of the run (see engine.ts for the pipeline).
  */
 import type { HttpClient } from '../api/http.js';
+import type { FileOps } from '../io/safe-write.js';
 import type { Product } from '../schemas/catalog.js';
 import type { RunMoney } from './accounting.js';
 import type { BoughtSoFar } from './bought.js';
@@ -90,6 +91,8 @@ export interface BulkDeps {
   stats?: Partial<BulkStats>;
   /** This run's id in the journal (`paidBy`); default: a random UUID. */
   runId?: string;
+  /** How the run opens the files it writes (journal, parts, output); tests inject failing ones. */
+  files?: FileOps;
 }
 
 export interface PlanReport {

@@ -10,8 +10,9 @@
  *   again with fstat on the very descriptor that will be written.
  */
 import { constants } from 'node:fs';
-import { chmod, type FileHandle, lstat, mkdir, open } from 'node:fs/promises';
+import { chmod, type FileHandle, lstat, mkdir } from 'node:fs/promises';
 import { UnsafeFileError } from '../errors.js';
+import { type FileOps, nodeFileOps } from '../io/safe-write.js';
 
 // Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -66,10 +67,17 @@ function openFailure(path: string, error: unknown): Error {
 }
 
 /** A new file, mode 0600, that did not exist and is not reached through a link. */
-export async function createExclusive(path: string, opts: { read?: boolean } = {}): Promise<FileHandle> {
+export async function createExclusive(
+  path: string,
+  opts: { read?: boolean; ops?: FileOps } = {},
+): Promise<FileHandle> {
   const access = opts.read ? constants.O_RDWR : constants.O_WRONLY;
   try {
-    return await open(path, access | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+    return await (opts.ops ?? nodeFileOps).open(
+      path,
+      access | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
+      0o600,
+    );
   } catch (error) {
     throw openFailure(path, error);
   }
@@ -92,12 +100,13 @@ export async function openOwn(
   path: string,
   mode: keyof typeof OWN_FLAGS,
   uid = currentUid(),
+  ops: FileOps = nodeFileOps,
 ): Promise<FileHandle> {
   const flags = OWN_FLAGS[mode];
   let handle: FileHandle;
   try {
     // O_NONBLOCK: opening a FIFO planted at the name must not hang the run.
-    handle = await open(path, flags | NOFOLLOW | (constants.O_NONBLOCK ?? 0));
+    handle = await ops.open(path, flags | NOFOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     throw openFailure(path, error);
   }

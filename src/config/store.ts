@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import Conf from 'conf';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { writeFileAtomicSync } from '../io/safe-write.js';
 
 function unreadable(where: string, error: unknown): UsageError {
   const reason = error instanceof SyntaxError ? 'not valid JSON' : (error as Error).message;
@@ -49,6 +50,25 @@ export interface ConfigStore {
  */
 class PrivateConf<T extends Record<string, unknown>> extends Conf<T> {}
 Object.defineProperty(PrivateConf.prototype, '_ensureDirectory', { value: () => {} });
+/**
+ * conf's own atomic write (the `atomically` package) opens its temporary file with a
+ * plain `open(…, 'w')` under a name made from the time and Math.random: a link planted
+ * there is written through, and a file planted there is reused with its mode. Its
+ * `_write` is replaced by the CLI's one safe writer (exclusive, no-follow, 0600).
+ */
+Object.defineProperty(PrivateConf.prototype, '_write', {
+  value(this: TempNamed & { path: string; _serialize(value: unknown): string }, value: unknown) {
+    writeFileAtomicSync(this.path, this._serialize(value), {
+      mode: 0o600,
+      ...(this.tempRandomHex ? { randomHex: this.tempRandomHex } : {}),
+    });
+  },
+});
+
+/** Tests name the temporary file (to plant something there); otherwise it is random. */
+interface TempNamed {
+  tempRandomHex?: () => string;
+}
 
 function ensurePrivateDir(dir: string): void {
   if (existsSync(dir)) return;
@@ -60,6 +80,7 @@ function ensurePrivateDir(dir: string): void {
 export function openConfigStore(
   env: Record<string, string | undefined>,
   warn: (line: string) => void = () => {},
+  opts: { randomHex?: () => string } = {},
 ): ConfigStore {
   let conf: Conf<StoreShape>;
   let checkedMode = false;
@@ -76,6 +97,7 @@ export function openConfigStore(
   } catch (error) {
     throw unreadable(env.GIFTCODES_CONFIG_DIR || 'the config directory', error);
   }
+  if (opts.randomHex) (conf as unknown as TempNamed).tempRandomHex = opts.randomHex;
   const read = (): StoreShape => {
     let raw: unknown;
     try {
@@ -100,23 +122,26 @@ export function openConfigStore(
   };
   const write = (next: StoreShape) => {
     ensurePrivateDir(dirname(conf.path));
+    // A new file each time (the `_write` above), 0600 whatever the old one's mode was.
     conf.store = next;
-    // conf honours configFileMode on create; tighten an older file too.
-    if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
   };
   return {
     path: conf.path,
     defaultProfile: () => read().defaultProfile,
-    setDefaultProfile: (name) => write({ ...read(), defaultProfile: name }),
+    setDefaultProfile: (name) => write({ ...read(), defaultProfile: usableName(name) }),
     profileNames: () => Object.keys(read().profiles).sort(),
-    getProfile: (name) => read().profiles[name],
+    // Own keys only: `constructor` or `toString` is a name, not Object.prototype's member.
+    getProfile: (name) => {
+      const { profiles } = read();
+      return Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+    },
     setProfile: (name, profile) => {
       const state = read();
-      write({ ...state, profiles: { ...state.profiles, [name]: profile } });
+      write({ ...state, profiles: { ...state.profiles, [usableName(name)]: profile } });
     },
     deleteProfile: (name) => {
       const state = read();
-      if (!(name in state.profiles)) return false;
+      if (!Object.hasOwn(state.profiles, name)) return false;
       const { [name]: _removed, ...rest } = state.profiles;
       write({
         ...state,
@@ -126,6 +151,15 @@ export function openConfigStore(
       return true;
     },
   };
+}
+
+/**
+ * `__proto__` cannot be a key of the parsed file's objects (JSON.parse keeps it, but any
+ * copy through an assignment turns it into the prototype): it would be saved, then lost.
+ */
+function usableName(name: string): string {
+  if (name === '__proto__') throw new UsageError(`profile name "${name}" is reserved: choose another name`);
+  return name;
 }
 
 /** Like ssh with a private key: say so when others can read the file that holds keys. */

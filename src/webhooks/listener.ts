@@ -4,6 +4,12 @@
  * verifies the signature, answers 200 at once (well inside the service's 10 s
  * deadline), de-duplicates by delivery id, and optionally forwards the request
  * unchanged to the user's app. Time comes in as a function, so tests can fix it.
+ *
+ * A delivery's identity is its body's `id` and `type`: the signature covers the body,
+ * not the `X-Service-Delivery`/`X-Service-Event` headers, so a replay of a signed body
+ * with a fresh delivery header must not pass for a new delivery (spec section 6: the
+ * delivery id equals the body's `id` and the header). A header that disagrees with
+ * the body is refused.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +38,13 @@ export interface ListenerEvent {
   forward?: { status: number } | { error: string };
 }
 
+/** Why a request was refused: a failed signature, or an identity the body does not back. */
+export type RefusalReason =
+  | VerifyFailureReason
+  | 'delivery_header_mismatch'
+  | 'event_header_mismatch'
+  | 'not_an_event';
+
 export interface ListenerOptions {
   port: number;
   /** Loopback only by default: the listener is a development tool. */
@@ -45,10 +58,12 @@ export interface ListenerOptions {
   /** Problems that are not about one event (a request that is not a delivery). */
   onNotice?: (line: string) => void;
   /**
-   * A request that failed verification (only with secrets): answered 400, neither
-   * forwarded nor shown. Only the reason code is passed on; nothing the sender wrote.
+   * A request refused (answered 400, neither forwarded, remembered nor shown): it failed
+   * verification, or its headers disagree with its body, or a signed body is not an
+   * event. Only the reason code is passed on, and for a verified body its signed `id`;
+   * nothing else the sender wrote.
    */
-  onRejected?: (reason: VerifyFailureReason) => void;
+  onRejected?: (reason: RefusalReason, signed?: { deliveryId: string }) => void;
   /**
    * Unsafe, for debugging a wrong secret: forward and show requests that failed
    * verification, as if no secret were given. Any web page can POST to a loopback port.
@@ -115,15 +130,22 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
     const raw = Buffer.concat(chunks);
     const receivedAt = opts.now();
     const body = parseLoosely(raw);
-    const type = headerValue(req.headers[EVENT_HEADER]) ?? stringField(body, 'type');
-    const deliveryId = headerValue(req.headers[DELIVERY_HEADER]) ?? stringField(body, 'id');
+    const bodyId = stringField(body, 'id');
+    const bodyType = stringField(body, 'type');
+    const headerId = headerValue(req.headers[DELIVERY_HEADER]);
+    const headerType = headerValue(req.headers[EVENT_HEADER]);
     const event: ListenerEvent = {
       receivedAt,
-      type,
-      deliveryId,
+      type: bodyType ?? headerType,
+      deliveryId: bodyId ?? headerId,
       checkoutId: checkoutIdOf(body),
       verified: null,
       duplicate: false,
+    };
+    const refuse = (reason: RefusalReason) => {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ received: false, reason }));
+      opts.onRejected?.(reason, event.verified && bodyId !== null ? { deliveryId: bodyId } : undefined);
     };
     if (opts.secrets.length > 0) {
       const result = verifySignature({
@@ -135,17 +157,21 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
       });
       event.verified = result.valid;
       if (!result.valid) {
-        if (!opts.forwardUnverified) {
-          // Not the service: nothing of it is forwarded, remembered or shown.
-          res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ received: false, reason: result.reason }));
-          opts.onRejected?.(result.reason);
-          return;
-        }
+        // Not the service: nothing of it is forwarded, remembered or shown.
+        if (!opts.forwardUnverified) return refuse(result.reason);
         event.reason = result.reason;
         event.message = result.message;
+      } else if (bodyId === null || bodyType === null) {
+        // Signed, but nothing in it to de-duplicate or label by: not a delivery of the spec's shape.
+        return refuse('not_an_event');
       }
     }
+    // Headers the body contradicts: a replay relabelled to pass for a new delivery.
+    if (headerId !== null && bodyId !== null && headerId !== bodyId)
+      return refuse('delivery_header_mismatch');
+    if (headerType !== null && bodyType !== null && headerType !== bodyType)
+      return refuse('event_header_mismatch');
+    const deliveryId = event.deliveryId;
     // Only authentic (or, without a secret, all) ids are remembered, so a forged
     // request cannot make the listener drop the real delivery that carries its id.
     if (deliveryId !== null) {

@@ -207,6 +207,7 @@ describe('output', () => {
     ['@SUM(A1)', "'@SUM(A1)"],
     ['\tx', "'\tx"],
     ['ABC-123', 'ABC-123'],
+    ["'quoted", "''quoted"],
   ])('protectFormula(%j) = %j', (input, expected) => {
     expect(protectFormula(input)).toBe(expected);
   });

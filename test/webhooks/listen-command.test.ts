@@ -60,6 +60,35 @@ describe('webhook listen (binary)', () => {
     expect(await running.stop()).toBe(0);
   });
 
+  it('refuses a signed body replayed under another delivery header, and says so (issue 22)', async () => {
+    app = await startServer({ 'POST /app': (_req, res) => json(res, 204, {}) });
+    running = await spawnListen(['--secret', SECRET, '--forward-to', `${app.url}/app`]);
+    const first = await deliver(running.url, 'whd_r1');
+    await running.waitForLine((l) => l.includes('whd_r1'));
+    const replay = await request(running.url, {
+      method: 'POST',
+      body: first.body,
+      headers: {
+        'x-service-signature': signatureHeader({
+          secrets: [SECRET],
+          timestamp: Date.now(),
+          payload: first.body,
+        }),
+        'x-service-event': 'order.completed',
+        'x-service-delivery': 'whd_r2',
+      },
+    });
+    await replay.body.dump();
+    expect(replay.statusCode).toBe(400);
+    await until(() =>
+      running
+        ?.stderr()
+        .includes('rejected: delivery header mismatch for delivery whd_r1 (answered 400, not forwarded)'),
+    );
+    expect(running.stdoutLines.join('\n')).not.toContain('whd_r2');
+    expect(app.hits('/app')).toHaveLength(1);
+  });
+
   it('--json prints one JSON object per line', async () => {
     running = await spawnListen(['--json'], { GIFTCODES_WEBHOOK_SECRET: SECRET });
     await deliver(running.url, 'whd_j1');

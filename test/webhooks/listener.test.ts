@@ -245,6 +245,87 @@ describe('webhook listener', () => {
   });
 });
 
+describe('webhook listener: identity from the signed body (issue 22)', () => {
+  it('one signed body sent five times with the delivery header changed reaches the app once', async () => {
+    app = await startServer({ 'POST /hook': (_req, res) => json(res, 200, {}) });
+    const rejected: Array<{ reason: string; deliveryId?: string }> = [];
+    const l = await start({
+      forwardTo: `${app.url}/hook`,
+      onRejected: (reason, signed) => rejected.push({ reason, ...signed }),
+    });
+    const d = delivery('whd_real');
+    let seen = l.next();
+    expect(await post(l.url, d)).toBe(200);
+    await seen;
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const forged = { ...d, headers: { ...d.headers, 'x-service-delivery': `whd_forged_${i}` } };
+      statuses.push(await post(l.url, forged));
+    }
+    // The header disagrees with the signed body's id: refused, never forwarded or shown.
+    expect(statuses).toEqual([400, 400, 400, 400]);
+    expect(rejected).toEqual(
+      Array.from({ length: 4 }, () => ({ reason: 'delivery_header_mismatch', deliveryId: 'whd_real' })),
+    );
+    // The same body with its own header again: a duplicate by the signed id.
+    seen = l.next();
+    expect(await post(l.url, d)).toBe(200);
+    await seen;
+    expect(l.events.map((e) => [e.deliveryId, e.duplicate])).toEqual([
+      ['whd_real', false],
+      ['whd_real', true],
+    ]);
+    expect(app.hits('/hook')).toHaveLength(1);
+  });
+
+  it('refuses a signed body whose event header names another type', async () => {
+    app = await startServer({ 'POST /hook': (_req, res) => json(res, 200, {}) });
+    const rejected: string[] = [];
+    const l = await start({ forwardTo: `${app.url}/hook`, onRejected: (reason) => rejected.push(reason) });
+    const d = delivery('whd_type', { type: 'order.failed' });
+    const relabelled = { ...d, headers: { ...d.headers, 'x-service-event': 'order.completed' } };
+    expect(await post(l.url, relabelled)).toBe(400);
+    expect(rejected).toEqual(['event_header_mismatch']);
+    // The refusal is not remembered: the genuine delivery still goes through.
+    const seen = l.next();
+    expect(await post(l.url, d)).toBe(200);
+    await seen;
+    expect(l.events).toHaveLength(1);
+    expect(l.events[0]).toMatchObject({ deliveryId: 'whd_type', type: 'order.failed', duplicate: false });
+    expect(app.hits('/hook')).toHaveLength(1);
+  });
+
+  it('labels and de-duplicates by the signed body when the headers are missing', async () => {
+    const l = await start();
+    const d = delivery('whd_bare');
+    const bare = { body: d.body, headers: { 'x-service-signature': d.headers['x-service-signature'] } };
+    let seen = l.next();
+    expect(await post(l.url, bare)).toBe(200);
+    await seen;
+    seen = l.next();
+    expect(await post(l.url, d)).toBe(200);
+    await seen;
+    expect(l.events.map((e) => [e.type, e.deliveryId, e.duplicate])).toEqual([
+      ['order.completed', 'whd_bare', false],
+      ['order.completed', 'whd_bare', true],
+    ]);
+  });
+
+  it('refuses a signed body that is not an event {id, type}', async () => {
+    const rejected: string[] = [];
+    const l = await start({ onRejected: (reason) => rejected.push(reason) });
+    const body = JSON.stringify({ type: 'order.completed', data: {} });
+    const headers = {
+      'x-service-signature': signatureHeader({ secrets: [SECRET], timestamp: NOW, payload: body }),
+      'x-service-delivery': 'whd_headers_only',
+      'x-service-event': 'order.completed',
+    };
+    expect(await post(l.url, { body, headers })).toBe(400);
+    expect(rejected).toEqual(['not_an_event']);
+    expect(l.events).toEqual([]);
+  });
+});
+
 describe('DedupeMemory', () => {
   it('3,000 ids of 300 KB stay within the byte budget (issue 12: 1 GB RSS before)', () => {
     const memory = new DedupeMemory({ maxEntries: 10_000, maxBytes: 64 * 1024 });

@@ -121,6 +121,11 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
   const { JournalWriter, fileExists, renderOutput, sha256File, writeAtomic } = await import(
     '../../bulk/index.js'
   );
+  const { assertRegularIfPresent } = await import('../../io/regular-file.js');
+  // Before anything is read: a FIFO here would block the command for good.
+  await assertRegularIfPresent(opts.out, '--out');
+  if (opts.input !== undefined) await assertRegularIfPresent(opts.input, '--input');
+  if (opts.journal !== undefined) await assertRegularIfPresent(opts.journal, '--journal');
   const http = await ctx.http();
   const target = await targetFor(ctx, http, opts);
   const withLines = target.orders.some((o) => o.lines);

@@ -62,6 +62,11 @@ export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOption
   const { reconcile } = await import('../../batch/reconcile.js');
   const { foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
   const { journalCopies, refundLogPath } = await import('../../batch/target.js');
+  if (opts.file !== undefined) {
+    const { assertRegularIfPresent } = await import('../../io/regular-file.js');
+    // Before anything is read: a FIFO here would block the command for good.
+    await assertRegularIfPresent(opts.file, 'codes file');
+  }
   const http = await ctx.http();
   const target = await locateBatch(
     http,

@@ -82,6 +82,11 @@ export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Pr
   const { appendRefundLog, foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
   const { journalCopies, refundLogPath } = await import('../../batch/target.js');
   assertCanConsent(ctx, opts.yes, 'request refunds for a batch');
+  if (opts.file !== undefined) {
+    const { assertRegularIfPresent } = await import('../../io/regular-file.js');
+    // Before anything is read: a FIFO here would block the command for good.
+    await assertRegularIfPresent(opts.file, 'codes file');
+  }
   const http = await ctx.http();
   const target = await locateBatch(
     http,

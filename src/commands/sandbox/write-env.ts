@@ -1,10 +1,11 @@
 /**
  * `sandbox --write-env <path>`: the two lines a shell exports, in a file that appears
- * only once the sandbox listens, whole (temp file, fsync, rename) and 0600 (it holds
- * the account's key). A stale file from an earlier run is removed before listening, so
+ * only once the sandbox listens, whole and 0600 (it holds the account's key), through
+ * the one safe writer (io/safe-write.ts): a link or file planted beside it in a shared
+ * folder is never written through. A stale file from an earlier run is removed before listening, so
  * `until [ -s file ]; do sleep 0.2; done` waits for this run, and on stop.
  */
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 
@@ -18,16 +19,17 @@ export async function prepareWriteEnv(path: string): Promise<void> {
   await rm(path, { force: true });
 }
 
-export async function writeEnvTo(path: string, url: string, apiKey: string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
-  const handle = await open(temp, 'w', 0o600);
-  try {
-    await handle.writeFile(`GIFTCODES_BASE_URL=${url}\nGIFTCODES_API_KEY=${apiKey}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, path);
+export async function writeEnvTo(
+  path: string,
+  url: string,
+  apiKey: string,
+  randomHex?: () => string,
+): Promise<void> {
+  const { writeFileAtomic } = await import('../../io/safe-write.js');
+  await writeFileAtomic(path, [`GIFTCODES_BASE_URL=${url}\nGIFTCODES_API_KEY=${apiKey}\n`], {
+    mode: 0o600,
+    ...(randomHex ? { randomHex } : {}),
+  });
 }
 
 export async function removeWriteEnv(path: string): Promise<void> {

@@ -111,9 +111,11 @@ export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions)
       now: ctx.clock.now,
       forwardTo,
       forwardUnverified: opts.forwardUnverified,
-      // The reason is a fixed code of ours: nothing the sender wrote reaches the terminal.
-      onRejected: (reason) =>
-        err(ctx.io, `rejected: ${reason.replace(/_/g, ' ')} (answered 400, not forwarded)`),
+      // The reason is a fixed code of ours; the id, when given, is the signed body's own.
+      onRejected: (reason, signed) => {
+        const of = signed ? ` for delivery ${sanitize(signed.deliveryId, { newlines: false })}` : '';
+        err(ctx.io, `rejected: ${reason.replace(/_/g, ' ')}${of} (answered 400, not forwarded)`);
+      },
       onEvent: (event) => {
         if (event.duplicate) {
           // A retry of something already shown: a note, not another event.
