@@ -231,7 +231,16 @@ async function runParsed(
       // 10. The output file and the run's result.
       return await finishRun(
         opts,
-        { state, results, writer, outcome, now: deps.now, heldPeak: runner.heldPeak, runId, files: deps.files },
+        {
+          state,
+          results,
+          writer,
+          outcome,
+          now: deps.now,
+          heldPeak: runner.heldPeak,
+          runId,
+          files: deps.files,
+        },
         base,
       );
     } finally {

@@ -3,9 +3,10 @@
  * parts in plan order (row, then unit), its hash journaled before and after the
  * rename, and the run's result: outcome, why it stopped, what was bought and charged.
  */
-import { MoneyAccount } from './accounting.js';
+
 import { FileWriteError } from '../errors.js';
 import type { FileOps } from '../io/safe-write.js';
+import { MoneyAccount } from './accounting.js';
 import { eachEffectiveOrder, type JournalState, type OrderState } from './journal.js';
 import type { JournalWriter } from './journal-writer.js';
 import { assembleOutput, writeAtomic } from './output.js';
