@@ -14,7 +14,10 @@ export const ExitCode = {
   failedItems: 3,
   /** Stopped early and resumable: a cap, insufficient balance, a wait timeout. */
   stoppedResumable: 4,
+  /** Ctrl-C (SIGINT): 128 + 2, as a shell reports it. */
   interrupted: 130,
+  /** SIGTERM (a supervisor, `kill`): 128 + 15; stopped as cleanly as by Ctrl-C. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

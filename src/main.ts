@@ -87,24 +87,32 @@ function isCommanderError(error: unknown): error is { exitCode: number; code: st
   return typeof code === 'string' && code.startsWith('commander.') && typeof exitCode === 'number';
 }
 
-/** A second SIGINT sooner than this after the first is the echo described below. */
-const SIGINT_ECHO_MS = 250;
+/** A second signal sooner than this after the first of its kind is the echo described below. */
+const SIGNAL_ECHO_MS = 250;
 
-/** Called by bin/giftcodes.js. Ctrl-C aborts the command, which leaves state consistent; twice exits at once. */
+/** The signals that stop a run, and the exit code of a run they stopped (128 + the signal's number). */
+const STOP_SIGNALS = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated } as const;
+type StopSignal = keyof typeof STOP_SIGNALS;
+
+/**
+ * Called by bin/giftcodes.js. Ctrl-C or SIGTERM aborts the command, which leaves state
+ * consistent; a second one exits at once.
+ */
 export async function runFromProcess(): Promise<void> {
   const controller = new AbortController();
-  let interrupts = 0;
-  let firstInterruptAt = 0;
-  process.on('SIGINT', () => {
-    // `conf` loads `when-exit`, whose own SIGINT handler re-sends the signal to this
-    // process a moment later; that echo is not the user pressing Ctrl-C again.
+  let stoppedBy: StopSignal | undefined;
+  let firstAt = 0;
+  const onSignal = (signal: StopSignal) => () => {
+    // `conf` loads `when-exit`, whose own handlers re-send the signal to this process a
+    // moment later; that echo is not the user (or a supervisor) asking again.
     const now = performance.now();
-    if (interrupts > 0 && now - firstInterruptAt < SIGINT_ECHO_MS) return;
-    interrupts += 1;
-    if (interrupts > 1) process.exit(ExitCode.interrupted);
-    firstInterruptAt = now;
+    if (stoppedBy === signal && now - firstAt < SIGNAL_ECHO_MS) return;
+    if (stoppedBy) process.exit(STOP_SIGNALS[signal]);
+    stoppedBy = signal;
+    firstAt = now;
     controller.abort();
-  });
+  };
+  for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) process.on(signal, onSignal(signal));
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     // `giftcodes ... | head`: the reader left; that is not our failure.
     if (error.code === 'EPIPE') process.exit(ExitCode.ok);
@@ -112,5 +120,5 @@ export async function runFromProcess(): Promise<void> {
   const io = processIO(process.env);
   io.color = colorEnabled(io.stdoutIsTTY && io.stderrIsTTY, process.env);
   const code = await run(process.argv.slice(2), { io, env: process.env, signal: controller.signal });
-  process.exitCode = controller.signal.aborted && code !== ExitCode.ok ? ExitCode.interrupted : code;
+  process.exitCode = stoppedBy && code !== ExitCode.ok ? STOP_SIGNALS[stoppedBy] : code;
 }

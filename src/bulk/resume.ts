@@ -18,7 +18,7 @@ import type { ParsedInput } from './preflight.js';
 import type { BulkOptions } from './run-types.js';
 
 /** Errors that mean the state directory cannot be used here at all. */
-const UNUSABLE_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
+export const UNUSABLE_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
 
 export interface JournalChoice {
   journalPath: string;

@@ -39,6 +39,7 @@ export const EXIT_CODES: [string, string][] = [
     'stopped early and resumable: a limit or cap, insufficient balance, --wait-timeout, the retry budget spent',
   ],
   ['130', 'interrupted (Ctrl-C); state is left consistent'],
+  ['143', 'stopped by SIGTERM; state is left consistent, as for Ctrl-C'],
 ];
 
 const helper = new Help();

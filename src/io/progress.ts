@@ -32,6 +32,10 @@ export async function startProgress(io: IO, text: string): Promise<Progress> {
     stream: io.stderr,
     isEnabled: true,
     color: io.color ? 'cyan' : undefined,
+    // ora's default puts stdin in raw mode while it spins, which turns Ctrl-C into a
+    // byte (one its discarder never reads: the run could not be stopped). The terminal
+    // keeps its signal keys; a key typed meanwhile echoes, which is the lesser harm.
+    discardStdin: false,
   }).start();
   return {
     update: (t) => {

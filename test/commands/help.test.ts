@@ -136,7 +136,7 @@ describe('giftcodes help', () => {
   it('help exit-codes lists every exit code', async () => {
     const res = await help(['help', 'exit-codes']);
     expect(res.code).toBe(0);
-    for (const code of ['0', '1', '2', '3', '4', '130'])
+    for (const code of ['0', '1', '2', '3', '4', '130', '143'])
       expect(res.stdout).toMatch(new RegExp(`\\n {2}${code}\\s`));
   });
 

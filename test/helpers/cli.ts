@@ -256,7 +256,10 @@ export function startInProcess(
  * The binary in the background, for waits the test drives: start `--wait`, see its
  * first status line, then move the sandbox's virtual clock. No guessing with sleeps.
  */
-export function startBinary(args: string[], env: Record<string, string | undefined>): RunningCli {
+export function startBinary(
+  args: string[],
+  env: Record<string, string | undefined>,
+): RunningCli & { kill(signal?: NodeJS.Signals): void } {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: cleanEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -283,5 +286,9 @@ export function startBinary(args: string[], env: Record<string, string | undefin
     done,
     stderr: () => w.stderr,
     stderrShows: (text, timeoutMs = 15_000) => w.shows(text, timeoutMs),
+    /** A crash at this point (SIGKILL unless told): no handler of the CLI runs. */
+    kill: (signal = 'SIGKILL') => {
+      child.kill(signal);
+    },
   };
 }

@@ -11,6 +11,8 @@ export interface GateProxy {
   url: string;
   /** Requests of the route held now. */
   readonly held: number;
+  /** Requests of the route seen so far (passed, held or let through). */
+  readonly seen: number;
   /** Lets every held request through, and every later one. */
   open(): void;
   close(): Promise<void>;
@@ -51,7 +53,9 @@ export async function startGateProxy(
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const path = new URL(req.url ?? '/', 'http://proxy').pathname;
-    if (`${req.method} ${path}` === opts.route && !isOpen && ++seen > (opts.pass ?? 0)) {
+    const ours = `${req.method} ${path}` === opts.route;
+    if (ours) seen += 1;
+    if (ours && !isOpen && seen > (opts.pass ?? 0)) {
       // Held like a request the service is still working on: it goes on when the gate opens,
       // even if the client is gone by then.
       await new Promise<void>((resolve) => waiting.push(resolve));
@@ -68,6 +72,9 @@ export async function startGateProxy(
     url: listening.url,
     get held() {
       return waiting.length;
+    },
+    get seen() {
+      return seen;
     },
     open() {
       isOpen = true;

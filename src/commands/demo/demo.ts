@@ -9,6 +9,7 @@ import { formatMoney } from '../../io/format.js';
 import { giftcodesCommand, shellWord } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
+import { nonNegativeInt } from '../parse.js';
 
 export default defineCommand({
   command: 'demo',
@@ -19,6 +20,12 @@ export default defineCommand({
     input: {
       flags: '--input <csv>',
       description: 'the order file (default: the bundled fixtures/demo-orders.csv)',
+    },
+    fulfillmentMs: {
+      flags: '--fulfillment-ms <ms>',
+      description: "the demo sandbox's time per fulfilled unit (a slow run to watch, or to stop)",
+      parse: nonNegativeInt,
+      hidden: true,
     },
   },
   examples: ['giftcodes demo', 'giftcodes demo --out /tmp/demo-codes.csv --input my-orders.csv'],
@@ -37,7 +44,10 @@ async function earlierDemoOnly(out: string): Promise<boolean> {
   return !(await fileExists(out));
 }
 
-export async function runDemo(ctx: Context, opts: { out: string; input?: string }): Promise<void> {
+export async function runDemo(
+  ctx: Context,
+  opts: { out: string; input?: string; fulfillmentMs?: number },
+): Promise<void> {
   const { journalPathFor } = await import('../../bulk/index.js');
   if (!(await earlierDemoOnly(opts.out))) {
     throw new UsageError(`${opts.out} exists and is not a demo output: pass --out <another file>`);
@@ -47,7 +57,11 @@ export async function runDemo(ctx: Context, opts: { out: string; input?: string 
     import('undici'),
     import('../order/bulk.js'),
   ]);
-  const sandbox = await startSandbox({ port: 0, seed: 1 });
+  const sandbox = await startSandbox({
+    port: 0,
+    seed: 1,
+    ...(opts.fulfillmentMs === undefined ? {} : { tuning: { fulfillmentUnitMs: opts.fulfillmentMs } }),
+  });
   try {
     const res = await request(`${sandbox.url}/_sandbox/accounts`, {
       method: 'POST',

@@ -3,9 +3,14 @@
  * each requested once. The service has no refund read path (spec section 4), so
  * "once" is known from the batch's refund log (src/batch/refund-log.ts): an intent is
  * fsync'd before each request and the answer after it, and a re-run skips every order
- * with a recorded answer. A service answer of 200 (instead of 201) to a request is
- * recorded as a replay of an existing refund.
+ * with a recorded answer. The log is read and written only under the batch's locks,
+ * the ones `order bulk` holds (src/batch/lock.ts): two runs never ask at once. A
+ * service answer of 200 (instead of 201) to a request is recorded as a replay of an
+ * existing refund.
  */
+
+import type { HttpClient } from '../../api/http.js';
+import type { BatchTarget } from '../../batch/locate.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, InterruptedError, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
@@ -13,6 +18,7 @@ import { printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Refund } from '../../schemas/refunds.js';
 import { defineCommand } from '../define.js';
+import { duration } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { rerunCommand } from '../shared/rerun.js';
 
@@ -28,7 +34,15 @@ export default defineCommand({
     },
     retryUnknown: {
       flags: '--retry-unknown',
-      description: 'ask again for orders whose earlier request lost its answer',
+      description:
+        'ask again for orders whose earlier request lost its answer (the refund may exist: the service cannot be asked)',
+    },
+    waitLock: {
+      flags: '--wait-lock [duration]',
+      description:
+        'if another run holds this batch (order bulk or refund batch), wait for it this long instead of refusing (exit 2)',
+      parse: duration,
+      preset: '10m',
     },
     yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
   },
@@ -45,6 +59,8 @@ export interface RefundBatchOptions {
   batch?: string;
   yes?: boolean;
   retryUnknown?: boolean;
+  /** ms to wait for another run's lock on the batch; undefined refuses at once. */
+  waitLock?: number;
 }
 
 export type RefundOutcome =
@@ -76,10 +92,9 @@ export interface RefundBatchRow {
 const REFUNDABLE = new Set(['partial', 'failed']);
 
 export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Promise<ExitCode> {
-  const { createRefund } = await import('../../api/refunds.js');
-  const { locateBatch } = await import('../../batch/locate.js');
-  const { failedUnits, fetchOrders } = await import('../../batch/orders.js');
-  const { appendRefundLog, foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
+  const { locateBatch, splitBatchPath } = await import('../../batch/locate.js');
+  const { batchLocks } = await import('../../batch/lock.js');
+  const { isValidBatchId } = await import('../../bulk/refs.js');
   const { journalCopies, refundLogPath } = await import('../../batch/target.js');
   assertCanConsent(ctx, opts.yes, 'request refunds for a batch');
   if (opts.file !== undefined) {
@@ -88,12 +103,39 @@ export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Pr
     await assertRegularIfPresent(opts.file, 'codes file');
   }
   const http = await ctx.http();
-  const target = await locateBatch(
-    http,
-    { file: opts.file, batch: opts.batch, copies: await journalCopies(ctx, http) },
-    (line) => err(ctx.io, line),
+  const copies = await journalCopies(ctx, http);
+  const notice = (line: string) => err(ctx.io, line);
+  const locks = batchLocks(
+    copies,
+    { now: ctx.clock.now, sleep: ctx.clock.sleep, signal: ctx.signal, notice },
+    opts.waitLock,
   );
-  const logPath = await refundLogPath(ctx, target);
+  const file = opts.file === undefined ? undefined : splitBatchPath(opts.file).file;
+  try {
+    // The codes file's lock before its journal is read; the batch's as soon as its id is known.
+    if (file) await locks.file(file);
+    if (opts.batch !== undefined && isValidBatchId(opts.batch))
+      await locks.batch(opts.batch, await refundLogPath(ctx, { batch: opts.batch, file }));
+    const target = await locateBatch(http, { file: opts.file, batch: opts.batch, copies }, notice);
+    const logPath = await refundLogPath(ctx, target);
+    if (!locks.hasBatch) await locks.batch(target.batch, logPath);
+    return await refundUnderLock(ctx, opts, http, target, logPath);
+  } finally {
+    await locks.release();
+  }
+}
+
+/** Everything after the locks: the log is read and written only while they are held. */
+async function refundUnderLock(
+  ctx: Context,
+  opts: RefundBatchOptions,
+  http: HttpClient,
+  target: BatchTarget,
+  logPath: string,
+): Promise<ExitCode> {
+  const { createRefund } = await import('../../api/refunds.js');
+  const { failedUnits, fetchOrders } = await import('../../batch/orders.js');
+  const { appendRefundLog, foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
   const log = foldRefundLog(await readRefundLog(logPath));
   const fetched = await fetchOrders(http, target.orders);
 
@@ -127,7 +169,7 @@ export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Pr
       });
     } else if (logged?.unknown && !opts.retryUnknown) {
       row.outcome = 'unknown';
-      row.error = 'an earlier request was sent but its answer was lost';
+      row.error = 'an earlier request was sent and its answer never came: the refund may exist';
     } else {
       toAsk.push(row);
     }
@@ -223,10 +265,14 @@ export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Pr
     );
   }
   err(ctx.io, `refund log: ${logPath} (the service offers no way to read refunds back; keep it)`);
-  if (rows.some((r) => r.outcome === 'unknown'))
+  const unknown = rows.filter((r) => r.outcome === 'unknown').map((r) => r.checkoutId);
+  if (unknown.length)
     err(
       ctx.io,
-      `an answer was lost for some orders: to ask again, ${rerunCommand(ctx)}${ctx.argv.includes('--retry-unknown') ? '' : ' --retry-unknown'}`,
+      `the refund${unknown.length === 1 ? '' : 's'} of ${unknown.join(', ')} may have been requested: a request was sent ` +
+        'and its answer never came (lost, or the run was stopped), and the service offers no way to read refunds back, ' +
+        "so it is not sent again on a guess. Look for it first (a refund.initiated webhook, the balance, the service's support); " +
+        `to send it again anyway: ${rerunCommand(ctx)}${ctx.argv.includes('--retry-unknown') ? '' : ' --retry-unknown'}`,
     );
   if (unfinished) err(ctx.io, `${unfinished} orders are not final yet: run this again once they are`);
   ctx.exitCode = exitCode;
