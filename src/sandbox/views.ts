@@ -41,11 +41,9 @@ function b2bItemView(item: ItemState, minimal = false) {
     productId: item.productId,
     productName: item.productName,
   };
-  // Beyond the spec's B2B item, like the checkout item: what a replayed ref is compared on.
-  if (!minimal) {
-    view.skuId = item.skuId;
-    view.requiredFields = item.requiredFields;
-  }
+  // Beyond the spec's B2B item (no skuId there), like the checkout item: the recipient a
+  // replayed ref is compared on.
+  if (!minimal) view.requiredFields = item.requiredFields;
   Object.assign(view, {
     unitAmount: item.unitAmount,
     unitPrice: item.unitPrice,
@@ -59,8 +57,8 @@ function b2bItemView(item: ItemState, minimal = false) {
 
 /**
  * B2B order (spec §2 "B2B order fields"). The sandbox adds `updatedAt`, `sealCards`,
- * `callbackUrl` and each item's `skuId` and `requiredFields`; `minimal` (the spec-minimal
- * mode) leaves them out.
+ * `callbackUrl` and each item's `requiredFields`; `minimal` (the spec-minimal mode) leaves
+ * them out.
  */
 export function orderView(order: OrderState, minimal = false) {
   if (minimal) {
