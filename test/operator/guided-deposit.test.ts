@@ -100,7 +100,7 @@ describe('guided deposit in a terminal', () => {
     const { term, depositId } = await startGuided(env, '30', 'btc');
     op.sandbox.advanceClock(61 * MINUTE);
     await term.waitFor(`Deposit ${depositId} expired.`);
-    await term.waitFor('Start a new deposit with `giftcodes deposit`');
+    await term.waitFor('Start a new deposit with: giftcodes deposit.');
     expect(await term.exited).toBe(3);
   });
 
