@@ -2,7 +2,6 @@
  * Deposits (balance top-ups). Creation carries no externalRef, so it is never
  * repeated on a timeout or 5xx: a second call could open a second invoice.
  */
-import { UnexpectedResponseError } from '../errors.js';
 import type { ListQuery } from '../schemas/common.js';
 import {
   type CreateDepositRequest,
@@ -31,15 +30,41 @@ export function listDeposits(http: HttpClient, query: DepositListQuery) {
   return http.get('/b2b/deposits', DepositList, { ...query });
 }
 
-/** The id of a created deposit, or a clear error when the service did not return one. */
-export function requireDepositId(res: { depositId?: string; status: number; requestId?: string }): string {
-  if (!res.depositId) {
-    throw new UnexpectedResponseError(
-      res.status,
-      'the deposit was created but the response carries no depositId (neither `depositId` nor `deposit.depositId`)',
-      undefined,
-      res.requestId,
-    );
-  }
-  return res.depositId;
+/**
+ * The deposit a create made, when its answer carried no id (the spec shows only the
+ * invoice): among the pending deposits, the one with this amount and payment currency
+ * (and, to tell several apart, the invoice's expiry), not among `before` (the pending
+ * ones listed before the create). Undefined unless exactly one fits: never a guess.
+ */
+export async function findCreatedDeposit(
+  http: HttpClient,
+  created: {
+    amount: number;
+    paymentCurrency: string;
+    expiresAt?: number | null;
+    before?: ReadonlySet<string>;
+  },
+): Promise<string | undefined> {
+  const list = await listDeposits(http, {
+    status: 'pending',
+    sortBy: 'createdAt',
+    sortOrder: 'desc',
+    limit: 100,
+  });
+  let fits = list.data.data.filter(
+    (d) =>
+      !created.before?.has(d.depositId) &&
+      Math.abs(d.amount - created.amount) < 1e-9 &&
+      (d.paymentCurrency === undefined ||
+        d.paymentCurrency.toUpperCase() === created.paymentCurrency.toUpperCase()),
+  );
+  if (fits.length > 1 && typeof created.expiresAt === 'number')
+    fits = fits.filter((d) => d.expiresAt === created.expiresAt);
+  return fits.length === 1 ? fits[0]?.depositId : undefined;
+}
+
+/** The ids of the pending deposits now (to tell a new one from them). */
+export async function pendingDepositIds(http: HttpClient): Promise<Set<string>> {
+  const list = await listDeposits(http, { status: 'pending', limit: 100 });
+  return new Set(list.data.data.map((d) => d.depositId));
 }

@@ -16,6 +16,7 @@ import {
   ResponseTooLargeError,
   RetryBudgetSpentError,
   UnexpectedResponseError,
+  writeOutcome,
 } from '../errors.js';
 import { maskSecret } from '../io/format.js';
 import { redactUrls } from '../io/redact-url.js';
@@ -98,6 +99,12 @@ export interface ApiResponse<T> {
   raw: unknown;
   status: number;
   requestId?: string;
+  /**
+   * An earlier attempt of this request may have been applied (a 5xx, a timeout, a dropped
+   * connection) before this answer came: a 200 replay of an externalRef is then most likely
+   * this request's own first send, not an older order.
+   */
+  afterLostAnswer?: boolean;
 }
 
 const NETWORK_CODES = new Set([
@@ -176,11 +183,13 @@ export class HttpClient {
     const policy = this.options.rateLimited === 'return' ? { ...configured, maxRetryAfterMs: 0 } : configured;
     const random = this.options.random ?? Math.random;
     const traits: RequestTraits = { method: opts.method, ...opts.traits };
+    let lost = false;
     for (let attempt = 0; ; attempt++) {
       let failure: ApiError | NetworkError | UnexpectedResponseError;
       let outcome: Outcome;
       try {
-        return await this.attempt(opts);
+        const res = await this.attempt(opts);
+        return lost ? { ...res, afterLostAnswer: true } : res;
       } catch (error) {
         if (error instanceof ApiError) outcome = { kind: 'status', status: error.status };
         else if (error instanceof NetworkError) outcome = { kind: error.kind };
@@ -189,6 +198,7 @@ export class HttpClient {
         else throw error;
         failure = error;
       }
+      if (writeOutcome(failure) === 'maybe-applied') lost = true;
       const retryAfterMs = failure instanceof ApiError ? failure.retryAfterMs : undefined;
       const decision = decideRetry({
         traits,

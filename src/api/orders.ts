@@ -15,6 +15,46 @@ export async function createOrder(http: HttpClient, body: CreateOrderRequest) {
   return { ...res, data: parseOrder(res.raw, res.status, res.requestId), replayed: res.status === 200 };
 }
 
+/**
+ * `createOrder` for one person's order: the body of `POST /b2b/orders` is "not shown"
+ * (spec section 4), so an answer that is not an order does not fail the call: `order` is
+ * undefined and the caller finds the order by its ref (`findOrderByRef`). The status still
+ * tells a new order (201) from a replay (200).
+ */
+export async function submitOrder(http: HttpClient, body: CreateOrderRequest) {
+  const res = await http.post('/b2b/orders', body, undefined, { idempotent: true });
+  const found = unwrapObject(res.raw, 'checkoutId', ORDER_WRAPPERS);
+  const order = found.ok ? parseOrder(res.raw, res.status, res.requestId) : undefined;
+  return { ...res, order, replayed: res.status === 200 };
+}
+
+export type RefLookup =
+  | { kind: 'found'; order: Order; raw: unknown }
+  | { kind: 'absent' }
+  /** The list answered with other orders: it ignores the filter, so absence proves nothing. */
+  | { kind: 'unverifiable' };
+
+/**
+ * The order with this externalRef, by the spec's exact filter of `GET /b2b/orders`, read
+ * in full by id (list entries' shape is not shown; an entry may carry no more than its id).
+ * (The bulk engine's `lookupRef` in bulk/discovery.ts answers the same question for runs.)
+ */
+export async function findOrderByRef(http: HttpClient, ref: string): Promise<RefLookup> {
+  const list = await listOrders(http, { externalRef: ref, limit: 5 });
+  let others = false;
+  for (const entry of list.data.orders) {
+    if (entry.externalRef !== undefined && entry.externalRef !== null && entry.externalRef !== ref) {
+      others = true;
+      continue;
+    }
+    const full = await getOrder(http, entry.checkoutId);
+    if (full.data.externalRef === ref || full.data.externalRef === undefined)
+      return { kind: 'found', order: full.data, raw: full.raw };
+    others = true;
+  }
+  return others ? { kind: 'unverifiable' } : { kind: 'absent' };
+}
+
 export async function getOrder(http: HttpClient, checkoutId: string) {
   const res = await http.get(`/b2b/orders/${encodeURIComponent(checkoutId)}`);
   return { ...res, data: parseOrder(res.raw, res.status, res.requestId) };

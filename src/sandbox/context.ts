@@ -41,6 +41,8 @@ export interface SandboxTuning {
 export interface Core {
   readonly seed: number;
   readonly allowHttpWebhooks: boolean;
+  /** Answers carry only what the spec shows (options.ts `specMinimal`). */
+  readonly specMinimal: boolean;
   readonly tuning: SandboxTuning;
   readonly clock: VirtualClock;
   readonly scheduler: Scheduler;

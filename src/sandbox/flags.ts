@@ -30,6 +30,7 @@ export interface SandboxFlags {
   tier?: string;
   retailer?: boolean;
   allowHttpWebhooks?: boolean;
+  specMinimal?: boolean;
   fault?: Many;
   faultScript?: Many;
   latency?: Many | number;
@@ -101,6 +102,7 @@ export function parseSandboxFlags(flags: SandboxFlags): SandboxOptions {
   }
   if (flags.retailer) options.retailer = true;
   if (flags.allowHttpWebhooks) options.allowHttpWebhooks = true;
+  if (flags.specMinimal) options.specMinimal = true;
   if (flags.fulfillmentMs !== undefined) {
     options.tuning = { fulfillmentUnitMs: int('--fulfillment-ms', flags.fulfillmentMs, 0, 3_600_000) };
   }

@@ -98,6 +98,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const core: Core = {
     seed,
     allowHttpWebhooks: options.allowHttpWebhooks ?? false,
+    specMinimal: options.specMinimal ?? false,
     tuning: { ...DEFAULT_TUNING, ...options.tuning },
     clock,
     scheduler,

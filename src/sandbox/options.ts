@@ -21,6 +21,12 @@ export interface SandboxOptions {
    * gives `b2b` only (§1 rule 1); `POST /user/business/enable` turns it on later.
    */
   retailer?: boolean;
+  /**
+   * Answer with only what the spec shows where it leaves a shape "not shown" (README, "The
+   * sandbox"): a deposit create without the deposit, an order create without the order,
+   * sparse order-list entries. For proving the CLI depends on nothing more.
+   */
+  specMinimal?: boolean;
   /** Let http:// loopback webhook and callback receivers in (local development). */
   allowHttpWebhooks?: boolean;
   faults?: FaultConfigInput;

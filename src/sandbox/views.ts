@@ -35,28 +35,51 @@ function fulfillmentView(f: UnitState, retailer: boolean) {
   return view;
 }
 
-function b2bItemView(item: ItemState) {
-  return {
+function b2bItemView(item: ItemState, minimal = false) {
+  const view: Record<string, unknown> = {
     id: item.id,
     productId: item.productId,
     productName: item.productName,
+  };
+  // Beyond the spec's B2B item (no skuId there), like the checkout item: the recipient a
+  // replayed ref is compared on.
+  if (!minimal) view.requiredFields = item.requiredFields;
+  Object.assign(view, {
     unitAmount: item.unitAmount,
     unitPrice: item.unitPrice,
     costCurrency: item.costCurrency,
     quantity: item.quantity,
     status: item.status,
     fulfillments: item.fulfillments.map((f) => fulfillmentView(f, false)),
-  };
+  });
+  return view;
 }
 
-/** B2B order (spec §2 "B2B order fields"). */
-export function orderView(order: OrderState) {
+/**
+ * B2B order (spec §2 "B2B order fields"). The sandbox adds `updatedAt`, `sealCards`,
+ * `callbackUrl` and each item's `requiredFields`; `minimal` (the spec-minimal mode) leaves
+ * them out.
+ */
+export function orderView(order: OrderState, minimal = false) {
+  if (minimal) {
+    return {
+      checkoutId: order.checkoutId,
+      status: order.status,
+      totalAmount: order.totalAmount,
+      paymentCurrency: order.paymentCurrency,
+      items: order.items.map((i) => b2bItemView(i, true)),
+      createdAt: order.createdAt,
+      externalRef: order.externalRef,
+      appliedDiscountPercent: order.appliedDiscountPercent,
+      completedAt: order.completedAt,
+    };
+  }
   return {
     checkoutId: order.checkoutId,
     status: order.status,
     totalAmount: order.totalAmount,
     paymentCurrency: order.paymentCurrency,
-    items: order.items.map(b2bItemView),
+    items: order.items.map((i) => b2bItemView(i)),
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
     externalRef: order.externalRef,
@@ -185,7 +208,8 @@ export function checkoutView(
     expiredAt: order.expiredAt,
     links: { hostedPaymentUrl: `${core.baseUrl}/_sandbox/pay/${order.checkoutId}` },
     externalRef: order.externalRef,
-    markupPercent: order.markupPercent,
+    // Not among the spec's checkout fields (the request's, only): spec-minimal leaves it out.
+    ...(core.specMinimal ? {} : { markupPercent: order.markupPercent }),
     markupTotal: order.markupTotal,
     sealCards: order.sealCards,
     callbackUrl: order.callbackUrl,

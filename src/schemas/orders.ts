@@ -31,11 +31,16 @@ export const Fulfillment = z.looseObject({
 });
 export type Fulfillment = z.infer<typeof Fulfillment>;
 
-/** A B2B order item has no `skuId` (spec section 2): map items by position. */
+/**
+ * A B2B order item has no `skuId` (spec section 2): map items by position. `skuId` and
+ * `requiredFields` are read when a service sends them (a reused ref is compared on them).
+ */
 export const OrderItem = z.looseObject({
   id: z.string(),
   productId: z.string(),
   productName: z.string().optional(),
+  skuId: z.string().optional(),
+  requiredFields: z.record(z.string(), z.unknown()).nullable().optional(),
   unitAmount: z.number(),
   unitPrice: z.number().optional(),
   costCurrency: z.string().optional(),

@@ -28,9 +28,13 @@ const AMAZON = ['--product', 'prd_amazon_us', '--sku', 'sku_amazon_us_range'];
 describe('order create: a create whose outcome is lost', () => {
   it('prints the generated ref first, names the re-run, and the re-run charges nothing more', async () => {
     const acc = await account(sb);
-    // More failures after commit than the client makes attempts (6 by default).
+    // More failures after commit than the client makes attempts (6 by default), and the
+    // look-up by ref fails too: otherwise the look-up finds the order (single-writes.test.ts).
     await sb.operator.setFaults({
-      routes: { 'POST /b2b/orders': { script: Array.from({ length: 10 }, () => 'error_after') } },
+      routes: {
+        'POST /b2b/orders': { script: Array.from({ length: 10 }, () => 'error_after') },
+        'GET /b2b/orders': { script: Array.from({ length: 10 }, () => 'error_before') },
+      },
     });
     const first = await cli(acc.env, ['order', 'create', ...AMAZON, '--amount', '10', '--yes']);
     expect(first.code).not.toBe(0);

@@ -100,7 +100,7 @@ describe('guided deposit in a terminal', () => {
     const { term, depositId } = await startGuided(env, '30', 'btc');
     op.sandbox.advanceClock(61 * MINUTE);
     await term.waitFor(`Deposit ${depositId} expired.`);
-    await term.waitFor('Start a new deposit with `giftcodes deposit`');
+    await term.waitFor('Start a new deposit with: giftcodes deposit.');
     expect(await term.exited).toBe(3);
   });
 
@@ -199,5 +199,33 @@ describe('confirmation on a terminal', () => {
     await accepted.waitFor(/payment page/);
     expect(await accepted.exited).toBe(0);
     expect(JSON.parse((await runInProcess(['balance', '--json'], { env })).stdout).balance).toBe(75);
+  });
+});
+
+describe('guided deposit against the spec-minimal sandbox (no deposit id in the create answer)', () => {
+  const minimal = withSandbox({ seed: 8, specMinimal: true });
+
+  it('finds the new deposit among the pending ones (not the method listing, same currency) and follows it', async () => {
+    const { env, apiKey, userId } = minimal.account({ balanceUsd: 0 });
+    // The card method pays in USD, like the method listing the flow creates first.
+    const term = startTerminal(['deposit', '--poll-interval', '150ms'], env);
+    terminals.push(term);
+    await term.waitFor('Amount to add (USD)');
+    term.type(`25${KEYS.enter}`);
+    await term.waitFor('Pay with');
+    term.type(KEYS.enter);
+    await term.waitFor('Create a deposit invoice');
+    term.type(`y${KEYS.enter}`);
+    const screen = await term.waitFor('Pay online:');
+    const depositId = /Deposit (dep_\w+)\s/.exec(screen)?.[1] ?? '';
+    expect(depositId).toMatch(/^dep_/);
+    // The one the invoice belongs to: the listing deposit carries no invoice.
+    const listed = await minimal.api('GET', '/b2b/deposits?status=pending', { apiKey });
+    expect(listed.body.data.map((d: { depositId: string }) => d.depositId)).toContain(depositId);
+    await minimal.operator.post(`/deposits/${depositId}/confirm`, { delayMs: 0 });
+    await term.waitFor('New balance: 25.00 USD');
+    expect(await term.exited).toBe(0);
+    const credits = (await minimal.operator.ledger(userId)).entries.filter((e) => e.type === 'deposit');
+    expect(credits.map((e) => e.depositId)).toEqual([depositId]);
   });
 });

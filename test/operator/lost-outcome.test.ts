@@ -157,13 +157,13 @@ describe('checkout pay --method balance: the answer is lost', () => {
 });
 
 describe('deposit create: the answer is lost', () => {
-  it('says a deposit may exist and how to find it before creating another', async () => {
+  it('finds the deposit it made in the pending list and names it, instead of inviting another', async () => {
     const acc = await retailAccount();
     await failAfterCommit('POST /b2b/deposits');
     const res = await cli(acc.env, ['deposit', 'create', '--amount', '100', '--currency', 'BTC']);
     expect(res.code).toBe(1);
-    expect(res.stderr).toContain('A deposit may have been created');
-    expect(res.stderr).toContain('giftcodes deposit list --status pending');
+    expect(res.stderr).toMatch(/A deposit was created \(dep_\w+, pending/);
+    expect(res.stderr).toContain('Do not create another');
 
     const listed = await cli(acc.env, ['--json', 'deposit', 'list', '--status', 'pending']);
     expect(listed.code, listed.stderr).toBe(0);

@@ -44,7 +44,7 @@ describe('a reused --ref with other parameters', () => {
     );
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(
-      /error REF_IN_USE: externalRef po-1234 already names order chk_\w+ for 2 x prd_amazon_us at 25, not 5 x prd_amazon_us at 30/,
+      /error REF_IN_USE: externalRef po-1234 already names order chk_\w+ for 2 x prd_amazon_us at 25, not 5 x prd_amazon_us at 30 \(differs in amount, quantity\)/,
     );
     expect(again.stderr).not.toContain('no new charge');
     expect(await count(userId, 'order_charge')).toBe(1);

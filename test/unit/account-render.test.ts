@@ -76,6 +76,11 @@ describe('usageLine', () => {
     [{ spentUsd: 1000, capUsd: 1000 }, 'today: 1,000.00 USD of 1,000.00 USD [####################] 100%'],
     [{ spentUsd: 12.5 }, 'today: 12.50 USD (no cap)'],
     [{ spentUsd: 12.5, capUsd: null }, 'today: 12.50 USD (no cap)'],
+    // A cap of 0 is a cap: the service refuses every order.
+    [
+      { spentUsd: 0, capUsd: 0 },
+      'today: 0.00 USD of a cap of 0.00 USD (0.00 USD left: every order is refused)',
+    ],
     [undefined, 'today: not reported'],
   ])('%j', (window, expected) => {
     expect(usageLine('today', window)).toBe(expected);

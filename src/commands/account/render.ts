@@ -40,8 +40,10 @@ export function usageLine(
 ): string {
   if (!window) return `${label}: not reported`;
   const spent = formatMoney(window.spentUsd, 'USD');
-  if (window.capUsd === null || window.capUsd === undefined || window.capUsd <= 0)
-    return `${label}: ${spent} (no cap)`;
+  // Absent or null is no cap; 0 is a cap of 0 (the service refuses every order), never "no cap".
+  if (window.capUsd === null || window.capUsd === undefined) return `${label}: ${spent} (no cap)`;
+  if (window.capUsd <= 0)
+    return `${label}: ${spent} of a cap of ${formatMoney(0, 'USD')} (${formatMoney(0, 'USD')} left: every order is refused)`;
   return `${label}: ${spent} of ${formatMoney(window.capUsd, 'USD')} ${bar(window.spentUsd / window.capUsd)}`;
 }
 

@@ -1,10 +1,14 @@
 /** `giftcodes checkout create`: create a checkout for an end-customer; prints the hosted payment page. */
+
+import type { HttpClient } from '../../api/http.js';
+import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import type { CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
+import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { defineCommand } from '../define.js';
 import { collect, decimal } from '../parse.js';
 import { maskCodes } from '../shared/codes.js';
@@ -12,7 +16,12 @@ import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
-import { refReusedError, replayDifference } from '../shared/replay.js';
+import {
+  type AskedField,
+  checkReplay,
+  refReusedError,
+  unverifiedRecipientWarning,
+} from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
 import { printCheckout } from './view.js';
 
@@ -163,31 +172,123 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
         `(the same ref never creates or charges twice): ${rerunCommand(ctx, { '--ref': ref })}`,
     );
   });
-  if (res.replayed) {
-    const diff = replayDifference(items, res.data.items);
-    if (diff) throw refReusedError('checkout', ref, res.data.checkoutId, diff);
-    if (
-      res.data.customerEmail !== undefined &&
-      res.data.customerEmail.toLowerCase() !== opts.email.toLowerCase()
-    )
-      throw refReusedError('checkout', ref, res.data.checkoutId, {
-        asked: `customer ${opts.email}`,
-        got: `customer ${res.data.customerEmail}`,
-      });
-    err(ctx.io, `externalRef ${ref} was already used: this is the existing checkout (no second charge).`);
+  // Whose checkout this is (see order/resolve.ts): a 200 after a lost answer is this call's
+  // own first send when it generated the ref; with a ref the person gave it may be older.
+  const how = !res.replayed
+    ? 'created'
+    : res.afterLostAnswer
+      ? opts.ref
+        ? 'unsure'
+        : 'own-replay'
+      : 'earlier';
+  if (how === 'unsure' || how === 'earlier') {
+    const check = checkReplay(items, res.data.items, replayFields(opts, res.data));
+    if (check.diff) throw refReusedError('checkout', ref, res.data.checkoutId, check.diff);
+    if (check.unverified) err(ctx.io, unverifiedRecipientWarning('checkout', ref, res.data.checkoutId));
   }
+  if (how === 'own-replay')
+    err(
+      ctx.io,
+      `created ${res.data.checkoutId} (ref ${ref}): an answer was lost; the service returned the checkout under this ref (created once).`,
+    );
+  else if (how === 'unsure')
+    err(
+      ctx.io,
+      `externalRef ${ref}: an answer was lost, and the service returned checkout ${res.data.checkoutId} under this ref: ` +
+        'created by this call, or by an earlier one with the same ref (never twice).',
+    );
+  else if (how === 'earlier')
+    err(ctx.io, `externalRef ${ref} was already used: this is the existing checkout (no second charge).`);
+  // A replayed checkout still pending was not paid by this call: with --method it is paid
+  // now, as `checkout pay` would (the person asked for a paid checkout and consented to the
+  // method), which also brings back a crypto invoice the replay does not carry.
+  let shown: { data: Checkout; raw: unknown; invoice?: Invoice } = { data: res.data, raw: res.raw };
+  if (res.replayed && opts.method && res.data.status === 'pending')
+    shown = await payReplayed(ctx, http, shown, opts.method, opts.currency);
   if (ctx.flags.json) {
-    printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
+    printJson(ctx.io, maskCodes(shown.raw, Boolean(opts.reveal)));
     return;
   }
-  printCheckout(ctx, res.data, Boolean(opts.reveal));
-  // At creation `payment` is the embedded invoice; a replay may carry GET's aggregate state instead.
-  const payment = res.data.payment as Invoice | null | undefined;
+  printCheckout(ctx, shown.data, Boolean(opts.reveal));
+  // At creation `payment` is the embedded invoice; a replay carries GET's aggregate state instead.
+  const payment = shown.invoice ?? (shown.data.payment as Invoice | null | undefined);
   if (payment && typeof (payment as { state?: unknown }).state !== 'string') {
     out(ctx.io);
     out(ctx.io, style(ctx.io).bold(payment.status === 'confirmed' ? 'Payment' : 'Invoice'));
     await printInvoice(ctx, payment, { qr: opts.qr });
+  } else if (res.replayed && shown.data.status === 'pending') {
+    // A re-shown pending checkout never comes without a way to pay it.
+    err(
+      ctx.io,
+      `Checkout ${shown.data.checkoutId} is waiting for payment: send the customer to the payment page above, ` +
+        `or pay it with: ${giftcodesCommand('checkout', 'pay', shown.data.checkoutId, '--method', 'balance', '--yes')} ` +
+        `(other methods: ${giftcodesCommand('payment-methods')})`,
+    );
   }
+}
+
+/** What a replayed checkout is compared on besides its lines (only what the person asked for). */
+function replayFields(opts: CheckoutCreateOptions, c: Checkout): AskedField[] {
+  const paid = paymentMethodsOf(c.payment);
+  return [
+    { name: 'customer', asked: opts.email, got: c.customerEmail, caseless: true },
+    { name: 'currency', asked: opts.currency, got: c.paymentCurrency, caseless: true },
+    { name: 'country', asked: opts.country, got: c.country ?? undefined, caseless: true },
+    { name: 'markup', asked: opts.markup, got: (c as { markupPercent?: unknown }).markupPercent },
+    { name: 'sealCards', asked: Boolean(opts.seal), got: c.sealCards },
+    // A payment by another method (and none by the asked one) is another purchase's.
+    {
+      name: 'method',
+      asked: opts.method,
+      got: opts.method && paid.length > 0 && !paid.includes(opts.method) ? paid.join('/') : undefined,
+    },
+  ];
+}
+
+/** The methods of the payments a checkout's aggregate payment state lists. */
+function paymentMethodsOf(payment: unknown): string[] {
+  if (!isRecord(payment) || !Array.isArray(payment.payments)) return [];
+  return payment.payments.flatMap((p) => (isRecord(p) && typeof p.method === 'string' ? [p.method] : []));
+}
+
+/** `checkout pay` for a replayed pending checkout: the invoice (or the payment taken), then the checkout as it is now. */
+async function payReplayed(
+  ctx: Context,
+  http: HttpClient,
+  shown: { data: Checkout; raw: unknown },
+  method: string,
+  currency: string | undefined,
+): Promise<{ data: Checkout; raw: unknown; invoice?: Invoice }> {
+  const { getCheckout, payCheckout } = await import('../../api/checkouts.js');
+  const { defaultPayCurrency, lostPaymentAdvice } = await import('./pay.js');
+  const id = shown.data.checkoutId;
+  const payCurrency =
+    currency?.toUpperCase() ?? (await defaultPayCurrency(ctx, method, shown.data.paymentCurrency));
+  err(ctx.io, `Checkout ${id} is pending: paying it with "${method}" in ${payCurrency}, as asked.`);
+  const paid = await payCheckout(http, id, { paymentMethodId: method, payCurrency }).catch(
+    async (error: unknown) => {
+      if (writeOutcome(error) !== 'maybe-applied') throw error;
+      const rerun = giftcodesCommand(
+        'checkout',
+        'pay',
+        id,
+        '--method',
+        method,
+        '--currency',
+        payCurrency,
+        '--yes',
+      );
+      throw withOutcomeAdvice(error, await lostPaymentAdvice(ctx, id, rerun));
+    },
+  );
+  const now = await getCheckout(http, id).catch(() => undefined);
+  const data = now?.data ?? shown.data;
+  // --json: the checkout as it is now with the invoice as `payment`, as a create that paid shows it.
+  const base = now?.raw ?? shown.raw;
+  const raw = isRecord(base)
+    ? { ...base, payment: isRecord(paid.raw) ? paid.raw.payment : paid.data.payment }
+    : base;
+  return { data, raw, invoice: paid.data.payment };
 }
 
 const FLAG_OF: Record<string, string> = {

@@ -101,11 +101,14 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
  * The payment call carries no idempotency key, so after a lost answer the checkout
  * itself says what happened: no longer pending means the payment was taken.
  */
-async function lostPaymentAdvice(ctx: Context, checkoutId: string): Promise<string> {
+export async function lostPaymentAdvice(
+  ctx: Context,
+  checkoutId: string,
+  rerun = rerunCommand(ctx),
+): Promise<string> {
   const { getCheckout } = await import('../../api/checkouts.js');
   const http = await ctx.http();
   const now = await getCheckout(http, checkoutId).catch(() => undefined);
-  const rerun = rerunCommand(ctx);
   if (!now)
     return (
       `The payment may have been taken. Check with \`giftcodes checkout get ${checkoutId}\` before paying again; ` +
@@ -120,7 +123,7 @@ async function lostPaymentAdvice(ctx: Context, checkoutId: string): Promise<stri
  * The spec requires `payCurrency` but does not relate it to a method: use the
  * method's `symbol` (e.g. BTC), else the checkout's own currency. `--currency` overrides.
  */
-async function defaultPayCurrency(
+export async function defaultPayCurrency(
   ctx: Context,
   methodId: string,
   checkoutCurrency: string | undefined,

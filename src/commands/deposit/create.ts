@@ -1,6 +1,6 @@
 /** `giftcodes deposit create`: create a deposit; with --method the response carries the invoice to pay. */
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { ExitCode, StoppedError, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
@@ -12,7 +12,7 @@ import { DEFAULT_POLL_MS, pollOption, qrOption, waitTimeoutOption } from '../sha
 import { precheck } from '../shared/precheck.js';
 import { printLastOnTimeout } from '../shared/wait.js';
 import { checkAmount, showInvoice } from './deposit.js';
-import { depositFields, failureAdvice } from './render.js';
+import { depositFields, failureAdvice, newDepositCommand } from './render.js';
 
 export default defineCommand({
   command: 'deposit create',
@@ -68,7 +68,7 @@ export interface DepositCreateOptions {
 
 export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions): Promise<void> {
   const { getAccount } = await import('../../api/account.js');
-  const { createDeposit, requireDepositId } = await import('../../api/deposits.js');
+  const { createDeposit, findCreatedDeposit } = await import('../../api/deposits.js');
   const { inferPayCurrency } = await import('./currency.js');
   const { watchDeposit } = await import('./watch.js');
   if (opts.wait && !opts.method)
@@ -80,32 +80,53 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
   const valid = checkAmount(String(opts.amount), account?.data.limits.maxDepositUSD);
   if (valid !== true) throw new UsageError(`--amount: ${valid}`);
 
-  const currency =
-    opts.currency ?? (opts.method ? await inferPayCurrency(ctx, http, opts.method, opts.amount) : 'USD');
+  const currency = (
+    opts.currency ?? (opts.method ? await inferPayCurrency(ctx, http, opts.method, opts.amount) : 'USD')
+  ).toUpperCase();
   const created = await createDeposit(http, {
     amount: opts.amount,
-    paymentCurrency: currency.toUpperCase(),
+    paymentCurrency: currency,
     paymentMethodId: opts.method,
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
     // Deposits carry no idempotency key (spec section 4): the only way back is to look.
     if (writeOutcome(error) !== 'maybe-applied') throw error;
+    const found = await findCreatedDeposit(http, { amount: opts.amount, paymentCurrency: currency }).catch(
+      () => undefined,
+    );
     throw withOutcomeAdvice(
       error,
-      'A deposit may have been created (an invoice: nothing is paid until you pay it). ' +
-        'Before creating another, look for it with: giftcodes deposit list --status pending; pay only one invoice',
+      found
+        ? `A deposit was created (${found}, pending: an invoice, nothing is paid until you pay it). ` +
+            `Do not create another; follow it with: ${giftcodesCommand('deposit', 'get', found, '--wait')}`
+        : 'A deposit may have been created (an invoice: nothing is paid until you pay it). ' +
+            'Before creating another, look for it with: giftcodes deposit list --status pending; pay only one invoice',
     );
   });
-  const depositId = created.depositId;
+  const invoice = created.data.payment ?? undefined;
+  // The spec shows only the invoice in the create answer: without an id, find the deposit.
+  let depositId = created.depositId;
+  if (!depositId && (opts.method || invoice)) {
+    depositId = await findCreatedDeposit(http, {
+      amount: opts.amount,
+      paymentCurrency: currency,
+      expiresAt: invoice?.expiresAt,
+    }).catch(() => undefined);
+    if (depositId)
+      err(ctx.io, `the answer carried no deposit id; the pending deposits show it: ${depositId}`);
+  }
   if (!opts.wait) {
     if (ctx.flags.json) {
       printJson(ctx.io, created.raw);
+      if (!depositId && (opts.method || invoice)) err(ctx.io, unknownDepositAdvice(opts.amount, currency));
       return;
     }
-    if (opts.method || created.data.payment) {
-      await showInvoice(ctx, requireDepositId(created), created.data.payment ?? undefined, { qr: opts.qr });
+    if (opts.method || invoice) {
+      await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
       err(
         ctx.io,
-        `Watch it with: ${giftcodesCommand('deposit', 'get', requireDepositId(created), '--wait')}`,
+        depositId
+          ? `Watch it with: ${giftcodesCommand('deposit', 'get', depositId, '--wait')}`
+          : unknownDepositAdvice(opts.amount, currency),
       );
       return;
     }
@@ -116,17 +137,29 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
     return;
   }
 
-  const id = requireDepositId(created);
-  if (!ctx.flags.json) await showInvoice(ctx, id, created.data.payment ?? undefined, { qr: opts.qr });
+  if (ctx.flags.json && !depositId) printJson(ctx.io, created.raw);
+  if (!ctx.flags.json) await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
+  // The invoice is out; only the wait cannot be done. Never a step that opens another deposit.
+  if (!depositId) throw new StoppedError(`cannot wait: ${unknownDepositAdvice(opts.amount, currency)}`);
   const final = await printLastOnTimeout(
     ctx,
-    watchDeposit(ctx, http, id, {
+    watchDeposit(ctx, http, depositId, {
       pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
       timeoutMs: opts.waitTimeout,
-      expiresAt: created.data.payment?.expiresAt,
+      expiresAt: invoice?.expiresAt,
     }),
   );
-  await reportFinal(ctx, final.data.deposit, final.raw);
+  await reportFinal(ctx, final.data.deposit, final.raw, opts.method);
+}
+
+/** When the service gave no id and the pending deposits do not tell which one is new. */
+export function unknownDepositAdvice(amountUsd: number, currency: string): string {
+  return (
+    `The service returned no deposit id, and the pending deposits do not tell which one this is. ` +
+    `Pay the invoice above once; do not create another deposit for it. Find it with: ` +
+    `${giftcodesCommand('deposit', 'list', '--status', 'pending')} (amount ${formatMoney(amountUsd, 'USD')}, paid in ${currency}), ` +
+    `then follow it with giftcodes deposit get <depositId> --wait`
+  );
 }
 
 /** The end of a wait: the record, the new balance when confirmed, advice otherwise (exit 3). */
@@ -134,6 +167,7 @@ export async function reportFinal(
   ctx: Context,
   deposit: { depositId: string; status: string; amount: number } & Parameters<typeof depositFields>[0],
   raw: unknown,
+  methodId?: string,
 ): Promise<void> {
   const { getBalance } = await import('../../api/account.js');
   if (deposit.status !== 'confirmed') ctx.exitCode = ExitCode.failedItems;
@@ -150,6 +184,6 @@ export async function reportFinal(
       `Deposit confirmed: +${formatMoney(deposit.amount, 'USD')}. New balance: ${formatMoney(balance.data.balance, balance.data.currency)}`,
     );
   } else {
-    err(ctx.io, failureAdvice(deposit.status, deposit.depositId));
+    err(ctx.io, failureAdvice(deposit.status, deposit.depositId, newDepositCommand(deposit, methodId)));
   }
 }

@@ -65,7 +65,8 @@ export async function runGuidedDeposit(
   const { payCurrencyFor } = await import('../shared/methods.js');
   const { failureAdvice } = await import('./render.js');
   const { getAccount, getBalance } = await import('../../api/account.js');
-  const { createDeposit, requireDepositId } = await import('../../api/deposits.js');
+  const { createDeposit, findCreatedDeposit, pendingDepositIds } = await import('../../api/deposits.js');
+  const { unknownDepositAdvice } = await import('./create.js');
   const { watchDeposit } = await import('./watch.js');
   if (!canPrompt(ctx.io)) throw new UsageError(SCRIPTED_HINT);
   const s = style(ctx.io);
@@ -101,14 +102,28 @@ export async function runGuidedDeposit(
     return { confirmed: false, declined: true };
   }
 
-  const created = await createDeposit(http, {
-    amount,
-    paymentCurrency: payCurrencyFor(method),
-    paymentMethodId: method.id,
-  });
-  const depositId = requireDepositId(created);
+  const paymentCurrency = payCurrencyFor(method);
+  // The create answer may carry no id (the spec shows only the invoice): the pending
+  // deposits before it tell the new one apart (the method listing above made one too).
+  const before = await pendingDepositIds(http).catch(() => undefined);
+  const created = await createDeposit(http, { amount, paymentCurrency, paymentMethodId: method.id });
   const invoice = created.data.payment ?? undefined;
+  const depositId =
+    created.depositId ??
+    (before
+      ? await findCreatedDeposit(http, {
+          amount,
+          paymentCurrency,
+          expiresAt: invoice?.expiresAt,
+          before,
+        }).catch(() => undefined)
+      : undefined);
   await showInvoice(ctx, depositId, invoice);
+  if (!depositId) {
+    // The invoice is shown; only the wait is impossible. Never a step that opens another deposit.
+    err(ctx.io, unknownDepositAdvice(amount, paymentCurrency));
+    return { confirmed: false, status: 'pending' };
+  }
 
   const final = await watchDeposit(ctx, http, depositId, {
     pollMs: opts.pollMs ?? DEFAULT_POLL_MS,
@@ -169,14 +184,17 @@ async function chooseMethod(ctx: Context, http: HttpClient, amount: number): Pro
 /** Invoice, QR and hosted URL on stdout: this is what the payer needs. */
 export async function showInvoice(
   ctx: Context,
-  depositId: string,
+  depositId: string | undefined,
   invoice: Invoice | undefined,
   opts: { qr?: boolean } = {},
 ): Promise<void> {
   const { style } = await import('../../io/style.js');
   const { printInvoice } = await import('../shared/invoice.js');
   out(ctx.io);
-  out(ctx.io, style(ctx.io).bold(`Deposit ${depositId}`));
+  out(
+    ctx.io,
+    style(ctx.io).bold(depositId ? `Deposit ${depositId}` : 'Deposit (the service returned no id)'),
+  );
   if (!invoice) {
     out(ctx.io, 'The service returned no invoice for this deposit.');
     return;
@@ -189,4 +207,6 @@ export async function runDepositGuidedCommand(ctx: Context, opts: { pollInterval
   const result = await runGuidedDeposit(ctx, { pollMs: opts.pollInterval });
   if (result.declined) throw new DeclinedError();
   if (result.depositId && !result.confirmed) ctx.exitCode = ExitCode.failedItems;
+  // Invoice shown, but no id to wait on: stopped early, as `deposit create --wait` does.
+  else if (!result.depositId && result.status === 'pending') ctx.exitCode = ExitCode.stoppedResumable;
 }

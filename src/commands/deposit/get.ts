@@ -1,13 +1,13 @@
 /** `giftcodes deposit get`: one deposit and its invoice; --wait follows it to the end. */
 import type { Context } from '../../context.js';
 import { printFields, printJson } from '../../io/output.js';
-import { out } from '../../io/streams.js';
+import { err, out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
-import { printInvoice } from '../shared/invoice.js';
+import { isPayable, printInvoice } from '../shared/invoice.js';
 import { DEFAULT_POLL_MS, pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout } from '../shared/wait.js';
 import { reportFinal } from './create.js';
-import { depositFields } from './render.js';
+import { depositFields, failureAdvice, newDepositCommand } from './render.js';
 
 export default defineCommand({
   command: 'deposit get',
@@ -46,18 +46,34 @@ export async function runDepositGet(ctx: Context, opts: DepositGetOptions): Prom
         }),
       );
     }
-    await reportFinal(ctx, res.data.deposit, res.raw);
+    await reportFinal(ctx, res.data.deposit, res.raw, res.data.payment?.paymentMethodId);
     return;
   }
   if (ctx.flags.json) {
     printJson(ctx.io, res.raw);
     return;
   }
-  printFields(ctx.io, depositFields(res.data.deposit));
-  const payment = res.data.payment;
-  if (payment && res.data.deposit.status !== 'confirmed') {
-    out(ctx.io);
-    // The invoice again (to pay later or on another device); the QR only on a terminal.
-    await printInvoice(ctx, payment);
+  const { deposit, payment } = res.data;
+  printFields(ctx.io, depositFields(deposit));
+  const again = newDepositCommand(deposit, payment?.paymentMethodId);
+  // Only a payable invoice is shown as one: money sent to an expired or failed one cannot count.
+  switch (deposit.status) {
+    case 'pending':
+      if (!payment) return;
+      out(ctx.io);
+      // The invoice again (to pay later or on another device); the QR only on a terminal.
+      await printInvoice(ctx, payment);
+      if (!isPayable(payment, ctx.clock.now()))
+        err(ctx.io, `Deposits have no re-quote: start a new one with: ${again}`);
+      return;
+    case 'confirming':
+      err(ctx.io, 'The payment was seen and waits for network confirmations: nothing more to send.');
+      return;
+    case 'failed':
+    case 'expired':
+      err(ctx.io, failureAdvice(deposit.status, deposit.depositId, again));
+      return;
+    default:
+      return;
   }
 }

@@ -48,12 +48,27 @@ export function waitingText(status: string, expiresAt: number | null | undefined
   }
 }
 
-/** What to do after a deposit ends without credit. */
-export function failureAdvice(status: string, depositId: string): string {
+/** What to do after a deposit ends without credit; `again` is the command that makes a new one. */
+export function failureAdvice(status: string, depositId: string, again = 'giftcodes deposit'): string {
   if (status === 'expired') {
-    return `The invoice expired before a payment was confirmed; nothing was credited. Start a new deposit with \`giftcodes deposit\`. If you already sent funds for deposit ${depositId}, contact support with that id.`;
+    return `The invoice expired before a payment was confirmed; nothing was credited. Start a new deposit with: ${again}. If you already sent funds for deposit ${depositId}, contact support with that id.`;
   }
-  return `The payment failed; nothing was credited. Start a new deposit with \`giftcodes deposit\` (another method may work). If funds left your wallet for deposit ${depositId}, contact support with that id.`;
+  return `The payment failed; nothing was credited. Start a new deposit (another method may work) with: ${again}. If funds left your wallet for deposit ${depositId}, contact support with that id.`;
+}
+
+/** The scripted command for a new deposit like this one (amount, and method when the invoice names it). */
+export function newDepositCommand(
+  deposit: Pick<Deposit, 'amount' | 'paymentCurrency'>,
+  methodId: string | undefined,
+): string {
+  return giftcodesCommand(
+    'deposit',
+    'create',
+    '--amount',
+    String(deposit.amount),
+    ...(methodId ? ['--method', methodId] : []),
+    ...(methodId && deposit.paymentCurrency ? ['--currency', deposit.paymentCurrency] : []),
+  );
 }
 
 export function resumeHint(depositId: string): string {

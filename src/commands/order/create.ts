@@ -1,13 +1,6 @@
 /** `giftcodes order create`: create and pay one B2B order from the balance. */
 import type { Context } from '../../context.js';
-import {
-  asRejectedInput,
-  ExitCode,
-  UsageError,
-  WaitTimeoutError,
-  withOutcomeAdvice,
-  writeOutcome,
-} from '../../errors.js';
+import { ExitCode, UsageError, WaitTimeoutError } from '../../errors.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
@@ -17,7 +10,7 @@ import { defineCommand } from '../define.js';
 import { decimal, duration, positiveInt } from '../parse.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
-import { refReusedError, replayDifference } from '../shared/replay.js';
+import { checkReplay, refReusedError, unverifiedRecipientWarning } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
 import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
 import { printOrder } from './render.js';
@@ -103,16 +96,8 @@ export function parseFields(values: string[] | undefined): Record<string, string
   return fields;
 }
 
-/** The advice when the create may have happened: the same ref finds it without a second charge. */
-export function orderRerunAdvice(ctx: Context, ref: string): string {
-  return (
-    `The order with externalRef ${ref} may exist and be charged: run this to get it ` +
-    `(the same ref never charges twice): ${rerunCommand(ctx, { '--ref': ref })}`
-  );
-}
-
 export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Promise<void> {
-  const { createOrder, getOrder } = await import('../../api/orders.js');
+  const { getOrder } = await import('../../api/orders.js');
   const { pollDelay } = await import('../../bulk/index.js');
   const { TERMINAL_ORDER_STATUSES } = await import('../../schemas/orders.js');
   const generated = opts.ref === undefined;
@@ -129,36 +114,53 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   // Said before the request: if its outcome is lost, this ref is the only safe way back.
   // No advice here: after a 4xx nothing was created; a lost outcome names the re-run below.
   if (generated) err(ctx.io, `externalRef ${ref} (generated)`);
-  const res = await createOrder(http, {
-    externalRef: ref,
-    items: [
-      {
-        productId: opts.product,
-        skuId: opts.sku,
-        amount: opts.amount,
-        quantity: opts.quantity,
-        ...(requiredFields ? { requiredFields } : {}),
-      },
-    ],
-    ...(opts.callbackUrl ? { callbackUrl: opts.callbackUrl } : {}),
-    sealCards: Boolean(opts.seal),
-  }).catch((error: unknown) => {
-    throw writeOutcome(error) === 'maybe-applied'
-      ? withOutcomeAdvice(error, orderRerunAdvice(ctx, ref))
-      : asRejectedInput(error);
-  });
-  if (res.replayed) {
-    const diff = replayDifference(
-      [{ productId: opts.product, amount: opts.amount, quantity: opts.quantity }],
-      res.data.items,
-    );
-    if (diff) throw refReusedError('order', ref, res.data.checkoutId, diff);
-    err(ctx.io, `externalRef ${ref} already existed: this is that order (no new charge)`);
-  } else
-    err(
-      ctx.io,
-      `created ${res.data.checkoutId} (ref ${ref}), charged ${formatAmountOf(res.data.totalAmount, res.data.paymentCurrency)}`,
-    );
+  const asked = {
+    productId: opts.product,
+    skuId: opts.sku,
+    amount: opts.amount,
+    quantity: opts.quantity,
+    ...(requiredFields ? { requiredFields } : {}),
+  };
+  const { resolveOrderCreate } = await import('./resolve.js');
+  const res = await resolveOrderCreate(
+    ctx,
+    http,
+    {
+      externalRef: ref,
+      items: [asked],
+      ...(opts.callbackUrl ? { callbackUrl: opts.callbackUrl } : {}),
+      sealCards: Boolean(opts.seal),
+    },
+    { generated, rerun: rerunCommand(ctx, { '--ref': ref }) },
+  );
+  if (res.how !== 'created' && res.how !== 'own-replay') {
+    const check = checkReplay([asked], res.data.items, [
+      { name: 'sealCards', asked: Boolean(opts.seal), got: (res.data as { sealCards?: unknown }).sealCards },
+    ]);
+    if (check.diff) throw refReusedError('order', ref, res.data.checkoutId, check.diff);
+    if (check.unverified) err(ctx.io, unverifiedRecipientWarning('order', ref, res.data.checkoutId));
+  }
+  const charged = formatAmountOf(res.data.totalAmount, res.data.paymentCurrency);
+  switch (res.how) {
+    case 'created':
+      err(ctx.io, `created ${res.data.checkoutId} (ref ${ref}), charged ${charged}`);
+      break;
+    case 'own-replay':
+      err(
+        ctx.io,
+        `created ${res.data.checkoutId} (ref ${ref}), charged ${charged} (an answer was lost; the service showed the order under this ref, charged once)`,
+      );
+      break;
+    case 'unsure':
+      err(
+        ctx.io,
+        `externalRef ${ref}: an answer was lost, and the service shows order ${res.data.checkoutId} under this ref, ` +
+          `charged ${charged} once: by this call, or by an earlier one with the same ref (never twice)`,
+      );
+      break;
+    default:
+      err(ctx.io, `externalRef ${ref} already existed: this is that order (no new charge)`);
+  }
   let order: Order = res.data;
   let raw = res.raw;
   if (opts.wait && !TERMINAL_ORDER_STATUSES.has(String(order.status))) {
@@ -168,7 +170,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
       waitUntilDone({
         clock: ctx.clock,
         signal: ctx.signal,
-        first: res,
+        first: { data: res.data, raw: res.raw, status: 200 },
         read: () => getOrder(http, order.checkoutId),
         done: (current) => TERMINAL_ORDER_STATUSES.has(String(current.data.status)),
         timeoutMs: waitTimeout,

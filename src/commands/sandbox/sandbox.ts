@@ -43,6 +43,11 @@ export default defineCommand({
       flags: '--allow-http-webhooks',
       description: 'accept http:// loopback webhook and callback URLs',
     },
+    specMinimal: {
+      flags: '--spec-minimal',
+      description:
+        'answer only what the spec shows where it leaves shapes open (no deposit id, no order body, sparse order lists)',
+    },
     fault: {
       flags: '--fault <rule>',
       description: 'inject a fault: "<ROUTE>=<KIND>[:<PROBABILITY>[:<BURST>]]" (repeatable)',

@@ -66,6 +66,16 @@ export function paidLine(invoice: Invoice, s: Styler): string {
   return `${s.green(s.bold('Paid'))}: ${amount}${method} (confirmed; nothing to send)`;
 }
 
+/**
+ * Whether money sent to this invoice can still count: not failed, expired or already
+ * confirmed, and not past its expiry. Only a payable invoice is shown as something to pay.
+ */
+export function isPayable(invoice: Invoice, now: number): boolean {
+  const status = String(invoice.status ?? 'pending');
+  if (status === 'failed' || status === 'expired' || status === 'confirmed') return false;
+  return invoice.expiresAt === undefined || invoice.expiresAt === null || invoice.expiresAt > now;
+}
+
 export function expiryText(expiresAt: number, now: number): string {
   const left = expiresAt - now;
   if (left <= 0) return `${formatTime(expiresAt)} (passed)`;
@@ -103,6 +113,15 @@ export async function printInvoice(
   // Paid already (the balance method confirms at once): nothing to send, no expiry, no QR.
   if (invoice.status === 'confirmed') {
     out(ctx.io, paidLine(invoice, s));
+    return;
+  }
+  // Failed or expired: a "Send exactly" here would invite a payment that cannot count.
+  if (!isPayable(invoice, ctx.clock.now())) {
+    const why =
+      invoice.status === 'failed' || invoice.status === 'expired'
+        ? `is ${invoice.status}`
+        : `expired ${expiryText(invoice.expiresAt as number, ctx.clock.now())}`;
+    out(ctx.io, s.red(`${s.bold('Not payable')}: this invoice ${why}; do not send funds to it.`));
     return;
   }
   for (const line of invoiceLines(invoice, ctx.clock.now(), s)) out(ctx.io, line);

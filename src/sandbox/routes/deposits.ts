@@ -137,11 +137,13 @@ export const depositRoutes: RouteDef[] = [
       deposit.updatedAt = core.clock.now();
       if (deposit.payment) deposit.payment.status = 'failed';
     });
-    const response: Record<string, unknown> = {
-      depositId: deposit.depositId,
-      deposit: depositView(deposit),
-      payment: deposit.payment ? invoiceView(core, deposit.payment) : null,
-    };
+    const payment = deposit.payment ? invoiceView(core, deposit.payment) : null;
+    // Spec §4: "201: payment invoice"; the rest of the record is not shown (spec-minimal: left out).
+    const response: Record<string, unknown> = core.specMinimal
+      ? payment
+        ? { payment }
+        : {}
+      : { depositId: deposit.depositId, deposit: depositView(deposit), payment };
     if (!method) response.availablePaymentMethods = methodsFor(core, input.amount, 'deposit');
     return ok(response, 201);
   }),
@@ -155,6 +157,8 @@ export const depositRoutes: RouteDef[] = [
   api('GET', '/b2b/deposits/{depositId}', ({ core, account, params }) => {
     const d = core.store.deposits.get(params.depositId ?? '');
     if (!d || d.userId !== account.userId) throw notFound('Deposit');
+    // Spec §4: "response contains `deposit` with `status`" (spec-minimal: that only).
+    if (core.specMinimal) return ok({ deposit: depositView(d) });
     return ok({ deposit: depositView(d), payment: d.payment ? invoiceView(core, d.payment) : null });
   }),
 ];

@@ -11,7 +11,7 @@ import { startFulfillment } from '../fulfillment.js';
 import { checkOrderShape, checkSpend, creditRebates, discountPercent } from '../limits.js';
 import { createInvoice, findMethod } from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
-import type { AccountState, ItemState } from '../state.js';
+import type { AccountState, ItemState, OrderState } from '../state.js';
 import { round2 } from '../state.js';
 import { B2bOrderBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
 import { orderView } from '../views.js';
@@ -54,15 +54,23 @@ export async function checkCallbackUrl(core: Core, url: string): Promise<void> {
   }
 }
 
+/**
+ * The body of `POST /b2b/orders` ("not shown" in the spec): the order, or in the
+ * spec-minimal mode `{}`, a body that is not an order (the status still says 201 or 200).
+ */
+function createdView(core: Core, order: OrderState) {
+  return core.specMinimal ? {} : orderView(order);
+}
+
 export const orderRoutes: RouteDef[] = [
   api('POST', '/b2b/orders', async ({ core, account, body }) => {
     const input = parse(B2bOrderBody, body);
     const existing = replay(core, account, input.externalRef, 'b2b');
-    if (existing) return ok(orderView(existing), 200);
+    if (existing) return ok(createdView(core, existing), 200);
     if (input.callbackUrl !== undefined) {
       await checkCallbackUrl(core, input.callbackUrl);
       const created = replay(core, account, input.externalRef, 'b2b');
-      if (created) return ok(orderView(created), 200);
+      if (created) return ok(createdView(core, created), 200);
     }
     const lines = resolveLines(core, input.items, null);
     const current = ratesOrThrow(core);
@@ -131,7 +139,7 @@ export const orderRoutes: RouteDef[] = [
     creditRebates(core, account);
     startFulfillment(core, order);
     core.log(`order ${checkoutId} created (${items.length} lines, ${totalUsd} USD)`);
-    return ok(orderView(order), 201);
+    return ok(createdView(core, order), 201);
   }),
   api('GET', '/b2b/orders', ({ core, account, query }) => {
     const q = listQuery(query, ORDER_STATUSES, { externalRef: true });
@@ -139,9 +147,12 @@ export const orderRoutes: RouteDef[] = [
     if (q.status) all = all.filter((o) => o.status === q.status);
     if (q.externalRef !== undefined) all = all.filter((o) => o.externalRef === q.externalRef);
     const { page, pagination } = paginate(all, q, (o) => o.totalAmount);
-    return ok({ data: page.map(orderView), pagination });
+    const entry = core.specMinimal
+      ? (o: OrderState) => ({ checkoutId: o.checkoutId, externalRef: o.externalRef })
+      : (o: OrderState) => orderView(o);
+    return ok({ data: page.map(entry), pagination });
   }),
   api('GET', '/b2b/orders/{checkoutId}', ({ core, account, params }) =>
-    ok(orderView(requireOrder(core, account, params.checkoutId ?? '', 'b2b'))),
+    ok(orderView(requireOrder(core, account, params.checkoutId ?? '', 'b2b'), core.specMinimal)),
   ),
 ];
