@@ -109,7 +109,11 @@ export function openConfigStore(
     defaultProfile: () => read().defaultProfile,
     setDefaultProfile: (name) => write({ ...read(), defaultProfile: name }),
     profileNames: () => Object.keys(read().profiles).sort(),
-    getProfile: (name) => read().profiles[name],
+    // Own keys only: `constructor` is not a stored profile.
+    getProfile: (name) => {
+      const { profiles } = read();
+      return Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+    },
     setProfile: (name, profile) => {
       const state = read();
       write({ ...state, profiles: { ...state.profiles, [name]: profile } });

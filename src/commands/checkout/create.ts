@@ -7,7 +7,6 @@ import { style } from '../../io/style.js';
 import type { CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { defineCommand } from '../define.js';
 import { collect, decimal } from '../parse.js';
-import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { qrOption } from '../shared/options.js';
@@ -177,7 +176,7 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
     err(ctx.io, `externalRef ${ref} was already used: this is the existing checkout (no second charge).`);
   }
   if (ctx.flags.json) {
-    printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
+    printJson(ctx.io, res.raw);
     return;
   }
   printCheckout(ctx, res.data, Boolean(opts.reveal));

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
 import { decimal } from '../parse.js';
@@ -105,7 +105,7 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
       await showInvoice(ctx, requireDepositId(created), created.data.payment ?? undefined, { qr: opts.qr });
       err(
         ctx.io,
-        `Watch it with: ${giftcodesCommand('deposit', 'get', requireDepositId(created), '--wait')}`,
+        `Watch it with: ${giftcodesCommand('deposit', 'get', operand(requireDepositId(created)), '--wait')}`,
       );
       return;
     }

@@ -5,7 +5,7 @@
  */
 import { formatDuration, formatMoney, formatTime } from '../../io/format.js';
 import type { Cell } from '../../io/output.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import type { Deposit } from '../../schemas/deposits.js';
 
 export function depositFields(deposit: Deposit): Array<[string, Cell]> {
@@ -57,5 +57,5 @@ export function failureAdvice(status: string, depositId: string): string {
 }
 
 export function resumeHint(depositId: string): string {
-  return giftcodesCommand('deposit', 'get', depositId, '--wait');
+  return giftcodesCommand('deposit', 'get', operand(depositId), '--wait');
 }
