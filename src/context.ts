@@ -19,12 +19,10 @@ import {
 } from './config/resolve.js';
 import type { ConfigStore } from './config/store.js';
 import { ExitCode, UsageError } from './errors.js';
-import { maskSecret } from './io/format.js';
+import { OutputGuard } from './io/guard.js';
 import type { Prompter } from './io/prompts.js';
-import { redactUrls } from './io/redact-url.js';
-import { renderForTerminal } from './io/sanitize.js';
 import { giftcodesCommand } from './io/shell.js';
-import { err, type IO } from './io/streams.js';
+import { err, type IO, shown } from './io/streams.js';
 
 export type Env = Record<string, string | undefined>;
 
@@ -101,13 +99,16 @@ export const realClock: Clock = {
   },
 };
 
-export function createContext(deps: ContextDeps): Context {
+export function createContext(input: ContextDeps): Context {
+  // The run's guard (io/guard.ts): `run()` makes one; a context built alone gets its own.
+  const deps = input.io.guard ? input : { ...input, io: { ...input.io, guard: new OutputGuard() } };
+  const guard = deps.io.guard as OutputGuard;
+  guard.addSecret(deps.flags.apiKey);
   let store: ConfigStore | undefined = deps.config;
   let settings: Settings | undefined;
   let profileMissing = false;
   let budget: RetryBudget | undefined;
   const clients: HttpClient[] = [];
-  const secrets = new Set<string>();
 
   const ctx: Context = {
     io: deps.io,
@@ -121,11 +122,9 @@ export function createContext(deps: ContextDeps): Context {
     exitCode: ExitCode.ok,
     debug(line) {
       if (!deps.flags.debug) return;
-      let safe = redactUrls(line);
-      // Belt and braces: whatever produced the line, a known secret never reaches the terminal.
-      for (const secret of secrets) safe = safe.split(secret).join(maskSecret(secret));
-      // Debug lines quote URLs, bodies and messages from the service: sanitized like any sink.
-      deps.io.stderr.write(`${renderForTerminal(`debug: ${safe}`, deps.io.color)}\n`);
+      // Debug lines quote URLs, bodies and messages from the service: through the guard
+      // (keys, codes, URL credentials) and sanitized like any sink.
+      deps.io.stderr.write(`${shown(deps.io, `debug: ${line}`)}\n`);
     },
     async config() {
       if (!store) {
@@ -164,7 +163,7 @@ export function createContext(deps: ContextDeps): Context {
         const profile = config?.getProfile(name);
         settings = resolveSettings(deps.flags, deps.env, profile, name);
         profileMissing = Boolean(explicit) && config !== undefined && profile === undefined;
-        if (settings.apiKey) secrets.add(settings.apiKey);
+        guard.addSecret(settings.apiKey);
       }
       return settings;
     },
@@ -184,12 +183,14 @@ export function createContext(deps: ContextDeps): Context {
         sleep: ctx.clock.sleep,
         signal: ctx.signal,
         debug: (line: string) => ctx.debug(line),
+        // Every body the service sends: its code values are masked wherever text quotes them.
+        onBody: (body: unknown) => guard.noteCodes(body),
         // Waits are said on a terminal, so a 12 s backoff never looks like a hang; scripts
         // keep a quiet stderr (--debug shows every retry). A run may set its own.
         onRetry: deps.io.stderrIsTTY ? (info: RetryInfo) => err(deps.io, retryLine(info)) : undefined,
       };
       if (target) {
-        secrets.add(target.apiKey);
+        guard.addSecret(target.apiKey);
         const client = new HttpClient({
           ...common,
           ...target,

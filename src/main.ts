@@ -4,9 +4,9 @@
  */
 import type { Context, ContextDeps, Env, GlobalOptions } from './context.js';
 import { ApiError, CliError, ExitCode, UnexpectedResponseError } from './errors.js';
-import { redactUrls } from './io/redact-url.js';
-import { renderForTerminal, safeJson } from './io/sanitize.js';
-import { colorEnabled, type IO, processIO } from './io/streams.js';
+import { guardOf, OutputGuard } from './io/guard.js';
+import { safeJson } from './io/sanitize.js';
+import { colorEnabled, type IO, processIO, shown } from './io/streams.js';
 import { VERSION } from './version.js';
 
 export interface RunDeps extends Partial<Omit<ContextDeps, 'flags'>> {
@@ -22,6 +22,10 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
   }
   const controller = new AbortController();
   const signal = deps.signal ?? controller.signal;
+  // One guard per run, shared by every sink (guard.ts): secrets the words typed carry are
+  // known before anything is parsed, so even commander's own errors cannot echo them.
+  const io: IO = { ...deps.io, guard: deps.io.guard ?? new OutputGuard() };
+  for (const secret of typedSecrets(argv)) io.guard?.addSecret(secret);
   let ctx: Context | undefined;
   try {
     // Loaded here, not at the top: the tree imports every command's declaration module.
@@ -33,16 +37,21 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
     const contextFor = (command: { optsWithGlobals(): Record<string, unknown> }) => {
       if (!ctx) {
         const flags = command.optsWithGlobals() as GlobalOptions & { color?: boolean };
-        const io = flags.color === false ? { ...deps.io, color: false } : deps.io;
-        ctx = createContext({ ...deps, io, flags, signal, argv });
+        ctx = createContext({
+          ...deps,
+          io: flags.color === false ? { ...io, color: false } : io,
+          flags,
+          signal,
+          argv,
+        });
       }
       return ctx;
     };
-    const program = await buildProgram(deps.io, VERSION, contextFor, argv);
+    const program = await buildProgram(io, VERSION, contextFor, argv);
     await program.parseAsync(argv, { from: 'user' });
     return ctx?.exitCode ?? ExitCode.ok;
   } catch (error) {
-    return reportError(deps.io, error, Boolean(ctx?.flags.debug ?? argv.includes('--debug')));
+    return reportError(ctx?.io ?? io, error, Boolean(ctx?.flags.debug ?? argv.includes('--debug')));
   } finally {
     await ctx?.dispose();
   }
@@ -57,28 +66,55 @@ export function reportError(io: IO, error: unknown, debug: boolean): number {
   if (error instanceof CliError) {
     const requestId =
       error instanceof ApiError || error instanceof UnexpectedResponseError ? error.requestId : undefined;
-    // Code, message and request id may all come from the service: one line, sanitized.
-    writeLine(
-      io,
-      `error ${error.code}: ${redactUrls(error.message)}${requestId ? ` (request ${requestId})` : ''}`,
-    );
-    if (debug && error.details !== undefined) writeBlock(io, `details: ${safeJson(error.details, 2)}`);
+    // Code, message and request id may all come from the service: one line, through the
+    // guard (a key or code it echoes is masked, URL credentials dropped), sanitized.
+    writeLine(io, `error ${error.code}: ${error.message}${requestId ? ` (request ${requestId})` : ''}`);
+    if (debug && error.details !== undefined) writeDetails(io, error.details);
     return error.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  writeLine(io, `error INTERNAL: ${redactUrls(message)}`);
+  writeLine(io, `error INTERNAL: ${message}`);
   if (debug && error instanceof Error && error.stack) writeBlock(io, error.stack);
   return ExitCode.service;
 }
 
 /** One line: a newline from outside could fake a second line of output. */
 function writeLine(io: IO, line: string): void {
-  io.stderr.write(`${renderForTerminal(line, io.color, { newlines: false })}\n`);
+  io.stderr.write(`${shown(io, line, { newlines: false })}\n`);
 }
 
 function writeBlock(io: IO, text: string): void {
-  io.stderr.write(`${renderForTerminal(text, io.color)}\n`);
+  io.stderr.write(`${shown(io, text)}\n`);
 }
+
+/** The service's details as JSON, masked like any --json value (codes by key, depth checked). */
+function writeDetails(io: IO, details: unknown): void {
+  let text: string;
+  try {
+    text = safeJson(guardOf(io).json(details), 2);
+  } catch (error) {
+    text = `(not shown: ${(error as Error).message})`;
+  }
+  writeBlock(io, `details: ${text}`);
+}
+
+/**
+ * The values of the secret-bearing flags among the words typed (`--api-key K`,
+ * `--api-key=K`, `--secret S`): redacted from anything printed, commander's errors included.
+ */
+export function typedSecrets(argv: readonly string[]): string[] {
+  const found: string[] = [];
+  argv.forEach((word, i) => {
+    for (const flag of SECRET_FLAGS) {
+      if (word === flag && argv[i + 1] !== undefined) found.push(argv[i + 1] as string);
+      else if (word.startsWith(`${flag}=`)) found.push(word.slice(flag.length + 1));
+    }
+  });
+  return found;
+}
+
+// Not the sandbox's `--key`: its key is printed on purpose (it is the sandbox's own).
+const SECRET_FLAGS = ['--api-key', '--secret'];
 
 /** Duck-typed so this module need not load commander (see `run`). */
 function isCommanderError(error: unknown): error is { exitCode: number; code: string } {

@@ -8,8 +8,7 @@ import { configureProgramHelp, finishHelp } from './commands/help.js';
 import { positiveInt } from './commands/parse.js';
 import { declareCommands } from './commands/registry.js';
 import type { ContextFor } from './commands/types.js';
-import { renderForTerminal } from './io/sanitize.js';
-import type { IO } from './io/streams.js';
+import { type IO, shown } from './io/streams.js';
 
 /**
  * The program with its global flags and commands. Given the command line (`words`), only
@@ -31,8 +30,8 @@ export async function buildProgram(
     .exitOverride()
     .configureOutput({
       // Commander quotes argv back in its errors; sanitized like every other sink.
-      writeOut: (text) => io.stdout.write(renderForTerminal(text, io.color)),
-      writeErr: (text) => io.stderr.write(renderForTerminal(text, io.color)),
+      writeOut: (text) => io.stdout.write(shown(io, text)),
+      writeErr: (text) => io.stderr.write(shown(io, text)),
     })
     .option('--json', 'print the machine-readable result on stdout and nothing else')
     .option('--debug', 'print requests, retries and error details on stderr (keys masked, codes never shown)')

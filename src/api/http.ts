@@ -79,6 +79,8 @@ export interface HttpClientOptions {
   rateLimited?: 'wait' | 'return';
   /** Connections kept to the service; bulk runs raise it to their concurrency. */
   connections?: number;
+  /** Sees every JSON body the service sent, errors included (the output guard notes its codes). */
+  onBody?: (body: unknown) => void;
   /** Sees every answer's status and headers, errors included (doctor reads `Date`). */
   onResponse?: (info: { status: number; headers: Record<string, string | string[] | undefined> }) => void;
 }
@@ -356,6 +358,7 @@ export class HttpClient {
         headerRequestId,
       );
     }
+    this.options.onBody?.(body);
     const requestId = bodyRequestId(body) ?? headerRequestId;
     this.log(`< ${status} in ${elapsed}ms${requestId ? ` (request ${requestId})` : ''}`);
     if (status >= 400)

@@ -5,7 +5,7 @@
  * this is what the terminal shows.
  */
 
-import { giftcodesCommand } from '../io/shell.js';
+import { giftcodesCommand, operand } from '../io/shell.js';
 import type { RunMoney } from './accounting.js';
 import type { BulkResult } from './engine.js';
 
@@ -68,12 +68,12 @@ export function allPaidEarlier(money: RunMoney): boolean {
 }
 
 export function refundCommand(checkoutId: string): string {
-  return giftcodesCommand('refund', 'create', checkoutId, '--surface', 'b2b');
+  return giftcodesCommand('refund', 'create', operand(checkoutId), '--surface', 'b2b');
 }
 
 /** The refunds of the whole batch, named by its codes file (the journal beside it lists the orders). */
 export function refundBatchCommand(out: string): string {
-  return giftcodesCommand('refund', 'batch', out);
+  return giftcodesCommand('refund', 'batch', operand(out));
 }
 
 /** The command that resumes a batch: the options that make its batch id, and --out. */

@@ -16,5 +16,8 @@ export async function invoke<O>(
     ctx.runF(options);
     return;
   }
+  // `--reveal` is the only way codes reach stdout or stderr unmasked, and it is read here,
+  // once for every command, by the guard every sink goes through (io/guard.ts).
+  if ((options as { reveal?: unknown } | undefined)?.reveal === true) ctx.io.guard?.revealCodes();
   await run(ctx, options);
 }

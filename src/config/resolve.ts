@@ -38,7 +38,21 @@ export function profileName(
   env: Record<string, string | undefined>,
   stored?: string,
 ): string {
-  return flags.profile || env.GIFTCODES_PROFILE || stored || DEFAULT_PROFILE;
+  return assertProfileName(flags.profile || env.GIFTCODES_PROFILE || stored || DEFAULT_PROFILE);
+}
+
+/**
+ * Names that are properties of every JavaScript object: as a key of the stored profiles
+ * `__proto__` sets the object's prototype instead of a profile (it was "saved", then lost),
+ * and `constructor` reads back as a function that looks like a stored profile.
+ */
+export const RESERVED_PROFILE_NAMES: readonly string[] = ['__proto__', 'constructor', 'prototype'];
+
+/** The name, or a usage error (exit 2) for a reserved one. */
+export function assertProfileName(name: string): string {
+  if (RESERVED_PROFILE_NAMES.includes(name))
+    throw new UsageError(`"${name}" is a reserved name and cannot be a profile: choose another`);
+  return name;
 }
 
 export function resolveSettings(

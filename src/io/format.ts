@@ -1,5 +1,5 @@
 /** Presentation of numbers, money, times and secrets. Display rounding lives only here. */
-import { CONTROL_CHARS } from './sanitize.js';
+import { CONTROL_CHARS, INVISIBLE_CHARS } from './sanitize.js';
 
 /** Money for people: at most `digits` decimals, never rounding the stored value. */
 export function formatMoney(amount: number, currency?: string, digits = 2): string {
@@ -61,7 +61,7 @@ export function formatDuration(ms: number): string {
  */
 export function maskSecret(secret: string | null | undefined): string {
   if (!secret) return '-';
-  const printable = secret.replace(CONTROL_CHARS, '');
+  const printable = secret.replace(CONTROL_CHARS, '').replace(INVISIBLE_CHARS, '');
   if (printable.length <= 4) return '****';
   return `****${printable.slice(-4)}`;
 }

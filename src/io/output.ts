@@ -1,12 +1,14 @@
 /**
  * Results on stdout: JSON for scripts, cli-table3 tables for people. Every cell and
- * header is sanitized here (sanitize.ts), so no command can forget to; JSON keeps the
- * exact data, with DEL and C1 written as `\u` escapes.
+ * header goes through the guard and is sanitized here (guard.ts, sanitize.ts), so no
+ * command can forget to; JSON keeps the exact data but for masked codes and redacted
+ * secrets, with DEL and C1 written as `\u` escapes.
  */
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
-import { markOwnAnsi, renderForTerminal, safeJson } from './sanitize.js';
-import { type IO, out } from './streams.js';
+import { guardOf } from './guard.js';
+import { markOwnAnsi, safeJson } from './sanitize.js';
+import { type IO, out, shown } from './streams.js';
 import { styler } from './style.js';
 
 /**
@@ -19,8 +21,12 @@ function Table(options: TableType.TableConstructorOptions): TableType.Table {
   return new tableClass(options);
 }
 
+/**
+ * The one JSON printer: the value goes through the run's guard (depth checked, code
+ * fields masked unless --reveal, secrets and URL credentials redacted: guard.ts).
+ */
 export function printJson(io: IO, value: unknown): void {
-  io.stdout.write(`${safeJson(value, 2)}\n`);
+  io.stdout.write(`${safeJson(guardOf(io).json(value), 2)}\n`);
 }
 
 export type Cell = string | number | boolean | null | undefined;
@@ -40,7 +46,7 @@ const NO_STYLE = { head: [], border: [] };
  * SGR (cli-table3 measures widths without them) or gone when colour is off.
  */
 function cellText(io: IO, cell: Cell): string {
-  return renderForTerminal(cell === null || cell === undefined ? '-' : String(cell), io.color);
+  return shown(io, cell === null || cell === undefined ? '-' : String(cell));
 }
 
 /**

@@ -2,8 +2,7 @@
  * Progress on stderr. On a TTY an ora spinner; without one nothing animates, and
  * only the final outcome lines are printed so logs stay readable.
  */
-import { renderForTerminal } from './sanitize.js';
-import type { IO } from './streams.js';
+import { type IO, shown } from './streams.js';
 
 export interface Progress {
   update(text: string): void;
@@ -16,7 +15,7 @@ export interface Progress {
 
 export async function startProgress(io: IO, text: string): Promise<Progress> {
   // One line each: a spinner redraws its line, so a newline from outside would smear it.
-  const safe = (t: string) => renderForTerminal(t, io.color, { newlines: false });
+  const safe = (t: string) => shown(io, t, { newlines: false });
   if (!io.stderrIsTTY) {
     return {
       update: () => {},

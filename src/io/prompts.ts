@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { InterruptedError, MissingInputError } from '../errors.js';
 import { renderForTerminal } from './sanitize.js';
-import type { IO } from './streams.js';
+import { type IO, shown } from './streams.js';
 
 export interface Choice<T> {
   name: string;
@@ -56,8 +56,12 @@ export function createPrompter(io: IO, signal?: AbortSignal): Prompter {
 
   // Messages, defaults, choices and validation answers may quote outside text (a product
   // name, a stored URL): sanitized like every other sink, colour markers resolved.
-  const show = (text: string) => renderForTerminal(text, io.color, { newlines: false });
+  const show = (text: string) => shown(io, text, { newlines: false });
   const showOpt = (text: string | undefined) => (text === undefined ? undefined : show(text));
+  // A default is also the answer when the user presses Enter: not guarded (a redacted
+  // URL would be saved as typed), only made safe for the terminal as before.
+  const showDefault = (text: string | undefined) =>
+    text === undefined ? undefined : renderForTerminal(text, io.color, { newlines: false });
   const checked =
     (validate: ((v: string) => true | string) | undefined) =>
     (value: string): true | string => {
@@ -81,7 +85,11 @@ export function createPrompter(io: IO, signal?: AbortSignal): Prompter {
       guarded(opts.flag, opts.message, async () => {
         const { input } = await import('@inquirer/prompts');
         return input(
-          { message: show(opts.message), default: showOpt(opts.default), validate: checked(opts.validate) },
+          {
+            message: show(opts.message),
+            default: showDefault(opts.default),
+            validate: checked(opts.validate),
+          },
           context,
         );
       }),

@@ -14,12 +14,22 @@
  */
 
 // Matching control characters is this module's job, hence the lint exemptions below.
-/** C0 except tab (ESC is U+001B, a C0), DEL, and C1 (U+0080-U+009F). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters to escape
-const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+/**
+ * Unicode format and separator characters that change how text is shown without being
+ * seen: the Arabic letter mark (U+061C), the Mongolian vowel separator (U+180E),
+ * zero-width spaces and joiners and the LRM/RLM marks (U+200B-U+200F), the line and
+ * paragraph separators (U+2028, U+2029), the bidi embeddings and overrides
+ * (U+202A-U+202E) and isolates (U+2066-U+2069), and the BOM / zero-width no-break space
+ * (U+FEFF). A right-to-left override makes `gpj.exe` read `exe.jpg`; a zero-width space
+ * inside a code makes the copied code wrong. Shown as `\u202e` like a C1 control.
+ */
+const FORMAT = '\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff';
+/** C0 except tab (ESC is U+001B, a C0), DEL, C1 (U+0080-U+009F) and the format characters above. */
+const CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000a-\\u001f\\u007f-\\u009f${FORMAT}]`, 'g');
 /** The same, newline kept: a block of lines, a table cell. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters to escape
-const CONTROLS_KEEP_NEWLINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROLS_KEEP_NEWLINE = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${FORMAT}]`, 'g');
+/** What a mask leaves out besides controls: a masked code shows four characters one can see. */
+export const INVISIBLE_CHARS = new RegExp(`[${FORMAT}]`, 'g');
 /** Every control character, tab and newline included: what a mask drops, what a file cell guards. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters to find
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/g;

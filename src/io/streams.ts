@@ -3,7 +3,8 @@
  * never touch `process.stdout` directly, so tests can hand them buffers.
  */
 import type { Readable, Writable } from 'node:stream';
-import { renderForTerminal } from './sanitize.js';
+import { guardOf, type OutputGuard } from './guard.js';
+import { renderForTerminal, type SanitizeOptions } from './sanitize.js';
 
 export interface IO {
   stdin: Readable;
@@ -16,6 +17,11 @@ export interface IO {
   color: boolean;
   /** Terminal width for tables and bars, 80 when unknown. */
   columns: number;
+  /**
+   * The run's masking and redaction step (guard.ts), set by `run()`: codes masked unless
+   * --reveal, secrets and URL credentials never shown. Without one, codes are masked.
+   */
+  guard?: OutputGuard;
 }
 
 type Env = Record<string, string | undefined>;
@@ -48,7 +54,16 @@ export function processIO(env: Env = process.env): IO {
  * visibly and the CLI's own colour markers become SGR (sanitize.ts).
  */
 export function out(io: IO, line = ''): void {
-  io.stdout.write(`${renderForTerminal(line, io.color)}\n`);
+  io.stdout.write(`${shown(io, line)}\n`);
+}
+
+/**
+ * Text as every sink writes it: first the guard (codes masked unless --reveal, secrets and
+ * URL credentials redacted), then the terminal pass (controls and invisible characters
+ * shown, the CLI's colour markers turned into SGR or dropped).
+ */
+export function shown(io: IO, text: string, opts: SanitizeOptions = {}): string {
+  return renderForTerminal(guardOf(io).text(text), io.color, opts);
 }
 
 /**
@@ -61,5 +76,5 @@ export function outOwn(io: IO, text: string): void {
 
 /** Write a line to stderr (progress, diagnostics), sanitized like `out`. */
 export function err(io: IO, line = ''): void {
-  io.stderr.write(`${renderForTerminal(line, io.color)}\n`);
+  io.stderr.write(`${shown(io, line)}\n`);
 }

@@ -128,7 +128,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...(readyKey ? { apiKey: readyKey } : {}),
   });
 
-  const { server, dispose } = createSandboxServer(core, router);
+  const { server, dispose } = createSandboxServer(core, router, host);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? DEFAULT_SANDBOX_PORT, host, () => {

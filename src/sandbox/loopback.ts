@@ -67,3 +67,26 @@ export function operatorRefusal(req: {
   }
   return undefined;
 }
+
+/**
+ * Why a request may not use the sandbox's API routes and hosted pages, or undefined when
+ * it may: the DNS-rebinding half of `operatorRefusal`, for every route. A page on
+ * `evil.example`, its name rebound to 127.0.0.1, reaches the port from the browser on
+ * this machine and would use the API with the published default key; its requests carry
+ * `Host: evil.example`. Bound to a loopback interface, only a loopback `Host` is served.
+ * Bound elsewhere (`--host`, which also replaces the published key with a random one), the
+ * name it was bound to, any IP literal and the loopback names are served: a rebinding
+ * page always sends a DNS name.
+ */
+export function hostRefusal(hostHeader: string | undefined, boundHost: string): string | undefined {
+  const host = hostHeader === undefined ? undefined : splitHost(hostHeader);
+  if (host && isLoopbackHostname(host.hostname)) return undefined;
+  if (host && !isLoopbackHostname(boundHost)) {
+    const name = host.hostname.toLowerCase().replace(/\.$/, '');
+    if (name === boundHost.toLowerCase().replace(/^\[(.*)\]$/, '$1')) return undefined;
+    if (isIPv4(name) || isIPv6(name)) return undefined;
+  }
+  return isLoopbackHostname(boundHost)
+    ? 'The sandbox answers only a loopback Host (127.0.0.1, localhost, [::1]): DNS rebinding'
+    : `The sandbox answers only the Host it was bound to (${boundHost}), an IP address or a loopback name`;
+}

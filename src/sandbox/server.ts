@@ -19,7 +19,7 @@ import {
 import type { Core } from './context.js';
 import { ApiError, forbidden, validationError } from './errors.js';
 import type { FaultDecision } from './faults.js';
-import { operatorRefusal } from './loopback.js';
+import { hostRefusal, operatorRefusal } from './loopback.js';
 import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
 import { type AccountState, type ApiKeyRecord, hashKey } from './state.js';
@@ -37,7 +37,8 @@ export interface SandboxServer {
   dispose(): void;
 }
 
-export function createSandboxServer(core: Core, router: Router): SandboxServer {
+/** `host`: the interface the server is bound to (the `Host` check of every route, loopback.ts). */
+export function createSandboxServer(core: Core, router: Router, host = '127.0.0.1'): SandboxServer {
   for (const route of router.routes) {
     if (route.def.kind === 'api' && !(route.key in ENDPOINT_SCOPES)) {
       throw new Error(`route ${route.key} has no entry in the scope table (auth.ts)`);
@@ -197,6 +198,14 @@ export function createSandboxServer(core: Core, router: Router): SandboxServer {
       const { route, params } = match;
       const def = route.def;
       const hasBody = method !== 'GET' && method !== 'DELETE';
+
+      // Every route, API and hosted pages alike: a rebound DNS name is refused (loopback.ts).
+      const wrongHost = hostRefusal(req.headers.host, host);
+      if (wrongHost) {
+        req.resume();
+        finish(errorResult(forbidden(wrongHost), requestId));
+        return;
+      }
 
       if (def.kind === 'operator') {
         const refusal = operatorRefusal({

@@ -5,7 +5,7 @@
  * path must show them visibly (`^[`, `\u009b`) and never emit them, while --json keeps
  * the exact data.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +19,13 @@ import {
   DEFAULT_KEEP,
   HOSTILE,
   type HostileProxy,
+  INVISIBLE,
   RAW_CONTROL,
+  RAW_INVISIBLE,
   startHostileProxy,
 } from '../helpers/hostile-proxy.js';
 import { fakeLookupHost } from '../helpers/sandbox.js';
+import { KEYS, startTerminal, type Terminal } from '../helpers/terminal.js';
 
 let sandbox: Sandbox;
 let proxy: HostileProxy;
@@ -30,6 +33,11 @@ let proxy: HostileProxy;
 let idProxy: HostileProxy;
 let hostileEnv: Record<string, string>;
 let idEnv: Record<string, string>;
+/** The same service with invisible format characters appended to every string (issue 22). */
+let invisibleProxy: HostileProxy;
+let invisibleIdProxy: HostileProxy;
+let invisibleEnv: Record<string, string>;
+let invisibleIdEnv: Record<string, string>;
 const KEEP_IDS = new Set([...DEFAULT_KEEP, 'id', 'productId', 'skuId', 'externalRef', 'checkoutId']);
 const ids = { order: '', failedOrder: '', checkout: '', deposit: '' };
 const dirs: string[] = [];
@@ -80,11 +88,18 @@ beforeAll(async () => {
   idProxy = await startHostileProxy(sandbox.url, KEEP_IDS);
   hostileEnv = { GIFTCODES_BASE_URL: proxy.url, GIFTCODES_API_KEY: apiKey };
   idEnv = { GIFTCODES_BASE_URL: idProxy.url, GIFTCODES_API_KEY: apiKey };
+  invisibleProxy = await startHostileProxy(sandbox.url, DEFAULT_KEEP, INVISIBLE);
+  invisibleIdProxy = await startHostileProxy(sandbox.url, KEEP_IDS, INVISIBLE);
+  invisibleEnv = { GIFTCODES_BASE_URL: invisibleProxy.url, GIFTCODES_API_KEY: apiKey };
+  invisibleIdEnv = { GIFTCODES_BASE_URL: invisibleIdProxy.url, GIFTCODES_API_KEY: apiKey };
 }, 60_000);
 
 afterAll(async () => {
+  for (const t of terminals.splice(0)) t.kill();
   await proxy?.close();
   await idProxy?.close();
+  await invisibleProxy?.close();
+  await invisibleIdProxy?.close();
   await sandbox?.close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
@@ -352,4 +367,89 @@ describe('order bulk on a terminal (the spinner)', () => {
     ).toBeNull();
     expect(res.stdout + res.stderr).toContain('^[]0;pwned^G');
   });
+});
+
+const terminals: Terminal[] = [];
+
+/** No raw format character on either stream, and the invisible text did arrive (shown as `\u202e`). */
+function expectVisible(text: string) {
+  const raw = RAW_INVISIBLE.exec(text);
+  expect(
+    raw,
+    `raw U+${raw?.[0].charCodeAt(0).toString(16)} near ${JSON.stringify(text.slice(Math.max(0, (raw?.index ?? 0) - 40), (raw?.index ?? 0) + 10))}`,
+  ).toBeNull();
+  expect(text).toContain('\\u202eevil\\u202c');
+  expect(text).toContain('\\u2028forged\\u2029\\ufeff\\u061c\\u180e');
+}
+
+describe('invisible format characters (bidi overrides, zero-width, separators) are shown, not obeyed', () => {
+  it.each([
+    ['catalog', () => ['catalog']],
+    ['account', () => ['account']],
+    ['balance', () => ['balance']],
+    ['rates', () => ['rates']],
+    ['order get (masked codes)', () => ['order', 'get', ids.order]],
+    ['order get --reveal', () => ['order', 'get', ids.order, '--reveal']],
+    ['order list', () => ['order', 'list']],
+    ['checkout get', () => ['checkout', 'get', ids.checkout]],
+    ['checkout list', () => ['checkout', 'list']],
+    ['deposit get', () => ['deposit', 'get', ids.deposit]],
+    ['deposit list', () => ['deposit', 'list']],
+    ['webhook get', () => ['webhook', 'get']],
+    ['webhook deliveries', () => ['webhook', 'deliveries']],
+    ['payment-methods', () => ['payment-methods']],
+    ['--debug lines', () => ['catalog', '--debug']],
+    ['the error line', () => ['order', 'get', 'chk_missing']],
+  ])('%s', async (_name, args) => {
+    const res = await runInProcess(args(), { env: invisibleEnv });
+    expectVisible(res.stdout + res.stderr);
+  });
+
+  it('catalog show (an id kept verbatim)', async () => {
+    const res = await runInProcess(['catalog', 'show', 'prd_amazon_us'], { env: invisibleIdEnv });
+    expect(res.code, res.stderr).toBe(0);
+    expectVisible(res.stdout + res.stderr);
+  });
+
+  it('masks show four characters one can see', async () => {
+    const res = await runInProcess(['order', 'get', ids.order], { env: invisibleEnv });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/\*\*\*\*[0-9A-Za-z-]{4}\s/);
+  });
+
+  it('--json and the codes file keep the exact characters', async () => {
+    const res = await runInProcess(['catalog', '--json'], { env: invisibleEnv });
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout).products[0].name.endsWith(INVISIBLE)).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'giftcodes-invisible-'));
+    dirs.push(dir);
+    const input = join(dir, 'in.csv');
+    writeFileSync(input, 'ref,productId,skuId,amount,quantity\r\nr1,prd_amazon_us,sku_amazon_us_25,25,1\r\n');
+    const out = join(dir, 'o.csv');
+    const bulk = await runInProcess(
+      ['order', 'bulk', input, '--out', out, '--yes', '--poll-interval', '30'],
+      {
+        env: invisibleIdEnv,
+      },
+    );
+    expect(bulk.code, bulk.stderr).toBe(0);
+    expectVisible(bulk.stdout + bulk.stderr);
+    expect(readFileSync(out, 'utf8')).toContain(INVISIBLE);
+  });
+
+  it('the guided deposit screen (a real terminal)', async () => {
+    const term = startTerminal(['deposit', '--poll-interval', '150ms'], invisibleEnv);
+    terminals.push(term);
+    await term.waitFor('Amount to add (USD)');
+    term.type(`60${KEYS.enter}`);
+    await term.waitFor('Pay with');
+    // The methods in rank order: card first, then Bitcoin.
+    term.type(KEYS.down);
+    term.type(KEYS.enter);
+    await term.waitFor('Create a deposit invoice');
+    term.type(`y${KEYS.enter}`);
+    const screen = await term.waitFor('waiting for the payment');
+    expectVisible(screen);
+    term.kill();
+  }, 30_000);
 });

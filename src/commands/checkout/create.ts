@@ -11,7 +11,6 @@ import { style } from '../../io/style.js';
 import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { defineCommand } from '../define.js';
 import { collect, decimal } from '../parse.js';
-import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { qrOption } from '../shared/options.js';
@@ -206,7 +205,7 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
   if (res.replayed && opts.method && res.data.status === 'pending')
     shown = await payReplayed(ctx, http, shown, opts.method, opts.currency);
   if (ctx.flags.json) {
-    printJson(ctx.io, maskCodes(shown.raw, Boolean(opts.reveal)));
+    printJson(ctx.io, shown.raw);
     return;
   }
   printCheckout(ctx, shown.data, Boolean(opts.reveal));

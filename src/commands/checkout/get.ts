@@ -6,10 +6,9 @@ import { ExitCode, InterruptedError, WaitTimeoutError } from '../../errors.js';
 import { formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { startProgress } from '../../io/progress.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
-import { maskCodes } from '../shared/codes.js';
 import { DEFAULT_POLL_MS, pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
 import { printCheckout } from './view.js';
@@ -46,12 +45,12 @@ export async function runCheckoutGet(ctx: Context, opts: CheckoutGetOptions): Pr
   const reveal = Boolean(opts.reveal);
   let res = await getCheckout(http, opts.checkoutId);
   if (opts.wait && !TERMINAL_ORDER_STATUSES.has(res.data.status)) {
-    res = await printLastOnTimeout(ctx, waitForCheckout(ctx, opts, res), (raw) => maskCodes(raw, reveal));
+    res = await printLastOnTimeout(ctx, waitForCheckout(ctx, opts, res));
   }
   // Waiting ends in completed (0), or partial, failed or expired (3: something was not delivered).
   if (opts.wait && res.data.status !== 'completed') ctx.exitCode = ExitCode.failedItems;
   if (ctx.flags.json) {
-    printJson(ctx.io, maskCodes(res.raw, reveal));
+    printJson(ctx.io, res.raw);
     return;
   }
   printCheckout(ctx, res.data, reveal);
@@ -78,7 +77,7 @@ async function waitForCheckout(
       delayMs: () => opts.pollInterval ?? DEFAULT_POLL_MS,
       timedOut: (current) =>
         new WaitTimeoutError(
-          `checkout ${opts.checkoutId} is still ${current.data.status} after ${formatDuration(opts.waitTimeout ?? 0)}; resume with: ${giftcodesCommand('checkout', 'get', opts.checkoutId, '--wait')}`,
+          `checkout ${opts.checkoutId} is still ${current.data.status} after ${formatDuration(opts.waitTimeout ?? 0)}; resume with: ${giftcodesCommand('checkout', 'get', operand(opts.checkoutId), '--wait')}`,
           current.raw,
         ),
       onState: (current) => {
@@ -96,7 +95,7 @@ async function waitForCheckout(
     if (ctx.signal.aborted || error instanceof InterruptedError) {
       err(
         ctx.io,
-        `Stopped watching; resume with: ${giftcodesCommand('checkout', 'get', opts.checkoutId, '--wait')}`,
+        `Stopped watching; resume with: ${giftcodesCommand('checkout', 'get', operand(opts.checkoutId), '--wait')}`,
       );
       throw new InterruptedError();
     }

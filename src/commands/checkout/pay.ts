@@ -2,11 +2,10 @@
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { defineCommand } from '../define.js';
-import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { payCurrencyFor } from '../shared/methods.js';
@@ -83,7 +82,7 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
     },
   );
   if (ctx.flags.json) {
-    printJson(ctx.io, maskCodes(res.raw, Boolean(opts.reveal)));
+    printJson(ctx.io, res.raw);
     return;
   }
   const s = style(ctx.io);
@@ -94,7 +93,7 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
     ),
   );
   await printInvoice(ctx, res.data.payment, { qr: opts.qr });
-  err(ctx.io, `Follow it with: ${giftcodesCommand('checkout', 'get', opts.checkoutId, '--wait')}`);
+  err(ctx.io, `Follow it with: ${giftcodesCommand('checkout', 'get', operand(opts.checkoutId), '--wait')}`);
 }
 
 /**

@@ -13,8 +13,9 @@ export default defineCommand({
 });
 
 export async function runConfigUse(ctx: Context, opts: { profile: string }): Promise<void> {
+  const { assertProfileName } = await import('../../config/resolve.js');
+  const name = assertProfileName(opts.profile);
   const store = await ctx.config();
-  const name = opts.profile;
   if (!store.getProfile(name)) throw new UsageError(`no profile "${name}" (see \`giftcodes config list\`)`);
   store.setDefaultProfile(name);
   err(ctx.io, `default profile is now "${name}"`);

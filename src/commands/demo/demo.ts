@@ -6,7 +6,7 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
-import { giftcodesCommand, shellWord } from '../../io/shell.js';
+import { giftcodesCommand, operand, shellWord } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
 import { nonNegativeInt } from '../parse.js';
@@ -114,7 +114,7 @@ export async function runDemo(
           '  giftcodes sandbox --port 4010           # a sandbox that stays up (another terminal)',
           '  export GIFTCODES_BASE_URL=http://127.0.0.1:4010 GIFTCODES_API_KEY=<key it prints>',
           '  giftcodes catalog                       # products, SKUs, denominations',
-          `  ${giftcodesCommand('order', 'bulk', input, '--out', 'codes.csv', '--dry-run')}`,
+          `  ${giftcodesCommand('order', 'bulk', operand(input), '--out', 'codes.csv', '--dry-run')}`,
           '  giftcodes order bulk <file> --out codes.csv --yes   # kill it at any point and run it again',
           '  giftcodes order list --status partial',
           `  giftcodes refund batch ${opts.out}       # refunds of the failed units, each once`,

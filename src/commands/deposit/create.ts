@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, StoppedError, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
 import { decimal } from '../parse.js';
@@ -125,7 +125,7 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
       err(
         ctx.io,
         depositId
-          ? `Watch it with: ${giftcodesCommand('deposit', 'get', depositId, '--wait')}`
+          ? `Watch it with: ${giftcodesCommand('deposit', 'get', operand(depositId), '--wait')}`
           : unknownDepositAdvice(opts.amount, currency),
       );
       return;

@@ -5,7 +5,7 @@
  */
 import { formatDuration, formatMoney, formatTime } from '../../io/format.js';
 import type { Cell } from '../../io/output.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import type { Deposit } from '../../schemas/deposits.js';
 
 export function depositFields(deposit: Deposit): Array<[string, Cell]> {
@@ -72,5 +72,5 @@ export function newDepositCommand(
 }
 
 export function resumeHint(depositId: string): string {
-  return giftcodesCommand('deposit', 'get', depositId, '--wait');
+  return giftcodesCommand('deposit', 'get', operand(depositId), '--wait');
 }

@@ -97,6 +97,8 @@ async function checkKey(
 ): Promise<true | string> {
   const { getAccount } = await import('../../api/account.js');
   const { HttpClient } = await import('../../api/http.js');
+  // A refusal may quote the key back: it is redacted like the run's own key (io/guard.ts).
+  ctx.io.guard?.addSecret(apiKey);
   const http = new HttpClient({
     baseUrl,
     apiKey,

@@ -3,12 +3,11 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError, WaitTimeoutError } from '../../errors.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { defineCommand } from '../define.js';
 import { decimal, duration, positiveInt } from '../parse.js';
-import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { checkReplay, refReusedError, unverifiedRecipientWarning } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
@@ -179,21 +178,20 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
         timedOut: (current) =>
           new WaitTimeoutError(
             `order ${current.data.checkoutId} is still ${current.data.status} after ${formatDuration(waitTimeout)}; ` +
-              `it is paid and finishes on its own: see it with ${giftcodesCommand('order', 'get', current.data.checkoutId)}`,
+              `it is paid and finishes on its own: see it with ${giftcodesCommand('order', 'get', operand(current.data.checkoutId))}`,
             current.raw,
           ),
       }),
-      (value) => maskCodes(value, Boolean(opts.reveal)),
     );
     order = last.data;
     raw = last.raw;
   }
-  if (ctx.flags.json) printJson(ctx.io, maskCodes(raw, Boolean(opts.reveal)));
+  if (ctx.flags.json) printJson(ctx.io, raw);
   else printOrder(ctx.io, order, Boolean(opts.reveal));
   if (opts.wait && (order.status === 'partial' || order.status === 'failed')) {
     err(
       ctx.io,
-      `refund the failed units with: ${giftcodesCommand('refund', 'create', order.checkoutId, '--surface', 'b2b')}`,
+      `refund the failed units with: ${giftcodesCommand('refund', 'create', operand(order.checkoutId), '--surface', 'b2b')}`,
     );
     ctx.exitCode = ExitCode.failedItems;
   }

@@ -2,7 +2,6 @@
 import type { Context } from '../../context.js';
 import { printJson } from '../../io/output.js';
 import { defineCommand } from '../define.js';
-import { maskCodes } from '../shared/codes.js';
 import { printOrder } from './render.js';
 
 export default defineCommand({
@@ -22,6 +21,6 @@ export async function runOrderGet(
   const { getOrder } = await import('../../api/orders.js');
   const http = await ctx.http();
   const res = await getOrder(http, opts.checkoutId);
-  if (ctx.flags.json) printJson(ctx.io, maskCodes(res.raw, opts.reveal));
+  if (ctx.flags.json) printJson(ctx.io, res.raw);
   else printOrder(ctx.io, res.data, opts.reveal);
 }

@@ -8,7 +8,7 @@ import type { DifferenceKind } from '../../batch/reconcile.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { printJson, printTable } from '../../io/output.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
 
@@ -50,7 +50,7 @@ const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => s
       ...(file ? ['--force'] : []),
     )}`,
   'failed-not-refunded': (batch, file) =>
-    `request the refunds: ${giftcodesCommand('refund', 'batch', ...(file ? [file] : ['--batch', batch]))}`,
+    `request the refunds: ${giftcodesCommand('refund', 'batch', ...(file ? [operand(file)] : ['--batch', batch]))}`,
   'order-processing': () => 'orders still being fulfilled: reconcile again later',
   'order-unknown': () => 'run the same `order bulk` again to resolve orders with an unknown outcome',
 };

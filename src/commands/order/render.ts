@@ -2,7 +2,7 @@
 
 import { formatAmountOf, formatTime, maskSecret } from '../../io/format.js';
 import { printFields, printTable } from '../../io/output.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, type IO } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { showSecret } from '../shared/codes.js';
@@ -34,5 +34,5 @@ export function printOrder(io: IO, order: Order, reveal: boolean): void {
   });
   printTable(io, ['product', 'amount', 'unit', 'status', 'code', 'pin', 'url / message'], rows);
   if (!reveal && rows.length)
-    err(io, `codes masked: ${giftcodesCommand('order', 'get', order.checkoutId, '--reveal')}`);
+    err(io, `codes masked: ${giftcodesCommand('order', 'get', operand(order.checkoutId), '--reveal')}`);
 }

@@ -26,7 +26,11 @@ export default defineCommand({
     },
     port: { flags: '--port <port>', description: 'port to listen on; 0 picks a free one (default 4010)' },
     seed: { flags: '--seed <n>', description: 'seed of ids, codes and fault draws (default 1)' },
-    key: { flags: '--key <apiKey>', description: 'API key of the ready account (default: generated)' },
+    key: {
+      flags: '--key <apiKey>',
+      description:
+        'API key of the ready account (default: derived from --seed, so fixed and published in the README; a random one when --host is not loopback)',
+    },
     balance: {
       flags: '--balance <usd>',
       description: 'starting balance of the ready account in USD (default 10000)',

@@ -8,7 +8,10 @@ import { duration } from '../parse.js';
 /** Secrets from the repeated flag, else GIFTCODES_WEBHOOK_SECRET (comma-separated: new,previous). */
 export function webhookSecrets(ctx: Context, fromFlags: readonly string[]): string[] {
   const given = fromFlags.length > 0 ? [...fromFlags] : (ctx.env.GIFTCODES_WEBHOOK_SECRET ?? '').split(',');
-  return given.map((s) => s.trim()).filter((s) => s !== '');
+  const secrets = given.map((s) => s.trim()).filter((s) => s !== '');
+  // Held by this run from here on: redacted from anything printed (io/guard.ts).
+  for (const secret of secrets) ctx.io.guard?.addSecret(secret);
+  return secrets;
 }
 
 export function parseEvents(value: string): EventType[] {
