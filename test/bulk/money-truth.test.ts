@@ -19,6 +19,8 @@ import { waitFor } from '../helpers/wait.js';
 import { account, FAST, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 2126, tuning: { fulfillmentUnitMs: 50 } });
+/** Answers only what the spec shows: the create's body is `{}`, list entries are `{checkoutId, externalRef}`. */
+const minimal = withSandbox({ seed: 2127, specMinimal: true });
 
 interface Charge {
   checkoutId?: string;
@@ -168,6 +170,29 @@ describe('order bulk: the money it reports is the ledger', () => {
     expect(second.money.thisRun.orders).toBe(0);
     expect(second.money.unsent).toBeGreaterThan(0);
     expect(second.stderr).not.toContain('every order of this batch was paid by an earlier run');
+  });
+});
+
+describe('order bulk against a service that answers only what the spec shows', () => {
+  it('finds each order by its ref when the create answers a body that is not an order, and reports the ledger', async () => {
+    const acc = await minimal.operator.createAccount({ tier: 'growth', balanceUsd: 100_000 });
+    await minimal.operator.patchAccount(acc.userId, { limits: { maxItemsPerOrder: 2 } });
+    const env = { GIFTCODES_BASE_URL: minimal.url, GIFTCODES_API_KEY: acc.apiKey };
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(8));
+    const out = join(dir, 'codes.csv');
+    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', '--json', ...FAST], {
+      env,
+      deps: { clock: minimal.clock() },
+    });
+    expect(res.code, res.stderr).toBe(0);
+    const { money } = JSON.parse(res.stdout) as { money: RunMoney };
+    const ledger = await minimal.operator.ledger(acc.userId);
+    const charges = ledger.entries.filter((e) => e.type === 'order_charge');
+    expect(money.thisRun.orders).toBe(charges.length);
+    expect(usdOf(money.thisRun.amounts)).toBeCloseTo(usd(charges), 6);
+    expect(money.unknown).toBe(0);
+    await proveExactlyOnce(minimal, acc.userId, out, { complete: true });
   });
 });
 
