@@ -66,7 +66,8 @@ describe('version, help and usage errors', () => {
     [['no-such-command'], /unknown command/],
     [['catalog', '--bogus'], /unknown option/],
     [['--timeout', 'soon', 'balance'], /--timeout/],
-    [['rates', 'convert', 'ten', 'USD', 'EUR'], /<amount> must be a number/],
+    [['rates', 'convert', 'ten', 'USD', 'EUR'], /<amount>: "ten" is not a plain decimal number/],
+    [['rates', 'convert', '0x19', 'USD', 'EUR'], /<amount>: "0x19" is not a plain decimal number/],
     [['catalog', '--surface', 'nope'], /b2b, retailer/],
     [['rates', 'convert', '10', 'USD'], /missing required argument/],
   ])('%j exits 2 with a message on stderr and nothing on stdout', async (args, message) => {

@@ -14,7 +14,7 @@ import { giftcodesCommand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { defineCommand } from '../define.js';
-import { decimal, duration, positiveInt } from '../parse.js';
+import { amount, duration, positiveInt } from '../parse.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { refReusedError, replayDifference } from '../shared/replay.js';
@@ -31,7 +31,7 @@ export default defineCommand({
     amount: {
       flags: '--amount <n>',
       description: 'denomination (within the SKU min..max, on its step)',
-      parse: decimal,
+      parse: amount,
       required: true,
     },
     quantity: { flags: '--quantity <n>', description: 'units', parse: positiveInt, default: 1 },
