@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
+import { decimalText } from '../decimal.js';
 import { markOwnAnsi, renderForTerminal, safeJson } from './sanitize.js';
 import { type IO, out } from './streams.js';
 import { styler } from './style.js';
@@ -40,7 +41,9 @@ const NO_STYLE = { head: [], border: [] };
  * SGR (cli-table3 measures widths without them) or gone when colour is off.
  */
 function cellText(io: IO, cell: Cell): string {
-  return renderForTerminal(cell === null || cell === undefined ? '-' : String(cell), io.color);
+  // Numbers never in exponent form (a rate of 1e-8 is 0.00000001).
+  const text = typeof cell === 'number' && Number.isFinite(cell) ? decimalText(cell) : String(cell);
+  return renderForTerminal(cell === null || cell === undefined ? '-' : text, io.color);
 }
 
 /**

@@ -226,7 +226,7 @@ describe('checkout codes', () => {
         },
       ],
     });
-    expect(lines.join('\n')).toContain('sent 1 of 2 BTC [##########..........] 50%');
+    expect(lines.join('\n')).toContain('sent 1.00 BTC of 2.00 BTC [##########..........] 50%');
   });
 });
 

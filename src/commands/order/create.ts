@@ -1,5 +1,6 @@
 /** `giftcodes order create`: create and pay one B2B order from the balance. */
 import type { Context } from '../../context.js';
+import { decimalText } from '../../decimal.js';
 import {
   asRejectedInput,
   ExitCode,
@@ -123,7 +124,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   await confirmWrite(
     ctx,
     opts.yes,
-    `Buy ${opts.quantity} x ${opts.product} (${opts.sku}) at ${opts.amount}, paid from the balance?`,
+    `Buy ${opts.quantity} x ${opts.product} (${opts.sku}) at ${decimalText(opts.amount)}, paid from the balance?`,
   );
   const http = await ctx.http();
   // Said before the request: if its outcome is lost, this ref is the only safe way back.

@@ -44,7 +44,7 @@ export async function runRatesConvert(ctx: Context, opts: ConvertOptions): Promi
   }
   const c = res.data;
   printFields(ctx.io, [
-    ['amount', `${c.amount} ${c.from.toUpperCase()}`],
+    ['amount', formatAmountFor(c.from.toUpperCase(), c.amount)],
     // Display rounding only: --json carries the unrounded, indicative figure.
     ['converted', formatAmountFor(c.to.toUpperCase(), c.converted)],
     ['rate', Number(c.rate.toPrecision(10))],
