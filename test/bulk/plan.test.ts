@@ -70,7 +70,11 @@ describe('validateRow', () => {
         "one unit (about 105.00 USD) exceeds the account's maxOrderAmountUSD of 60",
       ],
     ],
-    ['off step', row(1, { amount: 12 }), ["amount 12 is not on the SKU's step of 5 from 5"]],
+    [
+      'off step',
+      row(1, { amount: 12 }),
+      ["amount 12 is not on the SKU's step of 5 from 5: the nearest valid amounts are 10 and 15"],
+    ],
     ['fixed sku ok', row(1, { skuId: 'p1-fixed', amount: 25 }), []],
     [
       'missing required field',
@@ -92,11 +96,11 @@ describe('validateRow', () => {
   });
 
   it.each([
-    [10, { min: 5, changeStep: 5 }, true],
-    [12, { min: 5, changeStep: 5 }, false],
-    [10.5, { min: 10, changeStep: 0.5 }, true],
-    [10.3, { min: 10, changeStep: 0.1 }, true],
-    [33, { min: 33, changeStep: 0 }, true],
+    [10, { min: 5, changeStep: 5, max: 1000 }, true],
+    [12, { min: 5, changeStep: 5, max: 1000 }, false],
+    [10.5, { min: 10, changeStep: 0.5, max: 1000 }, true],
+    [10.3, { min: 10, changeStep: 0.1, max: 1000 }, true],
+    [33, { min: 33, changeStep: 0, max: 1000 }, true],
   ])('onGrid(%s, %o) = %s', (amount, sku, expected) => {
     expect(onGrid(amount, sku)).toBe(expected);
   });
