@@ -4,6 +4,7 @@
  */
 
 import { decimalText } from '../decimal.js';
+import { formatMoney } from '../io/format.js';
 import { UnknownCurrencyError } from '../money.js';
 import type { Account } from '../schemas/account.js';
 import { type Product, requiredFieldNames, type Sku } from '../schemas/catalog.js';
@@ -71,11 +72,11 @@ export function validateRow(row: InputRow, ctx: ValidationContext): RowError[] {
     }
   }
   try {
-    const usdOf = unitUsd(row.amount, product, ctx.rates);
+    const usdOf = unitUsd(row.amount, product, sku, ctx.rates);
     if (usdOf > ctx.limits.maxOrderAmountUSD) {
       errors.push({
         row: at,
-        message: `one unit (about ${usdOf.toFixed(2)} USD) exceeds the account's maxOrderAmountUSD of ${ctx.limits.maxOrderAmountUSD}`,
+        message: `one unit (about ${formatMoney(usdOf, 'USD')}) exceeds the account's maxOrderAmountUSD of ${ctx.limits.maxOrderAmountUSD}`,
       });
     }
   } catch (error) {
