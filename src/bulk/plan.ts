@@ -201,7 +201,8 @@ function lineSource(r: InputRow, products: Map<string, Product>, rates: Rates): 
     unitUsd: unitUsd(
       r.amount,
       product,
-      product.skus.find((s) => s.id === r.skuId),
+      // A product built without its SKUs (tests, a sparse catalog entry) is priced at face value.
+      product.skus?.find((s) => s.id === r.skuId),
       rates,
     ),
     ...(r.requiredFields ? { requiredFields: r.requiredFields } : {}),
