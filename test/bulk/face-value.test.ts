@@ -67,3 +67,14 @@ describe('a Telcel batch: MXN face value, USD price', () => {
     expect(usd.amount).toBeCloseTo(charged, 2);
   });
 });
+
+describe('catalog show names the currency of each figure', () => {
+  it('Telcel: min and max in MXN, minCost in USD', async () => {
+    const acc = await account(sb, { tier: 'growth' });
+    const res = await runInProcess(['catalog', 'show', 'prd_telcel_mx'], { env: acc.env });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(
+      /sku_telcel_range\s*│\s*5\.00 MXN\s*│\s*100\.00 MXN\s*│\s*5\s*│\s*0\.\d\d USD\s*│\s*5 to 100 MXN/,
+    );
+  });
+});
