@@ -123,6 +123,15 @@ describe('flag parsers use the one reader', () => {
     expect(checkAmount('1e2', undefined)).not.toBe(true);
     expect(checkAmount('100', undefined)).toBe(true);
   });
+  it.each(['0.29', '1.13', '4.35', '4.350', '1000000.07'])(
+    'a deposit of %s USD has at most two decimals',
+    (text) => {
+      expect(checkAmount(text, undefined)).toBe(true);
+    },
+  );
+  it('a deposit of 4.355 USD has three', () => {
+    expect(checkAmount('4.355', undefined)).toBe('at most two decimals (cents)');
+  });
 });
 
 describe('CSV cells use the one reader and name the row and column', () => {

@@ -8,7 +8,7 @@
  */
 import type { HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
-import { PLAIN_DECIMAL_HINT, readDecimal } from '../../decimal.js';
+import { decimalsOf, decimalText, PLAIN_DECIMAL_HINT, readDecimal } from '../../decimal.js';
 import { DeclinedError, ExitCode, UnexpectedResponseError, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { err, out } from '../../io/streams.js';
@@ -51,7 +51,8 @@ export function checkAmount(text: string, maxDepositUsd: number | undefined): tr
   const read = readDecimal(text);
   if (!read.ok) return `enter an amount in USD as ${PLAIN_DECIMAL_HINT}`;
   const amount = read.value;
-  if (Math.round(amount * 100) !== amount * 100) return 'at most two decimals (cents)';
+  // On the decimal text: 4.35 * 100 is 434.99999999999994 in binary floating point.
+  if (decimalsOf(decimalText(amount)) > 2) return 'at most two decimals (cents)';
   if (maxDepositUsd !== undefined && amount > maxDepositUsd)
     return `the largest single deposit for this account is ${formatMoney(maxDepositUsd, 'USD')}`;
   return true;
