@@ -2,13 +2,13 @@
  * Planning: rows become orders that respect the live per-order limits, in input
  * order (so each order covers a contiguous run of rows and the plan is the same for
  * the same file and limits). A row's quantity is split across lines and orders when
- * needed. USD values are estimates at face value and live rates: the real price
- * carries the account's margin and the order freezes its own rates (spec rule 5).
+ * needed. USD values are estimated prices (the catalog's price per face unit, at live
+ * rates): the order freezes its own rates (spec rule 5), so they stay estimates.
  */
 
 import { toUsd } from '../money.js';
 import type { Account } from '../schemas/account.js';
-import type { Product } from '../schemas/catalog.js';
+import type { Product, Sku } from '../schemas/catalog.js';
 import type { Rates } from '../schemas/rates.js';
 import { anchorRef, childRef, orderRef } from './refs.js';
 import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from './types.js';
@@ -20,18 +20,32 @@ import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from './types.js
 export const ORDER_AMOUNT_HEADROOM = 0.99;
 
 /**
- * Estimated USD of one unit. The spec gives no price formula: the denomination is in
- * the product's currency and prices in its costCurrency. We take the larger of the
- * two readings of the face value, so limits and the balance check err on the safe side.
+ * Estimated USD price of one unit. The denomination (`amount`) is in the product's
+ * currency and prices are in its costCurrency (spec §1 rules 5, 8). The spec gives no
+ * price formula; the catalog's `minCost` (in costCurrency) is read as the price of the
+ * SKU's `min`, so the price per face unit is `minCost / min`, which carries the account's
+ * discount and the currency conversion (spec gap 26). Without a usable `minCost`: the
+ * face value in USD (no discount assumed, so limits and balance checks err on the safe side).
  */
 export function unitUsd(
   amount: number,
   product: Pick<Product, 'productCurrency' | 'costCurrency'>,
+  sku: Pick<Sku, 'min' | 'minCost'> | undefined,
   rates: Rates,
-) {
-  const asCost = toUsd(amount, product.costCurrency, rates);
-  if (!product.productCurrency || product.productCurrency === product.costCurrency) return asCost;
-  return Math.max(asCost, toUsd(amount, product.productCurrency, rates));
+): number {
+  const minCost = sku?.minCost;
+  if (sku && typeof minCost === 'number' && Number.isFinite(minCost) && minCost > 0 && sku.min > 0)
+    return toUsd((amount * minCost) / sku.min, product.costCurrency, rates);
+  return faceUsd(amount, product, rates);
+}
+
+/** The face value of `amount` in USD: the denomination in the product's currency. */
+export function faceUsd(
+  amount: number,
+  product: Pick<Product, 'productCurrency' | 'costCurrency'>,
+  rates: Rates,
+): number {
+  return toUsd(amount, product.productCurrency ?? product.costCurrency, rates);
 }
 
 export function limitsFrom(account: Pick<Account, 'limits'>): PlanLimits {
@@ -184,7 +198,13 @@ function lineSource(r: InputRow, products: Map<string, Product>, rates: Rates): 
     amount: r.amount,
     quantity: r.quantity,
     firstUnit: 1,
-    unitUsd: unitUsd(r.amount, product, rates),
+    unitUsd: unitUsd(
+      r.amount,
+      product,
+      // A product built without its SKUs (tests, a sparse catalog entry) is priced at face value.
+      product.skus?.find((s) => s.id === r.skuId),
+      rates,
+    ),
     ...(r.requiredFields ? { requiredFields: r.requiredFields } : {}),
     // Carried with the plan so the output needs no per-row memory; not part of the ref (refs.ts).
     ...(r.ref ? { ref: r.ref } : {}),
@@ -263,9 +283,12 @@ export interface PlanEstimate {
   orders: number;
   lines: number;
   units: number;
+  /** Estimated price in USD (unitUsd: the catalog's price per face unit). */
   usd: number;
-  /** Face value per currency of the denominations. */
+  /** Face value per currency of the denominations (each product's productCurrency). */
   perCurrency: Map<string, number>;
+  /** Estimated price in USD of the face value in each of those currencies. */
+  usdPerCurrency: Map<string, number>;
   /** Units per productId (a split keeps them: the parts share the order's units). */
   unitsPerProduct: Map<string, number>;
 }
@@ -287,9 +310,11 @@ export class EstimateSum {
     units: 0,
     usd: 0,
     perCurrency: new Map(),
+    usdPerCurrency: new Map(),
     unitsPerProduct: new Map(),
   };
   private usdMicros = 0;
+  private readonly usdMicrosPerCurrency = new Map<string, number>();
 
   constructor(private readonly currencyOf: (productId: string) => string) {}
 
@@ -303,8 +328,10 @@ export class EstimateSum {
         line.productId,
         (estimate.unitsPerProduct.get(line.productId) ?? 0) + line.quantity,
       );
-      this.usdMicros += micros(line.unitUsd) * line.quantity;
+      const lineMicros = micros(line.unitUsd) * line.quantity;
+      this.usdMicros += lineMicros;
       const currency = this.currencyOf(line.productId);
+      this.usdMicrosPerCurrency.set(currency, (this.usdMicrosPerCurrency.get(currency) ?? 0) + lineMicros);
       estimate.perCurrency.set(
         currency,
         Math.round(((estimate.perCurrency.get(currency) ?? 0) + line.amount * line.quantity) * 100) / 100,
@@ -316,6 +343,7 @@ export class EstimateSum {
     return {
       ...this.estimate,
       perCurrency: new Map(this.estimate.perCurrency),
+      usdPerCurrency: new Map([...this.usdMicrosPerCurrency].map(([c, m]) => [c, m / MICRO])),
       unitsPerProduct: new Map(this.estimate.unitsPerProduct),
       usd: this.usdMicros / MICRO,
     };

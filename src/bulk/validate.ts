@@ -3,19 +3,23 @@
  * any money moves. Pure: the caller fetches the catalog, account and rates.
  */
 
+import { decimalText } from '../decimal.js';
+import { formatMoney } from '../io/format.js';
 import { UnknownCurrencyError } from '../money.js';
 import type { Account } from '../schemas/account.js';
 import { type Product, requiredFieldNames, type Sku } from '../schemas/catalog.js';
 import type { Rates } from '../schemas/rates.js';
+import { checkGrid, describeNeighbours } from '../sku-grid.js';
 import { unitUsd } from './plan.js';
 import type { InputRow, PlanLimits, RowError } from './types.js';
 
-/** Is `amount` on the SKU's grid? A changeStep of 0 (or none) means any value in range. */
-export function onGrid(amount: number, sku: Pick<Sku, 'min' | 'changeStep'>): boolean {
-  const step = sku.changeStep ?? 0;
-  if (!(step > 0)) return true;
-  const steps = (amount - sku.min) / step;
-  return Math.abs(steps - Math.round(steps)) < 1e-9 * Math.max(1, Math.abs(steps));
+/**
+ * Is `amount` on the SKU's grid, exactly (sku-grid.ts)? A changeStep of 0 (or none) means
+ * any value in range. Where the grid starts is a spec gap: only what is off both readings
+ * (from min, from 0) is refused.
+ */
+export function onGrid(amount: number, sku: Pick<Sku, 'min' | 'max' | 'changeStep'>): boolean {
+  return checkGrid(amount, sku, 'either').ok;
 }
 
 export function validateAccount(account: Pick<Account, 'status' | 'statusNote'>): RowError[] {
@@ -47,11 +51,15 @@ export function validateRow(row: InputRow, ctx: ValidationContext): RowError[] {
       row: at,
       message: `amount ${row.amount} is outside ${sku.min}..${sku.max} for SKU ${sku.id}`,
     });
-  } else if (!onGrid(row.amount, sku)) {
-    errors.push({
-      row: at,
-      message: `amount ${row.amount} is not on the SKU's step of ${sku.changeStep} from ${sku.min}`,
-    });
+  } else {
+    const grid = checkGrid(row.amount, sku, 'either');
+    if (!grid.ok) {
+      const near = describeNeighbours(grid);
+      errors.push({
+        row: at,
+        message: `amount ${decimalText(row.amount)} is not on the SKU's step of ${sku.changeStep} from ${sku.min}${near ? `: ${near}` : ''}`,
+      });
+    }
   }
   const names = requiredFieldNames(product.requiredFields);
   if (names) {
@@ -64,11 +72,11 @@ export function validateRow(row: InputRow, ctx: ValidationContext): RowError[] {
     }
   }
   try {
-    const usdOf = unitUsd(row.amount, product, ctx.rates);
+    const usdOf = unitUsd(row.amount, product, sku, ctx.rates);
     if (usdOf > ctx.limits.maxOrderAmountUSD) {
       errors.push({
         row: at,
-        message: `one unit (about ${usdOf.toFixed(2)} USD) exceeds the account's maxOrderAmountUSD of ${ctx.limits.maxOrderAmountUSD}`,
+        message: `one unit (about ${formatMoney(usdOf, 'USD')}) exceeds the account's maxOrderAmountUSD of ${ctx.limits.maxOrderAmountUSD}`,
       });
     }
   } catch (error) {

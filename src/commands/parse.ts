@@ -1,26 +1,37 @@
-/** Flag value parsers for commander: each failure names the flag. */
+/**
+ * Flag value parsers for commander: each failure names the flag (commander prefixes
+ * the flag to the message). Numbers go through the one money reader (decimal.ts):
+ * plain decimals and digits only, never `Number()`'s hex, binary or exponent forms.
+ */
 import { InvalidArgumentError } from 'commander';
+import { type DecimalRule, type Read, readDecimal, readWhole } from '../decimal.js';
+
+function must<T>(read: Read<T>): T {
+  if (!read.ok) throw new InvalidArgumentError(read.reason);
+  return read.value;
+}
 
 export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new InvalidArgumentError(`expected a positive whole number, got "${value}"`);
-  return n;
+  return must(readWhole(value, { min: 1 }));
 }
 
 export function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new InvalidArgumentError(`expected a whole number >= 0, got "${value}"`);
-  return n;
+  return must(readWhole(value, { min: 0 }));
 }
 
-export function decimal(value: string): number {
-  const trimmed = value.trim();
-  const n = Number(trimmed);
-  if (trimmed === '' || !Number.isFinite(n))
-    throw new InvalidArgumentError(`expected a number, got "${value}"`);
-  return n;
+/** A money amount or denomination: a plain decimal > 0. */
+export function amount(value: string): number {
+  return must(readDecimal(value, { sign: 'positive' }));
+}
+
+/** A percent or other figure that may be 0: a plain decimal >= 0. */
+export function nonNegativeAmount(value: string): number {
+  return must(readDecimal(value, { sign: 'nonNegative' }));
+}
+
+/** A plain decimal under `rule` (for arguments read outside commander). */
+export function decimalBy(rule: DecimalRule) {
+  return (value: string): number => must(readDecimal(value, rule));
 }
 
 export function oneOf<T extends string>(allowed: readonly T[]) {

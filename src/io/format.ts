@@ -1,42 +1,113 @@
 /** Presentation of numbers, money, times and secrets. Display rounding lives only here. */
+import { decimalText, roundText } from '../decimal.js';
 import { CONTROL_CHARS, INVISIBLE_CHARS } from './sanitize.js';
 
-/** Money for people: at most `digits` decimals, never rounding the stored value. */
-export function formatMoney(amount: number, currency?: string, digits = 2): string {
-  const text = amount.toLocaleString('en-US', {
-    minimumFractionDigits: Math.min(2, digits),
-    maximumFractionDigits: digits,
-  });
-  return currency ? `${text} ${currency}` : text;
+/**
+ * Decimals of the crypto currencies the service takes (its payment methods and rates):
+ * ISO 4217 does not cover them. Any other code that is not ISO 4217 is shown with 8.
+ */
+const CRYPTO_DIGITS: Readonly<Record<string, number>> = {
+  BTC: 8,
+  ETH: 8,
+  LTC: 8,
+  BCH: 8,
+  DOGE: 8,
+  USDT: 6,
+  USDC: 6,
+  XRP: 6,
+  TRX: 6,
+};
+const UNKNOWN_CRYPTO_DIGITS = 8;
+
+let isoCurrencies: ReadonlySet<string> | undefined;
+const isoDigits = new Map<string, number>();
+
+/** Is `currency` an ISO 4217 code (fiat), as far as this Node's Intl knows? */
+function isIso(code: string): boolean {
+  isoCurrencies ??= new Set(Intl.supportedValuesOf('currency'));
+  return isoCurrencies.has(code) && !(code in CRYPTO_DIGITS);
+}
+
+/**
+ * Decimals a currency is shown with: its ISO 4217 minor units for fiat (USD 2, JPY and
+ * KRW 0, KWD 3, from Intl), the table above for crypto (BTC 8), 8 for any other code.
+ */
+export function currencyDigits(currency: string): number {
+  const code = currency.trim().toUpperCase();
+  const crypto = CRYPTO_DIGITS[code];
+  if (crypto !== undefined) return crypto;
+  if (!isIso(code)) return UNKNOWN_CRYPTO_DIGITS;
+  let digits = isoDigits.get(code);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+      .maximumFractionDigits as number;
+    isoDigits.set(code, digits);
+  }
+  return digits;
+}
+
+/** Crypto amounts drop trailing zeros (down to 2 places); fiat always shows its minor units. */
+export function isLikelyCrypto(currency: string): boolean {
+  return !isIso(currency.trim().toUpperCase());
+}
+
+const PLAIN = /^-?\d+(\.\d+)?$/;
+
+/**
+ * The one money formatter: every command shows money through it. Decimals follow the
+ * currency (`currencyDigits`); no currency means 2. Rounding is half away from zero on
+ * the exact decimal text of the value, never exponent notation (`1e-8` BTC prints
+ * `0.00000001 BTC`), and every digit of a large amount is kept. An amount the service
+ * gave as text is shown as written (grouped), never rounded.
+ */
+export function formatMoney(amount: number | string, currency?: string): string {
+  const digits = currency ? currencyDigits(currency) : 2;
+  const least = currency && isLikelyCrypto(currency) ? Math.min(2, digits) : digits;
+  let text: string;
+  if (typeof amount === 'string' && PLAIN.test(amount.trim())) text = padDecimals(amount.trim(), least);
+  else {
+    const value = typeof amount === 'string' ? Number(amount) : amount;
+    if (!Number.isFinite(value)) return currency ? `${String(amount)} ${currency}` : String(amount);
+    text = trimDecimals(roundText(decimalText(value), digits), least);
+  }
+  if (/^-0(\.0*)?$/.test(text)) text = text.slice(1);
+  const grouped = group(text);
+  return currency ? `${grouped} ${currency}` : grouped;
 }
 
 /** An amount whose currency the service may leave out (B2B and checkout totals): never assume USD. */
-export function formatAmountOf(amount: number, currency: string | undefined): string {
-  return currency ? formatAmountFor(currency, amount) : `${formatMoney(amount)} (currency not given)`;
+export function formatAmountOf(amount: number | string, currency: string | undefined): string {
+  return currency ? formatMoney(amount, currency) : `${formatMoney(amount)} (currency not given)`;
 }
 
-/** Amounts in crypto need more places than fiat. */
-export function formatAmountFor(currency: string, amount: number): string {
-  return formatMoney(amount, currency, isLikelyCrypto(currency) ? 8 : 2);
+/** `formatMoney` with the currency first, for call sites that read better that way. */
+export function formatAmountFor(currency: string, amount: number | string): string {
+  return formatMoney(amount, currency);
 }
 
-const FIAT = new Set([
-  'USD',
-  'EUR',
-  'GBP',
-  'CAD',
-  'AUD',
-  'JPY',
-  'CHF',
-  'SEK',
-  'NOK',
-  'PLN',
-  'BRL',
-  'INR',
-  'MXN',
-]);
-export function isLikelyCrypto(currency: string): boolean {
-  return !FIAT.has(currency.toUpperCase());
+function padDecimals(text: string, least: number): string {
+  const dot = text.indexOf('.');
+  const have = dot < 0 ? 0 : text.length - dot - 1;
+  if (have >= least) return text;
+  return `${dot < 0 && least > 0 ? `${text}.` : text}${'0'.repeat(least - have)}`;
+}
+
+function trimDecimals(text: string, least: number): string {
+  const dot = text.indexOf('.');
+  if (dot < 0) return text;
+  let end = text.length;
+  while (end > dot + 1 + least && text[end - 1] === '0') end -= 1;
+  return end === dot + 1 ? text.slice(0, dot) : text.slice(0, end);
+}
+
+/** Thousands separators in the whole part only. */
+function group(text: string): string {
+  const negative = text.startsWith('-');
+  const body = negative ? text.slice(1) : text;
+  const dot = body.indexOf('.');
+  const whole = dot < 0 ? body : body.slice(0, dot);
+  const rest = dot < 0 ? '' : body.slice(dot);
+  return `${negative ? '-' : ''}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${rest}`;
 }
 
 export function formatTime(ms: number | null | undefined): string {

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
+import { decimalText } from '../decimal.js';
 import { guardOf } from './guard.js';
 import { markOwnAnsi, safeJson } from './sanitize.js';
 import { type IO, out, shown } from './streams.js';
@@ -46,7 +47,9 @@ const NO_STYLE = { head: [], border: [] };
  * SGR (cli-table3 measures widths without them) or gone when colour is off.
  */
 function cellText(io: IO, cell: Cell): string {
-  return shown(io, cell === null || cell === undefined ? '-' : String(cell));
+  // Numbers never in exponent form (a rate of 1e-8 is 0.00000001).
+  const text = typeof cell === 'number' && Number.isFinite(cell) ? decimalText(cell) : String(cell);
+  return shown(io, cell === null || cell === undefined ? '-' : text);
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { Product, Sku } from '../schemas/catalog.js';
 import { RETAIL_PRICE_FACTOR } from './choices.js';
 import type { ProductBehaviour } from './fixtures.js';
+import { unitPrice } from './pricing.js';
 import { deriveSeed, Random } from './random.js';
 
 const DEFAULT_BEHAVIOUR: ProductBehaviour = {
@@ -17,7 +18,8 @@ const DEFAULT_BEHAVIOUR: ProductBehaviour = {
 
 export class Catalog {
   private readonly byId = new Map<string, Product>();
-  private readonly views = new Map<string, Product[]>();
+  /** Priced views per rates object (the rates service hands out one per refresh window) and discount. */
+  private readonly views = new WeakMap<Record<string, number>, Map<string, Product[]>>();
 
   constructor(
     products: Product[],
@@ -55,17 +57,29 @@ export class Catalog {
     return discountPercent === null ? RETAIL_PRICE_FACTOR : 1 - discountPercent / 100;
   }
 
-  /** Products priced for a surface; cached per discount since the catalog never changes. */
-  list(discountPercent: number | null): Product[] {
+  /**
+   * Products priced for a surface at `rates`: `minCost` is the price of the SKU's `min` in
+   * costCurrency (pricing.ts). Cached per rates object and discount: the catalog never changes.
+   */
+  list(
+    discountPercent: number | null,
+    rates: Record<string, number>,
+    round: (value: number, currency: string) => number,
+  ): Product[] {
     const key = String(discountPercent);
-    const cached = this.views.get(key);
+    let byDiscount = this.views.get(rates);
+    if (!byDiscount) {
+      byDiscount = new Map();
+      this.views.set(rates, byDiscount);
+    }
+    const cached = byDiscount.get(key);
     if (cached) return cached;
     const factor = Catalog.factor(discountPercent);
     const view = [...this.byId.values()].map((p) => ({
       ...p,
-      skus: p.skus.map((s) => ({ ...s, minCost: Math.round(s.min * factor * 100) / 100 })),
+      skus: p.skus.map((s) => ({ ...s, minCost: unitPrice(rates, p, s.min, factor, round) })),
     }));
-    this.views.set(key, view);
+    byDiscount.set(key, view);
     return view;
   }
 }

@@ -12,6 +12,7 @@
  * also works, saving the quotes) or "*". KIND is error_before, error_after, delay_after,
  * reset_after or rate_limit.
  */
+import { readDecimal, readWhole } from '../decimal.js';
 import { SandboxFlagError } from '../errors.js';
 import { TIERS } from './choices.js';
 import { FAULT_KINDS, type FaultConfigInput, type FaultKind, normalizeRouteKey } from './faults.js';
@@ -47,15 +48,18 @@ function list(value: Many | number): string[] {
   return typeof value === 'string' ? [value] : [...value];
 }
 
+// Text goes through the CLI's one number reader: `0x10` or `1e3` are not numbers here either.
 function int(flag: string, value: string | number, min: number, max: number): number {
-  const n = typeof value === 'number' ? value : Number(value.trim());
+  const read = typeof value === 'number' ? undefined : readWhole(value, { min: 0 });
+  const n = typeof value === 'number' ? value : read?.ok ? read.value : Number.NaN;
   if (!Number.isInteger(n) || n < min || n > max)
     throw new SandboxFlagError(flag, `expected an integer ${min}..${max}, got "${value}"`);
   return n;
 }
 
 function num(flag: string, value: string | number, min: number): number {
-  const n = typeof value === 'number' ? value : Number(value.trim());
+  const read = typeof value === 'number' ? undefined : readDecimal(value, { sign: 'signed' });
+  const n = typeof value === 'number' ? value : read?.ok ? read.value : Number.NaN;
   if (!Number.isFinite(n) || n < min)
     throw new SandboxFlagError(flag, `expected a number >= ${min}, got "${value}"`);
   return n;

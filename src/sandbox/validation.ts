@@ -13,6 +13,7 @@ import {
   type ListQuery as ListQueryT,
 } from '../schemas/common.js';
 import { CreateCheckoutRequest, CreateOrderRequest, OrderLineRequest } from '../schemas/orders.js';
+import { checkGrid } from '../sku-grid.js';
 import { REASONS } from './choices.js';
 import type { Core } from './context.js';
 import { isAssignedCountry } from './countries.js';
@@ -66,12 +67,13 @@ export interface ResolvedLine {
   requiredFields: Record<string, unknown> | null;
 }
 
-/** Spec §1 rule 8 and §2: amount within min..max and on the changeStep grid from min. */
+/**
+ * Spec §1 rule 8 and §2: amount within min..max and on the changeStep grid from min, with
+ * exact decimal arithmetic (the rule the CLI's preflight applies: sku-grid.ts).
+ */
 function onGrid(amount: number, sku: Sku): boolean {
-  const step = sku.changeStep ?? 0;
-  if (!(step > 0) || sku.min === sku.max) return true;
-  const k = (amount - sku.min) / step;
-  return Math.abs(k - Math.round(k)) < 1e-7;
+  if (sku.min === sku.max) return true;
+  return checkGrid(amount, sku, 'min').ok;
 }
 
 /** Resolves and checks every line; unknown products and SKUs are 404 NOT_FOUND (a sandbox choice). */

@@ -36,10 +36,10 @@ describe('order bulk: preflight', () => {
     expect(res.stderr).toContain('row 6: missing required field playerId');
     expect(res.stderr).toContain('row 7: quantity "0" is not a positive whole number');
     expect(res.stderr).toContain(
-      "row 8: one unit (about 450.00 USD) exceeds the account's maxOrderAmountUSD of 400",
+      "row 8: one unit (about 432.00 USD) exceeds the account's maxOrderAmountUSD of 400",
     );
     expect(res.stderr).toContain('row 10: skuId is empty');
-    expect(res.stderr).toContain('row 10: amount "abc" is not a positive number');
+    expect(res.stderr).toContain('row 10: amount "abc" is not a plain decimal number such as 25 or 12.50');
     expect(res.stderr).not.toMatch(/row (1|9):/);
     expect(existsSync(join(dir, 'o.csv.journal'))).toBe(false);
     await spentNothing(acc.userId);

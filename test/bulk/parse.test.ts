@@ -76,13 +76,10 @@ describe('parseInput', () => {
     expect(byRow(2)).toEqual(['productId is empty']);
     expect(byRow(3)).toEqual([
       'skuId is empty',
-      'amount "abc" is not a positive number',
+      'amount "abc" is not a plain decimal number such as 25 or 12.50',
       'quantity "0" is not a positive whole number',
     ]);
-    expect(byRow(4)).toEqual([
-      'amount "-5" is not a positive number',
-      'quantity "1.5" is not a positive whole number',
-    ]);
+    expect(byRow(4)).toEqual(['amount "-5" is negative', 'quantity "1.5" is not a positive whole number']);
     expect(byRow(5)[0]).toMatch(/requiredFields is not a JSON object/);
     expect(byRow(6)[0]).toMatch(/requiredFields is not a JSON object/);
     expect(byRow(7)).toEqual(['has 3 columns, the header has 5']);

@@ -70,7 +70,11 @@ describe('validateRow', () => {
         "one unit (about 105.00 USD) exceeds the account's maxOrderAmountUSD of 60",
       ],
     ],
-    ['off step', row(1, { amount: 12 }), ["amount 12 is not on the SKU's step of 5 from 5"]],
+    [
+      'off step',
+      row(1, { amount: 12 }),
+      ["amount 12 is not on the SKU's step of 5 from 5: the nearest valid amounts are 10 and 15"],
+    ],
     ['fixed sku ok', row(1, { skuId: 'p1-fixed', amount: 25 }), []],
     [
       'missing required field',
@@ -92,21 +96,39 @@ describe('validateRow', () => {
   });
 
   it.each([
-    [10, { min: 5, changeStep: 5 }, true],
-    [12, { min: 5, changeStep: 5 }, false],
-    [10.5, { min: 10, changeStep: 0.5 }, true],
-    [10.3, { min: 10, changeStep: 0.1 }, true],
-    [33, { min: 33, changeStep: 0 }, true],
+    [10, { min: 5, changeStep: 5, max: 1000 }, true],
+    [12, { min: 5, changeStep: 5, max: 1000 }, false],
+    [10.5, { min: 10, changeStep: 0.5, max: 1000 }, true],
+    [10.3, { min: 10, changeStep: 0.1, max: 1000 }, true],
+    [33, { min: 33, changeStep: 0, max: 1000 }, true],
   ])('onGrid(%s, %o) = %s', (amount, sku, expected) => {
     expect(onGrid(amount, sku)).toBe(expected);
   });
 });
 
 describe('planning', () => {
-  it('converts face value to USD at the live rates, taking the larger reading', () => {
-    expect(unitUsd(10, { costCurrency: 'EUR', productCurrency: 'EUR' }, rates)).toBe(20);
-    expect(unitUsd(10, { costCurrency: 'USD', productCurrency: 'EUR' }, rates)).toBe(20);
-    expect(unitUsd(10, { costCurrency: 'EUR', productCurrency: 'USD' }, rates)).toBe(20);
+  it('without minCost: the face value (in productCurrency) in USD at the live rates', () => {
+    expect(unitUsd(10, { costCurrency: 'EUR', productCurrency: 'EUR' }, undefined, rates)).toBe(20);
+    expect(unitUsd(10, { costCurrency: 'USD', productCurrency: 'EUR' }, { min: 5 }, rates)).toBe(20);
+    expect(unitUsd(10, { costCurrency: 'EUR', productCurrency: 'USD' }, { min: 5, minCost: 0 }, rates)).toBe(
+      10,
+    );
+    expect(unitUsd(10, { costCurrency: 'EUR' }, undefined, rates)).toBe(20);
+  });
+
+  it('with minCost: the price per face unit (minCost / min, in costCurrency) in USD', () => {
+    // A discounted USD card: 5 USD costs 4.80.
+    expect(
+      unitUsd(25, { costCurrency: 'USD', productCurrency: 'USD' }, { min: 5, minCost: 4.8 }, rates),
+    ).toBe(24);
+    // MXN top-up priced in USD: 5 MXN costs 0.28 USD, so 100 MXN about 5.60 USD (not 96).
+    expect(
+      unitUsd(100, { costCurrency: 'USD', productCurrency: 'MXN' }, { min: 5, minCost: 0.28 }, rates),
+    ).toBeCloseTo(5.6, 10);
+    // Priced in EUR: 10 units cost 9.60 EUR, 19.20 USD.
+    expect(
+      unitUsd(10, { costCurrency: 'EUR', productCurrency: 'EUR' }, { min: 5, minCost: 4.8 }, rates),
+    ).toBeCloseTo(19.2, 10);
   });
 
   it('reads limits from the account, missing ones as none', () => {

@@ -66,7 +66,8 @@ describe('version, help and usage errors', () => {
     [['no-such-command'], /unknown command/],
     [['catalog', '--bogus'], /unknown option/],
     [['--timeout', 'soon', 'balance'], /--timeout/],
-    [['rates', 'convert', 'ten', 'USD', 'EUR'], /<amount> must be a number/],
+    [['rates', 'convert', 'ten', 'USD', 'EUR'], /<amount>: "ten" is not a plain decimal number/],
+    [['rates', 'convert', '0x19', 'USD', 'EUR'], /<amount>: "0x19" is not a plain decimal number/],
     [['catalog', '--surface', 'nope'], /b2b, retailer/],
     [['rates', 'convert', '10', 'USD'], /missing required argument/],
   ])('%j exits 2 with a message on stderr and nothing on stdout', async (args, message) => {
@@ -268,7 +269,7 @@ describe('rates', () => {
   it('convert accepts lower-case codes and shows rate and converted amount', async () => {
     const r = await cli(['rates', 'convert', '100', 'usd', 'eur']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/amount\s*│\s*100 USD/);
+    expect(r.stdout).toMatch(/amount\s*│\s*100(\.00)? USD/);
     expect(r.stdout).toMatch(/converted\s*│\s*92(\.00)? EUR/);
     expect(r.stdout).toMatch(/rate\s*│\s*0\.92/);
     const query = service.hits('/b2b/rates/convert').at(-1)?.query;

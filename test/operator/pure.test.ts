@@ -23,9 +23,11 @@ describe('deposit amount check', () => {
   it.each([
     ['100', 500, true],
     ['100.25', undefined, true],
-    ['0', 500, 'enter an amount in USD, e.g. 250'],
-    ['-3', 500, 'enter an amount in USD, e.g. 250'],
-    ['abc', 500, 'enter an amount in USD, e.g. 250'],
+    ['0', 500, 'enter an amount in USD as a plain decimal number such as 25 or 12.50'],
+    ['-3', 500, 'enter an amount in USD as a plain decimal number such as 25 or 12.50'],
+    ['abc', 500, 'enter an amount in USD as a plain decimal number such as 25 or 12.50'],
+    ['0x19', 500, 'enter an amount in USD as a plain decimal number such as 25 or 12.50'],
+    ['1e2', 500, 'enter an amount in USD as a plain decimal number such as 25 or 12.50'],
     ['1.001', 500, 'at most two decimals (cents)'],
     ['501', 500, 'the largest single deposit for this account is 500.00 USD'],
   ] as const)('%s with max %s', (text, max, expected) => {
@@ -224,7 +226,7 @@ describe('checkout codes', () => {
         },
       ],
     });
-    expect(lines.join('\n')).toContain('sent 1 of 2 BTC [##########..........] 50%');
+    expect(lines.join('\n')).toContain('sent 1.00 BTC of 2.00 BTC [##########..........] 50%');
   });
 });
 

@@ -123,7 +123,7 @@ describe('checkout pay', () => {
     await op.operator.post(`/checkouts/${id}/pay`, { amount: Number(requoted.payment.amount) / 2 });
     const partial = await runInProcess(['checkout', 'get', id], { env });
     expect(partial.stdout).toContain('payment: partial');
-    expect(partial.stdout).toMatch(/sent [0-9.]+ of [0-9.]+ BTC \[#+\.+\] 50%/);
+    expect(partial.stdout).toMatch(/sent [0-9.,]+ BTC of [0-9.,]+ BTC \[#+\.+\] 50%/);
   });
 
   it('a hosted card payment draws the payment page as a QR code under the same --qr rule', async () => {

@@ -1,6 +1,13 @@
 /** Presentation helpers: secrets, bars, money, times. */
 import { describe, expect, it } from 'vitest';
-import { bar, formatDuration, formatMoney, formatTime, maskSecret } from '../../src/io/format.js';
+import {
+  bar,
+  currencyDigits,
+  formatDuration,
+  formatMoney,
+  formatTime,
+  maskSecret,
+} from '../../src/io/format.js';
 import { renderForTerminal } from '../../src/io/sanitize.js';
 import { colorEnabled } from '../../src/io/streams.js';
 import { styler } from '../../src/io/style.js';
@@ -43,14 +50,61 @@ describe('bar', () => {
   });
 });
 
-describe('formatMoney', () => {
-  it.each<[number, string | undefined, number, string]>([
-    [12.5, 'USD', 2, '12.50 USD'],
-    [1234567.891, 'USD', 2, '1,234,567.89 USD'],
-    [0.00001234, 'BTC', 8, '0.00001234 BTC'],
-    [3, undefined, 2, '3.00'],
-  ])('%f %s -> %s', (amount, currency, digits, expected) => {
-    expect(formatMoney(amount, currency, digits)).toBe(expected);
+describe('formatMoney: per-currency precision, every digit, never an exponent', () => {
+  it.each<[number | string, string | undefined, string]>([
+    [12.5, 'USD', '12.50 USD'],
+    [1234567.891, 'USD', '1,234,567.89 USD'],
+    [3, undefined, '3.00'],
+    [0.1 + 0.2, 'USD', '0.30 USD'],
+    [1.005, 'USD', '1.01 USD'],
+    [-0.001, 'USD', '0.00 USD'],
+    [-12.345, 'EUR', '-12.35 EUR'],
+    [151.64, 'JPY', '152 JPY'],
+    [1234567.4, 'JPY', '1,234,567 JPY'],
+    [1500.2, 'KRW', '1,500 KRW'],
+    [12.3456, 'KWD', '12.346 KWD'],
+    [12.3, 'mxn', '12.30 mxn'],
+    [0.00001234, 'BTC', '0.00001234 BTC'],
+    [1e-8, 'BTC', '0.00000001 BTC'],
+    [1.5e-7, 'ETH', '0.00000015 ETH'],
+    [15893.548, 'BTC', '15,893.548 BTC'],
+    [15893.54812345, 'BTC', '15,893.54812345 BTC'],
+    [0.5, 'BTC', '0.50 BTC'],
+    [2, 'BTC', '2.00 BTC'],
+    [1.1234567, 'USDT', '1.123457 USDT'],
+    [0.000001, 'XRP', '0.000001 XRP'],
+    [0.000000001, 'DOGE', '0.00 DOGE'],
+    [1e-9, 'ZZZCOIN', '0.00 ZZZCOIN'],
+    [1e21, 'USD', '1,000,000,000,000,000,000,000.00 USD'],
+    ['15893.548123456789012', 'BTC', '15,893.548123456789012 BTC'],
+    ['0.00000001', 'BTC', '0.00000001 BTC'],
+    ['25', 'USD', '25.00 USD'],
+    ['151.64', 'JPY', '151.64 JPY'],
+  ])('%s %s -> %s', (amount, currency, expected) => {
+    expect(formatMoney(amount, currency)).toBe(expected);
+  });
+
+  it('never prints exponent notation, whatever the magnitude', () => {
+    for (let e = -12; e <= 22; e++) {
+      for (const currency of ['USD', 'BTC', 'JPY', undefined]) {
+        expect(formatMoney(10 ** e, currency)).not.toMatch(/e/i);
+      }
+    }
+  });
+
+  it.each<[string, number]>([
+    ['USD', 2],
+    ['JPY', 0],
+    ['KRW', 0],
+    ['CLP', 0],
+    ['KWD', 3],
+    ['BTC', 8],
+    ['ETH', 8],
+    ['USDT', 6],
+    ['XRP', 6],
+    ['SOMECOIN', 8],
+  ])('%s has %i decimals', (currency, digits) => {
+    expect(currencyDigits(currency)).toBe(digits);
   });
 });
 

@@ -9,14 +9,14 @@ import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
-import { decimal } from '../parse.js';
+import { nonNegativeAmount } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { precheck } from '../shared/precheck.js';
 
 export default defineCommand({
   command: 'account set-markup',
   description: 'set the default retailer markup (checked against maxMarkupPercent)',
-  args: { percent: { usage: '<percent>', description: 'markup percent, >= 0', parse: decimal } },
+  args: { percent: { usage: '<percent>', description: 'markup percent, >= 0', parse: nonNegativeAmount } },
   options: {
     field: {
       flags: '--field <name>',

@@ -3,6 +3,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
@@ -59,15 +60,17 @@ export async function runCatalogShow(
         : required.join(', ') || 'none',
     ],
   ]);
+  // Denominations are in the product's currency, prices (minCost) in its costCurrency (spec §1 rules 5, 8).
+  const face = product.productCurrency ?? product.costCurrency;
   printTable(
     ctx.io,
     ['skuId', 'min', 'max', 'step', 'minCost', 'description'],
     product.skus.map((sku) => [
       sku.id,
-      sku.min,
-      sku.max,
+      formatMoney(sku.min, face),
+      formatMoney(sku.max, face),
       sku.changeStep ?? '-',
-      sku.minCost ?? '-',
+      sku.minCost === undefined ? '-' : formatMoney(sku.minCost, product.costCurrency),
       sku.description ?? '',
     ]),
   );

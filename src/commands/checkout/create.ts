@@ -10,7 +10,7 @@ import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { defineCommand } from '../define.js';
-import { collect, decimal } from '../parse.js';
+import { collect, nonNegativeAmount } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { qrOption } from '../shared/options.js';
@@ -43,7 +43,7 @@ export default defineCommand({
     markup: {
       flags: '--markup <percent>',
       description: 'markup on top of the price (checked against maxMarkupPercent)',
-      parse: decimal,
+      parse: nonNegativeAmount,
     },
     seal: {
       flags: '--seal',

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { decimalText, readDecimal, readWhole } from '../../decimal.js';
 import { UsageError } from '../../errors.js';
 import { CHECKOUT_ITEMS_MAX, CHECKOUT_ITEMS_MIN } from '../../schemas/common.js';
 import { OrderLineRequest } from '../../schemas/orders.js';
@@ -23,14 +24,25 @@ export function parseItemFlag(value: string): Line {
   );
 }
 
+/** A JSON number as text for the reader (NaN and Infinity cannot come from JSON). */
+function decimalTextOf(value: number): string {
+  return Number.isFinite(value) ? decimalText(value) : String(value);
+}
+
 function checkLine(row: Record<string, unknown>, where: string): Line {
-  const amount = Number(row.amount);
+  // A JSON items file gives numbers; text (flags, CSV cells) must be a plain decimal.
+  const amountRead = readDecimal(
+    typeof row.amount === 'number' ? decimalTextOf(row.amount) : String(row.amount ?? ''),
+  );
+  if (!amountRead.ok) throw new UsageError(`${where}: amount ${amountRead.reason}`);
+  const amount = amountRead.value;
   // An empty quantity cell means one unit.
-  const quantity = row.quantity === undefined || row.quantity === '' ? 1 : Number(row.quantity);
-  if (!Number.isFinite(amount) || amount <= 0)
-    throw new UsageError(`${where}: amount must be a positive number`);
-  if (!Number.isInteger(quantity) || quantity <= 0)
-    throw new UsageError(`${where}: quantity must be a positive whole number`);
+  const quantityRead =
+    row.quantity === undefined || row.quantity === ''
+      ? ({ ok: true, value: 1 } as const)
+      : readWhole(typeof row.quantity === 'number' ? decimalTextOf(row.quantity) : String(row.quantity));
+  if (!quantityRead.ok) throw new UsageError(`${where}: quantity ${quantityRead.reason}`);
+  const quantity = quantityRead.value;
   let requiredFields = row.requiredFields;
   if (typeof requiredFields === 'string') {
     if (requiredFields.trim() === '') requiredFields = undefined;

@@ -1,6 +1,7 @@
 /** `giftcodes checkout pay`: create (or re-quote an expired) payment invoice for a pending checkout. */
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { formatAmountOf } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
@@ -68,7 +69,7 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
     opts.currency?.toUpperCase() ??
     (await defaultPayCurrency(ctx, opts.method, checkout?.data.paymentCurrency));
   const total = checkout
-    ? ` (${checkout.data.totalAmount} ${checkout.data.paymentCurrency ?? '(currency not given)'})`
+    ? ` (${formatAmountOf(checkout.data.totalAmount, checkout.data.paymentCurrency)})`
     : '';
   await confirmWrite(
     ctx,

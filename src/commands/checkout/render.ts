@@ -47,7 +47,7 @@ export function paymentLines(payment: unknown): string[] {
       typeof partial.expectedAmount === 'number'
     ) {
       const cur = typeof partial.currency === 'string' ? partial.currency : '';
-      line += ` · sent ${partial.sentAmount} of ${partial.expectedAmount} ${cur} ${bar(partial.sentAmount / partial.expectedAmount)}`;
+      line += ` · sent ${formatMoney(partial.sentAmount, cur || undefined)} of ${formatMoney(partial.expectedAmount, cur || undefined)} ${bar(partial.sentAmount / partial.expectedAmount)}`;
     }
     lines.push(line);
   }

@@ -1,12 +1,13 @@
 /** `giftcodes deposit create`: create a deposit; with --method the response carries the invoice to pay. */
 import type { Context } from '../../context.js';
+import { decimalText } from '../../decimal.js';
 import { ExitCode, StoppedError, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
-import { decimal } from '../parse.js';
+import { amount } from '../parse.js';
 import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
 import { DEFAULT_POLL_MS, pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
@@ -21,7 +22,7 @@ export default defineCommand({
     amount: {
       flags: '--amount <usd>',
       description: 'USD to credit to the balance',
-      parse: decimal,
+      parse: amount,
       required: true,
     },
     method: {
@@ -77,7 +78,7 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
   const account = await precheck(ctx, { check: 'the maxDepositUSD check', scope: 'balance:read' }, () =>
     getAccount(http, 'b2b'),
   );
-  const valid = checkAmount(String(opts.amount), account?.data.limits.maxDepositUSD);
+  const valid = checkAmount(decimalText(opts.amount), account?.data.limits.maxDepositUSD);
   if (valid !== true) throw new UsageError(`--amount: ${valid}`);
 
   const currency = (

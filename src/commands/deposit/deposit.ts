@@ -8,6 +8,7 @@
  */
 import type { HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
+import { decimalsOf, decimalText, PLAIN_DECIMAL_HINT, readDecimal } from '../../decimal.js';
 import { DeclinedError, ExitCode, UnexpectedResponseError, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { err, out } from '../../io/streams.js';
@@ -47,10 +48,11 @@ const SCRIPTED_HINT =
 
 /** Validation of the typed amount: a positive number within the live limit. */
 export function checkAmount(text: string, maxDepositUsd: number | undefined): true | string {
-  const amount = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(amount) || amount <= 0)
-    return 'enter an amount in USD, e.g. 250';
-  if (Math.round(amount * 100) !== amount * 100) return 'at most two decimals (cents)';
+  const read = readDecimal(text);
+  if (!read.ok) return `enter an amount in USD as ${PLAIN_DECIMAL_HINT}`;
+  const amount = read.value;
+  // On the decimal text: 4.35 * 100 is 434.99999999999994 in binary floating point.
+  if (decimalsOf(decimalText(amount)) > 2) return 'at most two decimals (cents)';
   if (maxDepositUsd !== undefined && amount > maxDepositUsd)
     return `the largest single deposit for this account is ${formatMoney(maxDepositUsd, 'USD')}`;
   return true;
@@ -89,7 +91,7 @@ export async function runGuidedDeposit(
     default: suggested,
     validate: (v) => checkAmount(v, maxDeposit),
   });
-  const amount = Number(amountText.trim());
+  const amount = Number(amountText.trim()); // checked by checkAmount: a plain decimal
 
   const method = await chooseMethod(ctx, http, amount);
   const go = await prompter.confirm({

@@ -13,7 +13,7 @@ export function renderPlan(io: IO, report: PlanReport): string {
     `batch ${report.batch}${report.resumed ? ' (resuming)' : ''}`,
     renderTable(
       io,
-      ['', 'orders', 'lines', 'units', 'estimated USD'],
+      ['', 'orders', 'lines', 'units', 'estimated price USD'],
       [
         [
           'whole file',
@@ -25,7 +25,12 @@ export function renderPlan(io: IO, report: PlanReport): string {
         ['still to buy', p.orders, p.lines, p.units, formatMoney(p.usd)],
       ],
     ),
-    `face value still to buy: ${[...p.perCurrency.entries()].map(([c, v]) => formatMoney(v, c)).join(', ') || 'nothing'}`,
+    // Face value in each product's currency, beside the price it is estimated to cost in USD.
+    `face value still to buy: ${
+      [...p.perCurrency.entries()]
+        .map(([c, v]) => `${formatMoney(v, c)} (about ${formatMoney(p.usdPerCurrency.get(c) ?? 0, 'USD')})`)
+        .join(', ') || 'nothing'
+    }`,
     `limits: ${lim(report.limits.maxItemsPerOrder)} lines/order, ${lim(report.limits.maxQuantityPerItem)} units/line, ${lim(report.limits.maxOrderAmountUSD)} USD/order`,
     `balance ${formatMoney(report.balanceUsd, 'USD')}; left today ${usd(report.dailyRemainingUsd)}; left this month ${usd(report.monthlyRemainingUsd)}`,
     ...report.warnings.map((w) => `warning: ${w}`),
@@ -41,6 +46,7 @@ export function planJson(report: PlanReport) {
     units: e.units,
     estimatedUsd: e.usd,
     faceValue: Object.fromEntries(e.perCurrency),
+    estimatedUsdByFaceCurrency: Object.fromEntries(e.usdPerCurrency),
   });
   const finite = (n: number) => (Number.isFinite(n) ? n : null);
   return {

@@ -355,13 +355,11 @@ async function confirmRebuy(ctx: Context, bought: BoughtSoFar): Promise<boolean>
  */
 async function offerTopUp(ctx: Context, shortfall: BalanceShortfall): Promise<boolean> {
   const prompter = await ctx.prompter();
-  const missing = Math.ceil(shortfall.missingUsd * 100) / 100;
-  const topUp = await prompter.confirm({
-    message: `The balance is about ${formatMoney(missing, 'USD')} short for the remaining ${shortfall.remainingOrders} orders. Top up now?`,
-    default: true,
-  });
+  const { topUpQuestion } = await import('../../bulk/shortfall.js');
+  const question = topUpQuestion(shortfall);
+  const topUp = await prompter.confirm({ message: question.message, default: true });
   if (!topUp) return false;
   const { runGuidedDeposit } = await import('../deposit/deposit.js');
-  const result = await runGuidedDeposit(ctx, { suggestedAmountUsd: Math.ceil(missing) });
+  const result = await runGuidedDeposit(ctx, { suggestedAmountUsd: question.suggestedUsd });
   return result.confirmed;
 }

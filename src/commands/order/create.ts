@@ -1,13 +1,21 @@
 /** `giftcodes order create`: create and pay one B2B order from the balance. */
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError, WaitTimeoutError } from '../../errors.js';
+import { decimalText } from '../../decimal.js';
+import {
+  asRejectedInput,
+  ExitCode,
+  UsageError,
+  WaitTimeoutError,
+  withOutcomeAdvice,
+  writeOutcome,
+} from '../../errors.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { defineCommand } from '../define.js';
-import { decimal, duration, positiveInt } from '../parse.js';
+import { amount, duration, positiveInt } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { checkReplay, refReusedError, unverifiedRecipientWarning } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
@@ -23,7 +31,7 @@ export default defineCommand({
     amount: {
       flags: '--amount <n>',
       description: 'denomination (within the SKU min..max, on its step)',
-      parse: decimal,
+      parse: amount,
       required: true,
     },
     quantity: { flags: '--quantity <n>', description: 'units', parse: positiveInt, default: 1 },
@@ -107,7 +115,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   await confirmWrite(
     ctx,
     opts.yes,
-    `Buy ${opts.quantity} x ${opts.product} (${opts.sku}) at ${opts.amount}, paid from the balance?`,
+    `Buy ${opts.quantity} x ${opts.product} (${opts.sku}) at ${decimalText(opts.amount)}, paid from the balance?`,
   );
   const http = await ctx.http();
   // Said before the request: if its outcome is lost, this ref is the only safe way back.

@@ -5,7 +5,7 @@ import { formatAmountFor } from '../../io/format.js';
 import { printFields, printJson } from '../../io/output.js';
 import type { Surface } from '../../schemas/common.js';
 import { defineCommand } from '../define.js';
-import { decimal } from '../parse.js';
+import { decimalBy } from '../parse.js';
 import { inheritedSurfaceOption } from '../shared/options.js';
 
 export default defineCommand({
@@ -16,9 +16,9 @@ export default defineCommand({
   prepare: (o) => {
     let amount: number;
     try {
-      amount = decimal(o.amount);
-    } catch {
-      throw new UsageError(`<amount> must be a number, got "${o.amount}"`);
+      amount = decimalBy({ sign: 'nonNegative' })(o.amount);
+    } catch (error) {
+      throw new UsageError(`<amount>: ${(error as Error).message}`);
     }
     return { ...o, amount };
   },
@@ -44,7 +44,7 @@ export async function runRatesConvert(ctx: Context, opts: ConvertOptions): Promi
   }
   const c = res.data;
   printFields(ctx.io, [
-    ['amount', `${c.amount} ${c.from.toUpperCase()}`],
+    ['amount', formatAmountFor(c.from.toUpperCase(), c.amount)],
     // Display rounding only: --json carries the unrounded, indicative figure.
     ['converted', formatAmountFor(c.to.toUpperCase(), c.converted)],
     ['rate', Number(c.rate.toPrecision(10))],

@@ -26,8 +26,8 @@ export function refundItemRows(r: Refund): Cell[][] {
     i.productName,
     i.failedQuantity,
     i.totalQuantity,
-    formatMoney(i.unitPrice, r.currency, 8),
-    formatMoney(i.refundAmount, r.currency, 8),
+    formatMoney(i.unitPrice, r.currency),
+    formatMoney(i.refundAmount, r.currency),
   ]);
 }
 
@@ -36,7 +36,7 @@ export function autoRefundRows(r: Refund): Cell[][] {
   return r.autoRefunds.map((a) => [
     a.paymentId,
     a.provider,
-    formatMoney(a.amount, r.currency, 8),
+    formatMoney(a.amount, r.currency),
     a.status,
     a.providerRefundId,
     a.errorMessage,

@@ -18,6 +18,7 @@ import {
   payWithBalance,
   scheduleExpiry,
 } from '../payments.js';
+import { faceCurrency, unitPrice as priceOf } from '../pricing.js';
 import { api, ok, type RouteDef } from '../router.js';
 import type { AccountState, ItemState } from '../state.js';
 import { round2 } from '../state.js';
@@ -90,16 +91,23 @@ export const checkoutRoutes: RouteDef[] = [
       });
     }
     const current = ratesOrThrow(core);
-    const rates = freeze(current, [paymentCurrency, ...lines.map((l) => l.product.costCurrency)]);
+    const rates = freeze(current, [
+      paymentCurrency,
+      ...lines.flatMap((l) => [l.product.costCurrency, faceCurrency(l.product)]),
+    ]);
     const payRate = rates[paymentCurrency] as number;
     const now = core.clock.now();
     const checkoutId = core.store.ids.id('chk_', 20);
     let total = 0;
     let markupUsd = 0;
     const items: ItemState[] = lines.map((l) => {
-      const cost = l.product.costCurrency;
-      const unitPrice = core.rates.round(
-        ((l.amount * Catalog.factor(null)) / (rates[cost] as number)) * payRate,
+      // The denomination is in productCurrency; the checkout is priced in its paymentCurrency.
+      const unitPrice = priceOf(
+        rates,
+        l.product,
+        l.amount,
+        Catalog.factor(null),
+        (v, c) => core.rates.round(v, c),
         paymentCurrency,
       );
       const unitMarkup = core.rates.round((unitPrice * markupPercent) / 100, paymentCurrency);

@@ -10,6 +10,7 @@ import { conflict, validationError } from '../errors.js';
 import { startFulfillment } from '../fulfillment.js';
 import { checkOrderShape, checkSpend, creditRebates, discountPercent } from '../limits.js';
 import { createInvoice, findMethod } from '../payments.js';
+import { faceCurrency, unitPrice } from '../pricing.js';
 import { api, ok, type RouteDef } from '../router.js';
 import type { AccountState, ItemState, OrderState } from '../state.js';
 import { round2 } from '../state.js';
@@ -76,7 +77,7 @@ export const orderRoutes: RouteDef[] = [
     const current = ratesOrThrow(core);
     const rates = freeze(
       current,
-      lines.map((l) => l.product.costCurrency),
+      lines.flatMap((l) => [l.product.costCurrency, faceCurrency(l.product)]),
     );
     const now = core.clock.now();
     const discount = discountPercent(account);
@@ -84,9 +85,10 @@ export const orderRoutes: RouteDef[] = [
     const checkoutId = core.store.ids.id('chk_', 20);
     let totalUsd = 0;
     const items: ItemState[] = lines.map((l) => {
-      const unitPrice = core.rates.round(l.amount * factor, l.product.costCurrency);
-      totalUsd += (unitPrice * l.quantity) / (rates[l.product.costCurrency] as number);
-      return newItem(core, l, now, { unitPrice, unitMarkup: 0, unitMarkupUsd: 0 }, 'b2b');
+      // The denomination is in productCurrency, the price in costCurrency (pricing.ts).
+      const price = unitPrice(rates, l.product, l.amount, factor, (v, c) => core.rates.round(v, c));
+      totalUsd += (price * l.quantity) / (rates[l.product.costCurrency] as number);
+      return newItem(core, l, now, { unitPrice: price, unitMarkup: 0, unitMarkupUsd: 0 }, 'b2b');
     });
     totalUsd = round2(totalUsd);
     checkOrderShape(account, input.items, totalUsd);

@@ -199,11 +199,15 @@ describe('computeShortfall', () => {
     );
   });
 
-  it('counts the whole remainder when the balance cannot be read, and never goes below zero', async () => {
+  it('says the balance could not be read (never 0.00) with the whole remainder, and never goes below zero', async () => {
     const { deps } = await serve({
       'GET /b2b/balance': reply({ error: { code: 'BOOM', message: 'no' } }, 400),
     });
-    expect((await computeShortfall(deps, state())).missingUsd).toBe(70);
+    const unread = await computeShortfall(deps, state());
+    expect(unread).toMatchObject({ missingUsd: undefined, balanceUsd: null, remainingUsd: 70 });
+    expect(describeShortfall(unread)).toBe(
+      'insufficient balance: the balance could not be read; the remaining 2 orders cost about 70.00 USD in all (run `giftcodes balance` to see how much more is needed)',
+    );
     const rich = await serve({ 'GET /b2b/balance': reply({ balance: 500, currency: 'USD' }) });
     expect((await computeShortfall(rich.deps, state())).missingUsd).toBe(0);
   });
