@@ -1,14 +1,7 @@
 /** `giftcodes order create`: create and pay one B2B order from the balance. */
 import type { Context } from '../../context.js';
 import { decimalText } from '../../decimal.js';
-import {
-  asRejectedInput,
-  ExitCode,
-  UsageError,
-  WaitTimeoutError,
-  withOutcomeAdvice,
-  writeOutcome,
-} from '../../errors.js';
+import { ExitCode, UsageError, WaitTimeoutError } from '../../errors.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
