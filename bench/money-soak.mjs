@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
- * The money soak (not part of `npm test`): the seeded property of
- * test/bulk/money-truth.test.ts over many seeds. Each seed buys a file through random
- * lost answers, resets, 429s, wait timeouts, Ctrl-C and spend-cap stops, run after
- * run, and checks every run's "charged by this run" against the sandbox's ledger.
- * The suite runs 4 seeds; this runs as many as asked.
+ * The money soak (not part of `npm test`): the seeded properties of
+ * test/bulk/money-truth.test.ts and test/operator/money-property.test.ts over many
+ * seeds. Each bulk seed buys a file through random lost answers, resets, 429s, wait
+ * timeouts, Ctrl-C and spend-cap stops, run after run, and checks every run's "charged
+ * by this run" against the sandbox's ledger; each single-write seed runs order create,
+ * checkout create and refund create through random faults, following the printed
+ * advice. The suite runs a few seeds; this runs as many as asked.
  *
  *   npm run bench:money              # 200 seeds
  *   node bench/money-soak.mjs 1000   # more
@@ -27,8 +29,9 @@ const res = spawnSync(
     resolve(import.meta.dirname, '..', 'node_modules', 'vitest', 'vitest.mjs'),
     'run',
     'test/bulk/money-truth.test.ts',
+    'test/operator/money-property.test.ts',
     '-t',
-    'seeded',
+    'seed',
   ],
   {
     cwd: resolve(import.meta.dirname, '..'),
