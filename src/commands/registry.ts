@@ -73,7 +73,8 @@ export function fileOf(path: string): string {
   return `${noun}/${verb ?? noun}.js`;
 }
 
-async function load(path: string): Promise<CommandDefinition> {
+/** A command's declaration, by its words (`order bulk`). */
+export async function loadDefinition(path: string): Promise<CommandDefinition> {
   const module = (await import(`./${fileOf(path)}`)) as { default: CommandDefinition };
   const definition = module.default;
   if (definition?.command !== path)
@@ -96,7 +97,7 @@ export async function declareCommands(
     const [noun, verb] = path.split(' ');
     return verb === undefined || !typed || typed.has(noun as string);
   });
-  const definitions = await Promise.all(wanted.map(load));
+  const definitions = await Promise.all(wanted.map(loadDefinition));
   const byPath = new Map<string, Command>();
   for (const definition of definitions) {
     const words = definition.command.split(' ');
