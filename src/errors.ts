@@ -3,7 +3,7 @@
  * the only place that turns an error into a message and an exit code.
  */
 
-/** Exit codes are part of the interface: scripts switch on them (README, "Exit codes"). */
+/** Exit codes are part of the interface: scripts switch on them (README.md and docs/commands.md, "Exit codes"). */
 export const ExitCode = {
   ok: 0,
   /** The service or the network failed. */
@@ -380,7 +380,7 @@ export function apiErrorFrom(init: ApiErrorInit): ApiError {
 }
 
 /**
- * The exit code a script sees for a service error (README, "Exit codes"), which is the
+ * The exit code a script sees for a service error (README.md and docs/commands.md, "Exit codes"), which is the
  * exit code of its class:
  * - 4 when the account stopped the work but it can go on later: a tier limit or cap
  *   (422 B2B_LIMIT_EXCEEDED), insufficient balance, a payment-level failure;

@@ -8,7 +8,7 @@
  * Where the grid starts is not shown: at min (`min + k * step`) or at 0 (`k * step`).
  * The two agree whenever min is a multiple of the step. `anchor: 'min'` is the sandbox's
  * rule; `'either'` accepts what either reading accepts (the CLI refuses only what no
- * reading of the spec allows; see the README's Spec gaps).
+ * reading of the spec allows; see docs/spec-gaps.md).
  */
 import { decimalsOf, decimalText, scaled, unscaled } from './decimal.js';
 

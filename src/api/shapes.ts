@@ -1,6 +1,6 @@
 /**
  * Responses whose shape the spec leaves "not shown" are unwrapped here, accepting
- * every plausible form and failing clearly on anything else (README, "Spec gaps").
+ * every plausible form and failing clearly on anything else (docs/spec-gaps.md).
  */
 
 export type Unwrapped<T> = { ok: true; value: T } | { ok: false; reason: string };

@@ -22,7 +22,7 @@ const PROGRAM_EXAMPLES = [
 
 const HELP_EXAMPLES = ['giftcodes help order bulk', 'giftcodes help exit-codes'];
 
-/** `giftcodes help exit-codes`: what scripts can switch on (README, "Exit codes"). */
+/** `giftcodes help exit-codes`: what scripts can switch on (README.md and docs/commands.md, "Exit codes"). */
 export const EXIT_CODES: [string, string][] = [
   ['0', 'done (also --dry-run, a valid `webhook verify`)'],
   [

@@ -1,7 +1,7 @@
 /**
  * Every decision the sandbox makes where the spec says "not shown" (or leaves a value
  * open), in one place. Each constant quotes the spec line it decides. The CLI must never
- * rely on any of these: they exist so the emulation can run, and the README ("The sandbox") lists
+ * rely on any of these: they exist so the emulation can run, and docs/sandbox.md ("Sandbox behaviour beyond the spec") lists
  * them for users. Change a value here and the whole sandbox follows.
  */
 import type { LimitKey } from '../schemas/account.js';

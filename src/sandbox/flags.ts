@@ -1,7 +1,7 @@
 /**
  * `giftcodes sandbox` flags -> SandboxOptions, as a pure function: the command
  * (src/commands/sandbox/sandbox.ts) declares the flags and passes the values here.
- * Fault flag syntax (also in the README, "The sandbox"):
+ * Fault flag syntax (also in docs/sandbox.md, "Faults"):
  *
  *   --fault "<ROUTE>=<KIND>[:<PROBABILITY>[:<BURST>]]"      repeatable
  *   --fault-script "<ROUTE>=<STEP>,<STEP>,..."               repeatable; STEP is a KIND or "ok"

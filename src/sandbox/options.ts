@@ -22,7 +22,7 @@ export interface SandboxOptions {
    */
   retailer?: boolean;
   /**
-   * Answer with only what the spec shows where it leaves a shape "not shown" (README, "The
+   * Answer with only what the spec shows where it leaves a shape "not shown" (docs/spec-gaps.md, "The
    * sandbox"): a deposit create without the deposit, an order create without the order,
    * sparse order-list entries. For proving the CLI depends on nothing more.
    */
@@ -41,7 +41,7 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /**
    * The ready account's key when bound beyond loopback without `apiKey`: the seeded
-   * default is published in the README, so anyone on the network could use it.
+   * default is published (docs/sandbox.md), so anyone on the network could use it.
    */
   randomKey?: () => string;
 }

@@ -1,87 +1,141 @@
 /**
- * README statements that issue 15 found false, checked against what the tool does:
- * the quick start's sandbox start (a file read before it was written), `npx` outside
- * the clone, the shape of `order list --all --json`, login's refusal, the flag names.
+ * The README is what a user reads first: short, its links lead somewhere, and every
+ * command it shows for the four jobs works as printed. Its shell blocks, from "Start a
+ * sandbox" to the exit codes, run here in one bash session against the real binary (a
+ * `giftcodes` on PATH), with only the temporary paths and the webhook port swapped; a
+ * command may fail only where its line says `# exit N`, and then with exactly N.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInProcess, tempConfigDir } from '../helpers/cli.js';
-import { withSandbox } from '../helpers/sandbox.js';
+import { BIN } from '../helpers/cli.js';
+import { tempDirFor } from '../helpers/temp.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const sb = withSandbox({ seed: 21 });
+const ROOT = resolve(import.meta.dirname, '../..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** The shell blocks between two headings. */
+function shellBlocks(from: string, to: string): string[] {
+  const part = README.slice(README.indexOf(from), README.indexOf(to));
+  return [...part.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
 
 describe('README', () => {
-  it('starts the quick-start sandbox with --write-env and waits for the file', () => {
-    expect(README).not.toMatch(/sandbox --port 0 > \/tmp\/sb\.env &/);
-    expect(README).toContain('giftcodes sandbox --port 0 --write-env /tmp/sb.env > /dev/null &');
-    expect(README).toContain('until [ -s /tmp/sb.env ]; do sleep 0.2; done');
+  it('reads in ten minutes: at most 400 lines', () => {
+    expect(README.split('\n').length).toBeLessThanOrEqual(400);
   });
 
-  it('says npx finds giftcodes only inside the clone', () => {
-    expect(README).toMatch(/Outside the clone `npx giftcodes` does not find it/);
-    expect(README).toContain('npm link');
+  it('links only to files that exist', () => {
+    for (const [, target] of README.matchAll(/\]\(([^)#]+)(#[^)]*)?\)/g)) {
+      if (/^https?:/.test(target as string)) continue;
+      expect(existsSync(join(ROOT, target as string)), `README links to ${target}`).toBe(true);
+    }
   });
 
-  it('says the figures of the quick start drift with the clock', () => {
-    expect(README).toMatch(/drift a little with the\s+clock/);
-    expect(README).not.toContain('at 9,772.86 USD');
+  it('the docs it links to link only to files that exist', () => {
+    for (const doc of [
+      'docs/guide.md',
+      'docs/retries.md',
+      'docs/sandbox.md',
+      'docs/security.md',
+      'docs/spec-gaps.md',
+      'docs/service.md',
+      'docs/webhooks.md',
+      'bench/README.md',
+    ]) {
+      const text = readFileSync(join(ROOT, doc), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+        if (/^(https?|mailto):/.test(target as string)) continue;
+        expect(existsSync(join(ROOT, dirname(doc), target as string)), `${doc} links to ${target}`).toBe(
+          true,
+        );
+      }
+    }
   });
 
-  it('names --method, -y and logout as the tool does', () => {
-    expect(README.match(/--pay-method/g)).toHaveLength(1); // only as the old name
-    expect(README).toContain('#### `giftcodes logout`');
-    expect(README).toContain('`giftcodes help\n<command path>`');
+  it('names the four jobs, the two commands, exit codes and configuration', () => {
+    for (const heading of [
+      '## Install',
+      '## The two commands',
+      '## Job 1: buy codes in bulk from a CSV',
+      '## Job 2: top up the balance',
+      '## Job 3: tier limits and usage',
+      '## Job 4: rotate and verify webhook secrets from scripts',
+      '## Exit codes',
+      '## Configuration',
+    ])
+      expect(README).toContain(`${heading}\n`);
   });
 
-  it('order list --all --json is {data, pagination}, as one page is', async () => {
-    expect(README).toMatch(/under `--json` it prints `\{data, pagination\}` holding every page's entries/);
-    const env = { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: sb.apiKey };
-    const created = await runInProcess(
-      [
-        'order',
-        'create',
-        '--product',
-        'prd_amazon_us',
-        '--sku',
-        'sku_amazon_us_range',
-        '--amount',
-        '10',
-        '-y',
-      ],
-      { env },
-    );
-    expect(created.code, created.stderr).toBe(0);
-    const all = JSON.parse((await runInProcess(['order', 'list', '--all', '--json'], { env })).stdout);
-    const page = JSON.parse((await runInProcess(['order', 'list', '--json'], { env })).stdout);
-    expect(Object.keys(all).sort()).toEqual(['data', 'pagination']);
-    expect(Object.keys(page)).toContain('data');
-    expect(all.data.length).toBeGreaterThan(0);
-    expect(all.pagination).toMatchObject({ hasMore: false, total: all.data.length });
-  });
-
-  it("shows login's refusal to replace a stored URL as the tool prints it", async () => {
-    const dir = tempConfigDir();
-    writeFileSync(
-      join(dir, 'config.json'),
-      JSON.stringify({
-        defaultProfile: 'prod',
-        profiles: { prod: { baseUrl: 'https://api.example.com', apiKey: sb.apiKey } },
-      }),
-    );
-    const r = await runInProcess(['login', '--profile', 'prod', '--key-stdin'], {
-      env: { GIFTCODES_CONFIG_DIR: dir, GIFTCODES_BASE_URL: sb.url },
-      input: sb.apiKey,
+  it('runs every command of the four jobs as printed, against a sandbox', { timeout: 120_000 }, async () => {
+    const dir = tempDirFor('giftcodes-readme-');
+    const bin = join(dir, 'bin');
+    execFileSync('mkdir', ['-p', bin]);
+    writeFileSync(join(bin, 'giftcodes'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(join(bin, 'giftcodes'), 0o755);
+    const port = await freePort();
+    const lines = shellBlocks('## Start a sandbox', '## Exit codes')
+      .join('\n')
+      .replaceAll('/tmp/sb.env', join(dir, 'sb.env'))
+      .replaceAll('8787', String(port))
+      .split('\n');
+    // Every failing command is reported with its line; the script goes on.
+    const script = [
+      'set -o errtrace',
+      `trap 'echo "::failed $? at $LINENO" >&2' ERR`,
+      ...lines,
+      'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; true',
+    ].join('\n');
+    writeFileSync(join(dir, 'readme.sh'), script);
+    const env = {
+      PATH: `${bin}:${dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: dir,
+      GIFTCODES_CONFIG_DIR: join(dir, 'config'),
+      GIFTCODES_STATE_DIR: join(dir, 'state'),
+      NO_COLOR: '1',
+    };
+    const child = spawn('bash', [join(dir, 'readme.sh')], { cwd: dir, env, detached: true });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (c) => {
+      stderr += c;
     });
-    expect(r.code).toBe(2);
-    const error = r.stderr.split('\n').find((line) => line.startsWith('error '));
-    expect(error).toBe(
-      'error USAGE: login would replace the base URL of profile "prod": pass --yes to replace it, or --profile <name> to save another profile',
-    );
-    expect(README).toContain(error);
-    expect(r.stderr).toContain(
-      `saving would replace its base URL https://api.example.com -> ${sb.url} (GIFTCODES_BASE_URL)`,
-    );
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    try {
+      process.kill(-(child.pid as number));
+    } catch {
+      // Already gone: the script killed its background jobs.
+    }
+    const failures = [...stderr.matchAll(/::failed (\d+) at (\d+)/g)].map(([, rc, at]) => ({
+      rc: Number(rc),
+      line: lines[Number(at) - 3] ?? '',
+    }));
+    for (const f of failures) {
+      const expected = /# exit (\d+)/.exec(f.line)?.[1];
+      expect(expected, `README line failed with exit ${f.rc}: ${f.line}\n${stderr}`).toBeDefined();
+      expect(f.rc, f.line).toBe(Number(expected));
+    }
+    // Each annotated failure happened (the annotation is not stale).
+    const annotated = lines.filter((l) => /# exit \d+/.test(l));
+    expect(failures.map((f) => f.line)).toEqual(annotated);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('10,000.00 USD');
+    expect(stdout).toContain('charged 227.14 USD');
+    expect(stdout + stderr).toContain('Deposit confirmed: +250.00 USD');
+    expect(stdout + stderr).toContain('ok 200');
+    expect(readFileSync(join(dir, 'deliveries.log'), 'utf8')).toMatch(/ping .*verified/);
   });
 });

@@ -289,6 +289,6 @@ describe('the sandbox checks Host on every route (point 7e)', () => {
     const res = await runInProcess(['sandbox', '--help']);
     const help = res.stdout.replace(/\s+/g, ' ');
     expect(help).not.toContain('generated');
-    expect(help).toContain('derived from --seed, so fixed and published in the README');
+    expect(help).toContain('derived from --seed, so fixed and published in docs/sandbox.md');
   });
 });

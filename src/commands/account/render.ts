@@ -52,7 +52,7 @@ export function usageLine(
  * not shown", so the field carrying progress toward the target is a gap. These are the
  * names read, in this order (USD, named like the two known fields and like
  * `usage.*.spentUsd`); an entry with none of them shows "progress not reported".
- * The one list: the README's spec-gaps table quotes it.
+ * The one list: docs/spec-gaps.md quotes it.
  */
 export const REBATE_PROGRESS_FIELDS = [
   'progressUsd',

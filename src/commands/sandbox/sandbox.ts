@@ -29,7 +29,7 @@ export default defineCommand({
     key: {
       flags: '--key <apiKey>',
       description:
-        'API key of the ready account (default: derived from --seed, so fixed and published in the README; a random one when --host is not loopback)',
+        'API key of the ready account (default: derived from --seed, so fixed and published in docs/sandbox.md; a random one when --host is not loopback)',
     },
     balance: {
       flags: '--balance <usd>',
@@ -162,7 +162,7 @@ export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFl
       ),
     );
     err(ctx.io, s.dim('in another shell: export the two lines above, then try `giftcodes catalog`'));
-    err(ctx.io, s.dim('operator API under /_sandbox/ (see README); Ctrl-C stops the sandbox'));
+    err(ctx.io, s.dim('operator API under /_sandbox/ (see docs/sandbox.md); Ctrl-C stops the sandbox'));
   }
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
