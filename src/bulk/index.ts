@@ -18,6 +18,7 @@ export { loadJournal } from './journal.js';
 export { JournalWriter } from './journal-writer.js';
 export { fileExists, type OutputFormat, renderOutput, sha256File, writeAtomic } from './output.js';
 export { readFile } from './parse.js';
+export { describeProblem } from './problems.js';
 export { AdaptiveLimit, pollDelay } from './submit.js';
 export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './summary.js';
 export type { OutputRecord } from './types.js';

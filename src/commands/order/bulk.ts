@@ -286,7 +286,7 @@ export async function runOrderBulk(
   } catch (error) {
     await progress.end();
     if (error instanceof bulk.InvalidInputError) {
-      for (const p of error.problems) err(io, p.row !== undefined ? `row ${p.row}: ${p.message}` : p.message);
+      for (const p of error.problems) err(io, bulk.describeProblem(p));
     }
     throw error;
   }
