@@ -135,7 +135,13 @@ export class FileWriteError extends CliError {
 /** Bad rows of a bulk input file, or an account that cannot buy: all of them at once, nothing bought (2). */
 export class InvalidInputError extends UsageError {
   constructor(
-    readonly problems: Array<{ row?: number; message: string }>,
+    readonly problems: Array<{
+      row?: number;
+      line?: number;
+      ref?: string;
+      header?: boolean;
+      message: string;
+    }>,
     what: string,
   ) {
     super(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${what}; nothing was bought`);

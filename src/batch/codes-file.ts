@@ -1,8 +1,9 @@
 /**
  * Reading a codes file back (as `order bulk` and `order export` write it: CSV with
- * formula protection, or JSON), for reconcile and to find a batch's id. Values come
- * back as the service sent them: the single quote that protects a CSV cell from
- * spreadsheet formulas is taken off again.
+ * formula protection, JSON, or an xlsx workbook), for reconcile and to find a batch's
+ * id. Values come back as the service sent them: the single quote that protects a CSV
+ * cell from spreadsheet formulas is taken off again (a workbook's typed text cells
+ * need none).
  */
 import { readFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
@@ -55,8 +56,29 @@ export function parseCodesText(text: string, where: string): CodesFileRecord[] {
   });
 }
 
+/** A workbook's first sheet, its first row naming the columns. */
+export async function parseCodesWorkbook(bytes: Uint8Array, where: string): Promise<CodesFileRecord[]> {
+  const { workbookRows } = await import('./codes-workbook.js');
+  const [head = [], ...rows] = workbookRows(bytes, where);
+  const at = new Map(head.map((name, i) => [name, i]));
+  if (!at.has('externalRef')) throw new UsageError(`${where}: not a codes workbook (no externalRef column)`);
+  return rows
+    .filter((cells) => cells.some((c) => c !== ''))
+    .map((cells) => {
+      const record: CodesFileRecord = {};
+      for (const column of OUTPUT_COLUMNS) {
+        const i = at.get(column);
+        const value = i === undefined ? undefined : cells[i];
+        if (value !== undefined && value !== '') record[column] = value;
+      }
+      return record;
+    });
+}
+
 /** The file's records; ENOENT is passed on for the caller to word. */
 export async function readCodesFile(path: string): Promise<CodesFileRecord[]> {
-  const text = await readFile(path, 'utf8');
-  return parseCodesText(text, path);
+  const bytes = await readFile(path);
+  const { isZip } = await import('./codes-workbook.js');
+  if (isZip(bytes)) return parseCodesWorkbook(bytes, path);
+  return parseCodesText(bytes.toString('utf8'), path);
 }

@@ -41,6 +41,7 @@ import { Runner } from './runner.js';
 import { ensurePrivateDir } from './safe-files.js';
 import type { RowSpool } from './spool.js';
 import { planRefs, refsOf } from './stream-plan.js';
+import { tooManyForWorkbook, XLSX_MAX_ROWS } from './xlsx.js';
 
 export { InvalidInputError } from '../errors.js';
 export { accountFingerprint, journalCopyPathFor, journalPathFor, partsPathFor } from './journal-files.js';
@@ -154,6 +155,9 @@ async function runParsed(
     startedAt: deps.now(),
   });
   const base = { batch, report, stats, products: live.products, refundable: [] };
+  // A workbook is built in memory: a batch too big for one is refused before it buys.
+  if (opts.format === 'xlsx' && report.total.units > XLSX_MAX_ROWS)
+    throw tooManyForWorkbook(report.total.units);
   // 5. Never overwrite a file that is not this batch's own output (a dry run says so too).
   await assertOutReplaceable(opts.out, opts.force, planned.resumed ? planned.state.outputs : new Set());
   if (opts.dryRun) return { ...base, outcome: 'dry-run', tally: new Tally() };

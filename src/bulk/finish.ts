@@ -15,7 +15,7 @@ import type { BulkOptions, BulkResult, Outcome } from './run-types.js';
 import type { RunnerOutcome } from './runner.js';
 
 export async function finishRun(
-  opts: Pick<BulkOptions, 'out' | 'format'>,
+  opts: Pick<BulkOptions, 'out' | 'format' | 'bom'>,
   run: {
     state: JournalState;
     results: Results;
@@ -53,7 +53,7 @@ export async function finishRun(
   try {
     outputSha256 = await writeAtomic(
       opts.out,
-      assembleOutput(parts, opts.format),
+      assembleOutput(parts, opts.format, { bom: opts.bom }),
       async (sha) => {
         await writer.append({ t: 'output-pending', sha256: sha });
       },

@@ -16,8 +16,19 @@ export {
 } from './engine.js';
 export { loadJournal } from './journal.js';
 export { JournalWriter } from './journal-writer.js';
-export { fileExists, type OutputFormat, renderOutput, sha256File, writeAtomic } from './output.js';
+export {
+  fileExists,
+  formatFor,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  type OutputStyle,
+  outputChunks,
+  renderOutput,
+  sha256File,
+  writeAtomic,
+} from './output.js';
 export { readFile } from './parse.js';
+export { describeProblem } from './problems.js';
 export { AdaptiveLimit, pollDelay } from './submit.js';
 export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './summary.js';
 export type { OutputRecord } from './types.js';

@@ -1,5 +1,6 @@
 /**
- * The codes file: CSV (default) or JSON, written atomically (temporary file, fsync,
+ * The codes file: CSV (default, with a UTF-8 BOM on `--bom`), JSON or an xlsx workbook
+ * (xlsx.ts), written atomically (temporary file, fsync,
  * rename, fsync of the directory) with mode 0600, because it holds secrets.
  *
  * Spreadsheet safety: a CSV cell that starts with `=`, `+`, `-`, `@` or any control
@@ -17,7 +18,23 @@ import { chunksOf, createExclusive, currentUid } from './safe-files.js';
 import { PlaceColumn } from './table.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
-export type OutputFormat = 'csv' | 'json';
+export type OutputFormat = 'csv' | 'json' | 'xlsx';
+
+export const OUTPUT_FORMATS: OutputFormat[] = ['csv', 'json', 'xlsx'];
+
+/** How the file is written beyond its format. */
+export interface OutputStyle {
+  /** A UTF-8 byte order mark before a CSV: Excel on Windows reads the file as UTF-8 then. */
+  bom?: boolean;
+}
+
+/** `--format` when given, else from the file name (`.xlsx` is a workbook), else CSV. */
+export function formatFor(out: string, format?: OutputFormat): OutputFormat {
+  if (format) return format;
+  return /\.xlsx$/i.test(out) ? 'xlsx' : 'csv';
+}
+
+const BOM = '\uFEFF';
 
 /**
  * Formula starters, and any control character (tab, CR, ESC, C1): spreadsheets trim or
@@ -39,8 +56,8 @@ function csvCell(value: string | number | null): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function csvHeader(): string {
-  return `${OUTPUT_COLUMNS.join(',')}\r\n`;
+export function csvHeader(style: OutputStyle = {}): string {
+  return `${style.bom ? BOM : ''}${OUTPUT_COLUMNS.join(',')}\r\n`;
 }
 
 export function csvLine(record: OutputRecord): string {
@@ -56,10 +73,12 @@ export function jsonRecord(record: OutputRecord): string {
 
 /**
  * One order's records as they appear in the file: CSV lines, or JSON records joined
- * by commas. Kept per order so memory holds compact text, not record objects.
+ * by commas; for a workbook, JSON lines that the last step turns into cells. Kept per
+ * order so memory holds compact text, not record objects.
  */
 export function renderPart(records: OutputRecord[], format: OutputFormat): string {
   if (format === 'csv') return records.map(csvLine).join('');
+  if (format === 'xlsx') return records.map((r) => `${jsonRecord(r)}\n`).join('');
   return records.map((r) => `  ${jsonRecord(r)}`).join(',\n');
 }
 
@@ -67,9 +86,15 @@ export function renderPart(records: OutputRecord[], format: OutputFormat): strin
 export async function* assembleOutput(
   parts: AsyncIterable<string> | Iterable<string>,
   format: OutputFormat,
-): AsyncGenerator<string> {
+  style: OutputStyle = {},
+): AsyncGenerator<string | Uint8Array> {
+  if (format === 'xlsx') {
+    const { recordsOfParts, workbookBytes } = await import('./xlsx.js');
+    yield await workbookBytes(recordsOfParts(parts));
+    return;
+  }
   if (format === 'csv') {
-    yield csvHeader();
+    yield csvHeader(style);
     for await (const part of parts) if (part) yield part;
     return;
   }
@@ -82,11 +107,28 @@ export async function* assembleOutput(
   yield first ? '[]\n' : '\n]\n';
 }
 
-/** The whole file as chunks, so a large output never becomes one string. */
-export function* renderOutput(records: OutputRecord[], format: OutputFormat): Generator<string> {
+/** The whole file as chunks (a workbook loads its library first). */
+export function outputChunks(
+  records: OutputRecord[],
+  format: OutputFormat,
+  style: OutputStyle = {},
+): Iterable<string> | AsyncIterable<Uint8Array> {
+  if (format !== 'xlsx') return renderOutput(records, format, style);
+  return (async function* () {
+    const { workbookBytes } = await import('./xlsx.js');
+    yield await workbookBytes(records);
+  })();
+}
+
+/** The whole text file as chunks, so a large output never becomes one string. */
+export function* renderOutput(
+  records: OutputRecord[],
+  format: Exclude<OutputFormat, 'xlsx'>,
+  style: OutputStyle = {},
+): Generator<string> {
   const CHUNK = 1_000;
   if (format === 'csv') {
-    yield csvHeader();
+    yield csvHeader(style);
     for (let i = 0; i < records.length; i += CHUNK)
       yield records
         .slice(i, i + CHUNK)
@@ -149,7 +191,7 @@ export async function fileExists(path: string): Promise<boolean> {
  */
 export async function writeAtomic(
   path: string,
-  chunks: Iterable<string> | AsyncIterable<string>,
+  chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   beforeRename: (sha256: string) => Promise<void>,
   randomHex: () => string = () => randomBytes(8).toString('hex'),
   ops?: FileOps,

@@ -55,7 +55,8 @@ export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput
 
   // The whole file before anything else.
   const parsed = await spoolInput(opts.input);
-  const fileBroken = parsed.errors.some((e) => e.row === undefined || e.row === 0);
+  // A header problem or one of the whole file: the rows cannot be read as meant.
+  const fileBroken = parsed.errors.some((e) => e.row === undefined);
   if (fileBroken) {
     await parsed.spool.close();
     throw new InvalidInputError(parsed.errors, basename(opts.input));

@@ -22,6 +22,8 @@ export interface BulkOptions {
   seal: boolean;
   dryRun: boolean;
   format: OutputFormat;
+  /** A UTF-8 BOM before a CSV output. */
+  bom?: boolean;
   waitTimeoutMs: number;
   force: boolean;
   /**

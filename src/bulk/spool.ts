@@ -18,8 +18,10 @@ import { heapBudget } from './heap-budget.js';
 import { Names } from './table.js';
 import type { InputRow } from './types.js';
 
-/** Bytes before the two strings: row, amount, quantity (f64); product, sku, ref and fields lengths (u32). */
-const FIXED = 8 * 3 + 4 * 4;
+/** Bytes before the two strings: row, line, amount, quantity (f64); product, sku, ref and fields lengths (u32). */
+const FIXED = 8 * 4 + 4 * 4;
+/** Where the u32s start. */
+const IDS = 8 * 4;
 const CHUNK = 1 << 16;
 
 export class RowSpool {
@@ -60,16 +62,18 @@ export class RowSpool {
     const b = this.buffer;
     let at = this.used;
     b.writeDoubleLE(row.row, at);
-    b.writeDoubleLE(row.amount, at + 8);
-    b.writeDoubleLE(row.quantity, at + 16);
-    b.writeUInt32LE(this.names.id(row.productId), at + 24);
-    b.writeUInt32LE(this.names.id(row.skuId), at + 28);
+    // No line (a row not read from a file) is stored as 0, which no file line is.
+    b.writeDoubleLE(row.line ?? 0, at + 8);
+    b.writeDoubleLE(row.amount, at + 16);
+    b.writeDoubleLE(row.quantity, at + 24);
+    b.writeUInt32LE(this.names.id(row.productId), at + IDS);
+    b.writeUInt32LE(this.names.id(row.skuId), at + IDS + 4);
     at += FIXED;
     const refBytes = b.write(row.ref, at);
     at += refBytes;
     const fieldBytes = fields ? b.write(fields, at) : 0;
-    b.writeUInt32LE(refBytes, this.used + 32);
-    b.writeUInt32LE(fieldBytes, this.used + 36);
+    b.writeUInt32LE(refBytes, this.used + IDS + 8);
+    b.writeUInt32LE(fieldBytes, this.used + IDS + 12);
     this.used = at + fieldBytes;
     this.count += 1;
   }
@@ -100,7 +104,7 @@ export class RowSpool {
       const rows: InputRow[] = [];
       let at = 0;
       while (at + FIXED <= end) {
-        const size = FIXED + chunk.readUInt32LE(at + 32) + chunk.readUInt32LE(at + 36);
+        const size = FIXED + chunk.readUInt32LE(at + IDS + 8) + chunk.readUInt32LE(at + IDS + 12);
         if (at + size > end) break;
         rows.push(this.decode(chunk, at));
         at += size;
@@ -114,7 +118,7 @@ export class RowSpool {
       // buffer gets a buffer of its size.
       carry = end - at;
       if (carry >= FIXED) {
-        const size = FIXED + chunk.readUInt32LE(at + 32) + chunk.readUInt32LE(at + 36);
+        const size = FIXED + chunk.readUInt32LE(at + IDS + 8) + chunk.readUInt32LE(at + IDS + 12);
         if (size > chunk.length) {
           const grown = Buffer.allocUnsafe(size);
           chunk.copy(grown, 0, at, end);
@@ -126,15 +130,17 @@ export class RowSpool {
   }
 
   private decode(b: Buffer, at: number): InputRow {
-    const refBytes = b.readUInt32LE(at + 32);
-    const fieldBytes = b.readUInt32LE(at + 36);
+    const refBytes = b.readUInt32LE(at + IDS + 8);
+    const fieldBytes = b.readUInt32LE(at + IDS + 12);
     const start = at + FIXED;
+    const line = b.readDoubleLE(at + 8);
     const row: InputRow = {
       row: b.readDoubleLE(at),
-      productId: this.names.text(b.readUInt32LE(at + 24)),
-      skuId: this.names.text(b.readUInt32LE(at + 28)),
-      amount: b.readDoubleLE(at + 8),
-      quantity: b.readDoubleLE(at + 16),
+      ...(line > 0 ? { line } : {}),
+      productId: this.names.text(b.readUInt32LE(at + IDS)),
+      skuId: this.names.text(b.readUInt32LE(at + IDS + 4)),
+      amount: b.readDoubleLE(at + 16),
+      quantity: b.readDoubleLE(at + 24),
       ref: refBytes ? b.toString('utf8', start, start + refBytes) : '',
     };
     if (fieldBytes)

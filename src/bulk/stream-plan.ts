@@ -95,9 +95,9 @@ export async function checkAndPreview(
     }
   }
   if (count > found.length) found.push({ message: `${count - found.length} more errors not shown` });
-  const problems = [...parseErrors, ...found].sort(
-    (a, b) => (a.row ?? Number.MAX_SAFE_INTEGER) - (b.row ?? Number.MAX_SAFE_INTEGER),
-  );
+  // The header's problems first, then by row, then those of the file as a whole.
+  const order = (p: RowError) => (p.header ? 0 : (p.row ?? Number.MAX_SAFE_INTEGER));
+  const problems = [...parseErrors, ...found].sort((a, b) => order(a) - order(b));
   if (problems.length) return { problems };
   planner.end();
   const legacyRef = legacy.end();

@@ -83,6 +83,7 @@ export function resumeCommand(opts: {
   batch?: string;
   seal?: boolean;
   format?: string;
+  bom?: boolean;
 }): string {
   return giftcodesCommand(
     'order',
@@ -92,7 +93,10 @@ export function resumeCommand(opts: {
     opts.out,
     ...(opts.batch ? ['--batch', opts.batch] : []),
     ...(opts.seal ? ['--seal'] : []),
-    ...(opts.format && opts.format !== 'csv' ? ['--format', opts.format] : []),
+    ...(opts.format && opts.format !== 'csv' && !(opts.format === 'xlsx' && /\.xlsx$/i.test(opts.out))
+      ? ['--format', opts.format]
+      : []),
+    ...(opts.bom ? ['--bom'] : []),
     '--yes',
   );
 }

@@ -1,8 +1,10 @@
 /** The data the bulk engine's pure modules pass to each other. */
 
-/** One parsed input data row (row 1 is the first line after the header). */
+/** One parsed input data row (row 1 is the first record after the header). */
 export interface InputRow {
   row: number;
+  /** The file line the record starts on (1-based, blank lines counted), for messages. */
+  line?: number;
   productId: string;
   skuId: string;
   amount: number;
@@ -12,9 +14,16 @@ export interface InputRow {
   requiredFields?: Record<string, string>;
 }
 
-/** A reason a row (or the file: row 0 / undefined) cannot be bought. */
+/** A reason a row (or the header, or the whole file: no row) cannot be bought. */
 export interface RowError {
+  /** The data row; undefined for the header and the file as a whole. */
   row?: number;
+  /** The file line the row (or the header) starts on. */
+  line?: number;
+  /** The row's own ref, when it has one: what the buyer searches their sheet for. */
+  ref?: string;
+  /** A problem of the header line. */
+  header?: boolean;
   message: string;
 }
 

@@ -39,7 +39,18 @@ export function productIndex(products: Product[]): Map<string, Product> {
   return new Map(products.map((p) => [p.productId, p]));
 }
 
+/** The row's problems against the catalog and limits, each naming the row's line and ref. */
 export function validateRow(row: InputRow, ctx: ValidationContext): RowError[] {
+  const errors = checkRow(row, ctx);
+  if (errors.length === 0 || (row.line === undefined && !row.ref)) return errors;
+  const where = {
+    ...(row.line !== undefined ? { line: row.line } : {}),
+    ...(row.ref ? { ref: row.ref } : {}),
+  };
+  return errors.map((e) => ({ ...e, ...where }));
+}
+
+function checkRow(row: InputRow, ctx: ValidationContext): RowError[] {
   const errors: RowError[] = [];
   const at = row.row;
   const product = ctx.products.get(row.productId);

@@ -27,20 +27,22 @@ describe('order bulk: preflight', () => {
     const input = join(FIXTURES, 'bad-rows.csv');
     const res = await bulk(acc.env, [input, '--out', join(dir, 'o.csv'), '--yes']);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain('row 2: product "prd_nope" is not in the catalog');
+    expect(res.stderr).toContain('line 3 (row 2): product "prd_nope" is not in the catalog');
     expect(res.stderr).toContain(
-      'row 3: SKU "sku_steam_eu_range" does not belong to product "prd_amazon_us"',
+      'line 4 (row 3): SKU "sku_steam_eu_range" does not belong to product "prd_amazon_us"',
     );
-    expect(res.stderr).toContain('row 4: amount 501 is outside 5..500');
-    expect(res.stderr).toContain("row 5: amount 12 is not on the SKU's step of 5 from 5");
-    expect(res.stderr).toContain('row 6: missing required field playerId');
-    expect(res.stderr).toContain('row 7: quantity "0" is not a positive whole number');
+    expect(res.stderr).toContain('line 5 (row 4): amount 501 is outside 5..500');
+    expect(res.stderr).toContain("line 6 (row 5): amount 12 is not on the SKU's step of 5 from 5");
+    expect(res.stderr).toContain('line 7 (row 6): missing required field playerId');
+    expect(res.stderr).toContain('line 8 (row 7): quantity "0" is not a positive whole number');
     expect(res.stderr).toContain(
-      "row 8: one unit (about 432.00 USD) exceeds the account's maxOrderAmountUSD of 400",
+      "line 9 (row 8): one unit (about 432.00 USD) exceeds the account's maxOrderAmountUSD of 400",
     );
-    expect(res.stderr).toContain('row 10: skuId is empty');
-    expect(res.stderr).toContain('row 10: amount "abc" is not a plain decimal number such as 25 or 12.50');
-    expect(res.stderr).not.toMatch(/row (1|9):/);
+    expect(res.stderr).toContain('line 11 (row 10): skuId is empty');
+    expect(res.stderr).toContain(
+      'line 11 (row 10): amount "abc" is not a plain decimal number such as 25 or 12.50',
+    );
+    expect(res.stderr).not.toMatch(/row (1|9)\)/);
     expect(existsSync(join(dir, 'o.csv.journal'))).toBe(false);
     await spentNothing(acc.userId);
   });
@@ -51,7 +53,7 @@ describe('order bulk: preflight', () => {
     [
       'an unknown column',
       'productId,skuId,amount,qty\nprd_amazon_us,sku_amazon_us_range,10,1\n',
-      /unknown column "qty"/,
+      /header \(line 1\): unknown column "qty"/,
     ],
   ])('refuses %s (exit 2)', async (_n, text, pattern) => {
     const acc = await account(sb);
@@ -62,6 +64,26 @@ describe('order bulk: preflight', () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(pattern);
     await spentNothing(acc.userId);
+  });
+
+  it('reads a `;`-separated sheet, keeps refs as written, and names line, row and ref of a bad row', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const input = join(dir, 'in.csv');
+    writeFileSync(
+      input,
+      'ref;productId;skuId;amount\r\n PO-1001;prd_amazon_us;sku_amazon_us_range;10\r\n\r\nPO-1002;prd_amazon_us;sku_amazon_us_range;501\r\n',
+    );
+    const bad = await bulk(acc.env, [input, '--out', join(dir, 'o.csv'), '--yes']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('line 4 (row 2, ref PO-1002): amount 501 is outside 5..500');
+    await spentNothing(acc.userId);
+
+    writeFileSync(input, 'ref;productId;skuId;amount\r\n PO-1001;prd_amazon_us;sku_amazon_us_range;10\r\n');
+    const out = join(dir, 'o.csv');
+    const res = await bulk(acc.env, [input, '--out', out, '--yes']);
+    expect(res.code).toBe(0);
+    expect(readCsvOutput(out).map((r) => r.ref)).toEqual([' PO-1001']);
   });
 
   it('reads BOM, CRLF, quoted commas and duplicate rows (each a purchase of its own)', async () => {

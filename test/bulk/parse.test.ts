@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseHeader, parseInput } from '../../src/bulk/parse.js';
+import { describeProblem } from '../../src/bulk/problems.js';
 
 const parse = (text: string | Buffer) =>
   parseInput(Readable.from([typeof text === 'string' ? Buffer.from(text) : text]));
@@ -9,7 +10,9 @@ describe('parseInput', () => {
   it('reads a plain file with LF and default quantity', async () => {
     const r = await parse('productId,skuId,amount\np1,s1,10\n');
     expect(r.errors).toEqual([]);
-    expect(r.rows).toEqual([{ row: 1, productId: 'p1', skuId: 's1', amount: 10, quantity: 1, ref: '' }]);
+    expect(r.rows).toEqual([
+      { row: 1, line: 2, productId: 'p1', skuId: 's1', amount: 10, quantity: 1, ref: '' },
+    ]);
     expect(r.sha256).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -99,6 +102,97 @@ describe('parseHeader', () => {
   it('keeps the case of field names', () => {
     expect(parseHeader(['productId', 'skuId', 'amount', 'Field.PlayerId']).header?.fields).toEqual([
       ['PlayerId', 3],
+    ]);
+  });
+});
+
+/** Files as spreadsheets save them (issue 24, point 6). */
+describe('spreadsheet-made input files', () => {
+  it('keeps every text cell exactly as written: a ref with spaces comes back unchanged', async () => {
+    const r = await parse('ref,productId,skuId,amount,field.playerId\n  PO-1 ,p1,s1, 10 , 42 \n');
+    expect(r.errors).toEqual([]);
+    // Numbers may carry the spaces a spreadsheet pads them with; text cells are kept.
+    expect(r.rows[0]).toMatchObject({ ref: '  PO-1 ', amount: 10, requiredFields: { playerId: ' 42 ' } });
+  });
+
+  it.each([
+    ['semicolon', ';'],
+    ['tab', '\t'],
+  ])('reads a %s-separated file (detected from the header line)', async (_name, sep) => {
+    const r = await parse(
+      [['productId', 'skuId', 'amount', 'ref'].join(sep), ['p1', 's1', '10', 'ACME, Inc'].join(sep)].join(
+        '\r\n',
+      ),
+    );
+    expect(r.errors).toEqual([]);
+    expect(r.rows).toMatchObject([{ row: 1, productId: 'p1', skuId: 's1', amount: 10, ref: 'ACME, Inc' }]);
+  });
+
+  it('names the separator when the header mixes them', async () => {
+    const r = await parse('productId;skuId;amount,ref\np1;s1;10,x\n');
+    expect(r.errors.map((e) => e.message).join('\n')).toMatch(/the file looks `;`-separated/);
+  });
+
+  it('cites the file line, the data row and the ref of each problem', async () => {
+    const r = await parse(
+      [
+        'productId,skuId,amount,ref',
+        '',
+        'p1,s1,10,PO-1001',
+        'p1,s1,"1',
+        '0",PO-1002',
+        'p1,s1,abc,PO-1003',
+        'p1,s1,-1,',
+      ].join('\n'),
+    );
+    const where = r.errors.map((e) => ({ line: e.line, row: e.row, ref: e.ref }));
+    expect(where).toEqual([
+      { line: 4, row: 2, ref: 'PO-1002' },
+      { line: 6, row: 3, ref: 'PO-1003' },
+      { line: 7, row: 4, ref: undefined },
+    ]);
+    expect(r.errors.map(describeProblem)).toEqual([
+      'line 4 (row 2, ref PO-1002): amount "1\n0" is not a positive number',
+      'line 6 (row 3, ref PO-1003): amount "abc" is not a positive number',
+      'line 7 (row 4): amount "-1" is not a positive number',
+    ]);
+  });
+
+  it('calls a header problem a header problem, at its line', async () => {
+    const r = await parse('\n\nproductId,skuId,amount,quantiy\np1,s1,10,2\n');
+    expect(r.errors.map(describeProblem)).toEqual([
+      'header (line 3): unknown column "quantiy" (expected productId, skuId, amount, quantity, ref, requiredFields or field.<name>)',
+    ]);
+    expect(r.errors.every((e) => e.row === undefined)).toBe(true);
+  });
+
+  it('shows control characters of a ref visibly', () => {
+    expect(describeProblem({ line: 2, row: 1, ref: 'a\u001b[2Jb', message: 'm' })).toBe(
+      'line 2 (row 1, ref a^[[2Jb): m',
+    );
+  });
+});
+
+describe('file lines', () => {
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+    ['CR', '\r'],
+  ])('counts %s files, blank lines and cells that span lines', async (_name, eol) => {
+    const text = [
+      '',
+      'productId,skuId,amount,ref',
+      'p1,s1,x,"a',
+      `b${eol}c"`,
+      '',
+      'p1,s1,y,"d\ne\rf"',
+      'p1,s1,z,g',
+    ].join(eol);
+    const r = await parse(text);
+    expect(r.errors.map((e) => [e.line, e.row])).toEqual([
+      [3, 1],
+      [7, 2],
+      [10, 3],
     ]);
   });
 });

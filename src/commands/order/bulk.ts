@@ -69,9 +69,13 @@ export default defineCommand({
     yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
     format: {
       flags: '--format <format>',
-      description: 'output file format',
-      choices: ['csv', 'json'],
-      default: 'csv',
+      description:
+        'output file format (default: xlsx when --out ends in .xlsx, else csv); xlsx keeps codes, PINs and ids as text cells',
+      choices: ['csv', 'json', 'xlsx'],
+    },
+    bom: {
+      flags: '--bom',
+      description: 'start the CSV with a UTF-8 byte order mark, so Excel on Windows reads accents right',
     },
     waitTimeout: {
       flags: '--wait-timeout <duration>',
@@ -120,6 +124,8 @@ export default defineCommand({
     'giftcodes order bulk orders.csv --out codes.csv --dry-run',
     '# Buy every line once; run the same command again to resume',
     'giftcodes order bulk orders.csv --out codes.csv --yes',
+    '# A workbook whose codes stay text in Excel and LibreOffice',
+    'giftcodes order bulk orders.csv --out codes.xlsx --yes',
     '# Sealed cards, as JSON',
     'giftcodes order bulk orders.csv --out cards.json --format json --seal -y',
   ],
@@ -134,7 +140,9 @@ export interface OrderBulkOptions {
   seal?: boolean;
   dryRun?: boolean;
   yes?: boolean;
-  format: OutputFormat;
+  /** Default: from --out's extension (formatFor). */
+  format?: OutputFormat;
+  bom?: boolean;
   waitTimeout: number;
   force?: boolean;
   /** Page the account's history for the batch even when its anchor is absent. */
@@ -163,6 +171,8 @@ export async function runOrderBulk(
   wiring: OrderBulkWiring = {},
 ): Promise<ExitCode> {
   const bulk = await import('../../bulk/index.js');
+  const format = bulk.formatFor(opts.out, opts.format);
+  if (opts.bom && format !== 'csv') throw new UsageError(`--bom is for a CSV codes file, not ${format}`);
   const stats: Partial<BulkStats> = { retries: 0 };
   const limit = new bulk.AdaptiveLimit(opts.concurrency, ctx.clock.now);
   const retryPolicy: RetryPolicy = {
@@ -233,7 +243,8 @@ export async function runOrderBulk(
         concurrency: opts.concurrency,
         seal: Boolean(opts.seal),
         dryRun: Boolean(opts.dryRun),
-        format: opts.format,
+        format,
+        bom: Boolean(opts.bom),
         waitTimeoutMs: opts.waitTimeout,
         force: Boolean(opts.force),
         checkHistory: Boolean(opts.checkHistory),
@@ -286,7 +297,7 @@ export async function runOrderBulk(
   } catch (error) {
     await progress.end();
     if (error instanceof bulk.InvalidInputError) {
-      for (const p of error.problems) err(io, p.row !== undefined ? `row ${p.row}: ${p.message}` : p.message);
+      for (const p of error.problems) err(io, bulk.describeProblem(p));
     }
     throw error;
   }
@@ -305,7 +316,7 @@ export async function runOrderBulk(
     opts.out,
     exitCode,
     undefined,
-    bulk.resumeCommand({ ...opts, batch: opts.batch }),
+    bulk.resumeCommand({ ...opts, format, batch: opts.batch }),
   );
   if (json) {
     printJson(io, summary);

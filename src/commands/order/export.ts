@@ -40,9 +40,13 @@ export default defineCommand({
     },
     format: {
       flags: '--format <format>',
-      description: 'output file format',
-      choices: ['csv', 'json'],
-      default: 'csv',
+      description:
+        'output file format (default: xlsx when --out ends in .xlsx, else csv); xlsx keeps codes, PINs and ids as text cells',
+      choices: ['csv', 'json', 'xlsx'],
+    },
+    bom: {
+      flags: '--bom',
+      description: 'start the CSV with a UTF-8 byte order mark, so Excel on Windows reads accents right',
     },
     force: { flags: '--force', description: 'replace a file at --out that is not an output of this batch' },
   },
@@ -50,6 +54,8 @@ export default defineCommand({
     '# Rebuild a lost codes file from the service',
     'giftcodes order export --batch 3e14540f0ae02e91 --out codes.csv \\',
     '  --input orders.csv',
+    '# As a workbook (codes stay text in a spreadsheet)',
+    'giftcodes order export --batch 3e14540f0ae02e91 --out codes.xlsx',
     '# The codes of some orders',
     'giftcodes order export chk_abc123 chk_def456 --out some.csv',
   ],
@@ -63,7 +69,9 @@ export interface OrderExportOptions {
   input?: string;
   /** The batch journal, when it is not beside --out. */
   journal?: string;
-  format: OutputFormat;
+  /** Default: from --out's extension (formatFor). */
+  format?: OutputFormat;
+  bom?: boolean;
   force?: boolean;
 }
 
@@ -118,9 +126,11 @@ async function refsFromInput(input: string, expectedSha?: string): Promise<(row:
 
 export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Promise<ExitCode> {
   const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
-  const { JournalWriter, fileExists, renderOutput, sha256File, writeAtomic } = await import(
+  const { JournalWriter, fileExists, formatFor, outputChunks, sha256File, writeAtomic } = await import(
     '../../bulk/index.js'
   );
+  const format = formatFor(opts.out, opts.format);
+  if (opts.bom && format !== 'csv') throw new UsageError(`--bom is for a CSV codes file, not ${format}`);
   const { assertRegularIfPresent } = await import('../../io/regular-file.js');
   // Before anything is read: a FIFO here would block the command for good.
   await assertRegularIfPresent(opts.out, '--out');
@@ -147,6 +157,7 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
   }
 
   const fetched = await fetchOrders(http, target.orders);
+  const { XLSX_MAX_ROWS, tooManyForWorkbook } = await import('../../bulk/xlsx.js');
   const records: ExportRecord[] = [];
   const pending: string[] = [];
   const mismatched: string[] = [];
@@ -157,6 +168,7 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
     else mismatched.push(rows.reason);
   }
 
+  if (format === 'xlsx' && records.length > XLSX_MAX_ROWS) throw tooManyForWorkbook(records.length);
   const writer =
     target.journal?.batch && target.journalPath
       ? await JournalWriter.open(target.journalPath, 'append')
@@ -166,7 +178,7 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
     // Rows with an unknown input row render it as an empty cell, as any null.
     sha256 = await writeAtomic(
       opts.out,
-      renderOutput(records as OutputRecord[], opts.format),
+      outputChunks(records as OutputRecord[], format, { bom: opts.bom }),
       async (sha) => {
         // The rebuilt file is this batch's own: a later `order bulk` resume may replace it.
         await writer?.append({ t: 'output-pending', sha256: sha });
@@ -189,7 +201,7 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
     printJson(ctx.io, {
       batch: target.batch || null,
       out: opts.out,
-      format: opts.format,
+      format,
       source: target.source,
       orders: target.orders.length,
       units: { written: records.length, delivered, failed, rejected },
