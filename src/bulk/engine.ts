@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
+import { MoneyAccount, type RunMoney } from './accounting.js';
 import { checkBatchIsNew } from './discovery.js';
 import { finishRun } from './finish.js';
 import {
@@ -231,7 +232,15 @@ async function runParsed(
       const runId = deps.runId ?? randomUUID();
       const runner = new Runner({ opts, deps, state, record, refOf, stats, results, runId });
       // The plan is walked lazily: the run holds a window of it at a time (window.ts).
-      const outcome = await runner.execute(eachEffectiveOrder(state));
+      let outcome: Awaited<ReturnType<Runner['execute']>>;
+      try {
+        outcome = await runner.execute(eachEffectiveOrder(state));
+      } catch (error) {
+        // A stopping error (credentials revoked, a journal that cannot be written): the
+        // money this run moved is still said, from what the journal holds.
+        deps.onStoppedByError?.(moneyOf(state, results, runId));
+        throw error;
+      }
       // 10. The output file and the run's result.
       return await finishRun(
         opts,
@@ -253,4 +262,11 @@ async function runParsed(
   } finally {
     await writer.close();
   }
+}
+
+/** The run's money as the journal's state holds it now (see accounting.ts). */
+function moneyOf(state: JournalState, results: Results, runId: string): RunMoney {
+  const account = new MoneyAccount(runId);
+  for (const o of eachEffectiveOrder(state)) account.add(o, results.has(o.index));
+  return account.result();
 }

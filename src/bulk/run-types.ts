@@ -98,6 +98,8 @@ export interface BulkDeps {
   stats?: Partial<BulkStats>;
   /** This run's id in the journal (`paidBy`); default: a random UUID. */
   runId?: string;
+  /** A stopping error ends the run before its summary: what it charged, to say before the error. */
+  onStoppedByError?(money: RunMoney): void;
   /** How the run opens the files it writes (journal, parts, output); tests inject failing ones. */
   files?: FileOps;
 }

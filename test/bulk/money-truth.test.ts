@@ -15,8 +15,18 @@ import type { RunMoney } from '../../src/bulk/accounting.js';
 import { formatMoney } from '../../src/io/format.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
+import { json, startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
+import {
+  account,
+  bulkProxyRoutes,
+  FAST,
+  forwardTo,
+  mixedRows,
+  proveExactlyOnce,
+  tempDir,
+  writeCsv,
+} from './support.js';
 
 const sb = withSandbox({ seed: 2126, tuning: { fulfillmentUnitMs: 50 } });
 /** Answers only what the spec shows: the create's body is `{}`, list entries are `{checkoutId, externalRef}`. */
@@ -170,6 +180,41 @@ describe('order bulk: the money it reports is the ledger', () => {
     expect(second.money.thisRun.orders).toBe(0);
     expect(second.money.unsent).toBeGreaterThan(0);
     expect(second.stderr).not.toContain('every order of this batch was paid by an earlier run');
+  });
+});
+
+describe('order bulk: a stopping error still says what the run charged', () => {
+  it('a key revoked mid-run (401): exit 1, and the charge so far, as the ledger has it', async () => {
+    const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(10));
+    const out = join(dir, 'codes.csv');
+    const forward = forwardTo(sb.url);
+    let posts = 0;
+    const server = await startServer(
+      bulkProxyRoutes(sb.url, {
+        'POST /b2b/orders': (req, res, ctx) => {
+          posts += 1;
+          // The anchor and two more are bought; then the key stops working.
+          if (posts > 3) json(res, 401, { error: { code: 'UNAUTHORIZED', message: 'Invalid API key' } });
+          else forward(req, res, ctx);
+        },
+      }),
+    );
+    try {
+      const res = await runInProcess(
+        ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1', ...FAST],
+        { env: { ...acc.env, GIFTCODES_BASE_URL: server.url }, deps: { clock: sb.clock() } },
+      );
+      expect(res.code, res.stderr).toBe(1);
+      const charges = await orderCharges(acc.userId);
+      expect(charges).toHaveLength(3);
+      expect(res.stderr).toContain(
+        `before it stopped, this run: charged ${formatMoney(usd(charges), 'USD')}`,
+      );
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * The single writes that spend or return money, under seeded random schedules of lost
+ * The single writes that spend or return money (order create, checkout create and pay,
+ * refund create), under seeded random schedules of lost
  * answers, resets, failures before the service acted and 429s: a person who runs the
  * command, and then each next step it prints, until it succeeds, is charged exactly
  * once, and what the successful run printed as charged is what the ledger charged.
@@ -141,6 +142,34 @@ describe.each(SEEDS)('seed %i: single writes under lost answers', (seed) => {
     expect(checkout.checkoutId).toBe(charges[0]?.checkoutId);
     expect(checkout.paymentCurrency).toBe('USD');
     expect(checkout.totalAmount).toBeCloseTo(-(charges[0]?.amountUsd ?? 0), 6);
+  });
+
+  it('checkout pay --method balance: paid once, whatever the answers lost', async () => {
+    const next = random(seed + 21_000);
+    const a = await account();
+    const created = await cli(a.env, [
+      '--json',
+      'checkout',
+      'create',
+      '--email',
+      'buyer@example.com',
+      '--item',
+      AMAZON_25,
+      '--ref',
+      `prop-pay-${seed}`,
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    const id = JSON.parse(created.stdout).checkoutId as string;
+    const runs = await untilDone(
+      a.env,
+      'POST /retailer/v1/checkouts/{checkoutId}/payment',
+      ['--json', 'checkout', 'pay', id, '--method', 'balance', '--yes'],
+      next,
+    );
+    expect(runs.at(-1)?.code, JSON.stringify(runs, null, 1)).toBe(0);
+    const charges = await entries(a.userId, 'checkout_charge');
+    expect(charges, JSON.stringify(runs, null, 1)).toHaveLength(1);
+    expect(charges[0]?.checkoutId).toBe(id);
   });
 
   it('refund create: following the advice never requests a second refund of the order', async () => {

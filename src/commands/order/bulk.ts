@@ -24,7 +24,14 @@ import { style } from '../../io/style.js';
 import { defineCommand } from '../define.js';
 import { items, wrap } from '../help.js';
 import { duration, positiveInt } from '../parse.js';
-import { openMoneyLines, planJson, progressText, renderPlan, renderSummary } from './bulk-view.js';
+import {
+  chargedText,
+  openMoneyLines,
+  planJson,
+  progressText,
+  renderPlan,
+  renderSummary,
+} from './bulk-view.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -283,6 +290,12 @@ export async function runOrderBulk(
           return prompter.confirm({
             message: `Buy ${report.pending.units} units in ${report.pending.orders} orders for about ${formatMoney(report.pending.usd, 'USD')}?`,
           });
+        },
+        onStoppedByError: (money) => {
+          progress.stop();
+          const resume = bulk.resumeCommand({ ...opts, format, batch: opts.batch });
+          err(io, `before it stopped, this run: ${chargedText({ money })}`);
+          for (const line of openMoneyLines({ money }, resume)) err(io, line);
         },
         onInsufficientBalance:
           opts.onInsufficientBalance ??
