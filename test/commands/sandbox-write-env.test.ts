@@ -26,12 +26,19 @@ describe('sandbox --write-env', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
+    let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => {
       stdout += c;
+    });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      stderr += c;
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     try {
       await waitFor(() => existsSync(file) && !readFileSync(file, 'utf8').includes('stale'), 'the env file');
+      // The banner points at the file, not at "the two lines above" (stdout is a pipe here).
+      await waitFor(() => stderr.includes('in another shell'), 'the banner');
+      expect(stderr).toContain(`in another shell: run \`export $(cat ${file})\``);
       const text = readFileSync(file, 'utf8');
       expect(text).toMatch(/^GIFTCODES_BASE_URL=http:\/\/127\.0\.0\.1:\d+\nGIFTCODES_API_KEY=\S+\n$/);
       expect(statSync(file).mode & 0o777).toBe(0o600);

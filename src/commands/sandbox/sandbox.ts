@@ -4,6 +4,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { shellWord } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import type { SandboxFlags } from '../../sandbox/index.js';
 import { defineCommand } from '../define.js';
@@ -161,7 +162,14 @@ export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFl
           : 'capabilities: b2b (for retailer: `giftcodes business enable --retailer --yes`, or start with --retailer)',
       ),
     );
-    err(ctx.io, s.dim('in another shell: export the two lines above, then try `giftcodes catalog`'));
+    // The two lines go to stdout: to a terminal they are "above"; redirected, they are not.
+    const where =
+      writeEnv !== undefined
+        ? `run \`export $(cat ${shellWord(writeEnv)})\``
+        : ctx.io.stdoutIsTTY
+          ? 'export the two lines above'
+          : 'export the two lines written to stdout';
+    err(ctx.io, s.dim(`in another shell: ${where}, then try \`giftcodes catalog\``));
     err(ctx.io, s.dim('operator API under /_sandbox/ (see docs/sandbox.md); Ctrl-C stops the sandbox'));
   }
   await new Promise<void>((resolve) => {
