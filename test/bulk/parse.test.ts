@@ -152,9 +152,9 @@ describe('spreadsheet-made input files', () => {
       { line: 7, row: 4, ref: undefined },
     ]);
     expect(r.errors.map(describeProblem)).toEqual([
-      'line 4 (row 2, ref PO-1002): amount "1\n0" is not a positive number',
-      'line 6 (row 3, ref PO-1003): amount "abc" is not a positive number',
-      'line 7 (row 4): amount "-1" is not a positive number',
+      'line 4 (row 2, ref PO-1002): amount "1\n0" is not a plain decimal number such as 25 or 12.50',
+      'line 6 (row 3, ref PO-1003): amount "abc" is not a plain decimal number such as 25 or 12.50',
+      'line 7 (row 4): amount "-1" is negative',
     ]);
   });
 

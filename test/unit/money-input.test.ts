@@ -138,11 +138,11 @@ describe('CSV cells use the one reader and name the row and column', () => {
   it.each(['0x19', '0b11001', '1e1', '1,000', 'Infinity'])('amount %j', async (text) => {
     const r = await parseInput(Readable.from([`productId,skuId,amount,quantity\np,s,"${text}",1\n`]));
     expect(r.rows).toEqual([]);
-    expect(r.errors).toEqual([{ row: 1, message: expect.stringMatching(/^amount "/) }]);
+    expect(r.errors).toEqual([{ row: 1, line: 2, message: expect.stringMatching(/^amount "/) }]);
   });
   it.each(['1e1', '0x2', '2.0'])('quantity %j', async (text) => {
     const r = await parseInput(Readable.from([`productId,skuId,amount,quantity\np,s,10,${text}\n`]));
-    expect(r.errors).toEqual([{ row: 1, message: expect.stringMatching(/^quantity "/) }]);
+    expect(r.errors).toEqual([{ row: 1, line: 2, message: expect.stringMatching(/^quantity "/) }]);
   });
 });
 
