@@ -5,9 +5,8 @@
  * written by hand, so the reference cannot drift from the tool (`npm run docs` writes
  * it; test/commands/reference.test.ts fails when the file is stale).
  */
-import { PassThrough, Readable } from 'node:stream';
 import type { Option } from 'commander';
-import type { IO } from '../io/streams.js';
+import { quietIO } from '../io/streams.js';
 import { VERSION } from '../version.js';
 import type { CommandDefinition, OptionSpec } from './define.js';
 import { EXIT_CODES } from './help.js';
@@ -61,17 +60,7 @@ function section(definition: CommandDefinition): string {
 /** The whole reference, as `docs/commands.md` holds it. */
 export async function commandReference(): Promise<string> {
   const { buildProgram } = await import('../program.js');
-  const quiet: IO = {
-    stdin: Readable.from(['']),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    color: false,
-    columns: WIDTH,
-  };
-  const program = await buildProgram(quiet, VERSION, () => {
+  const program = await buildProgram(quietIO(WIDTH), VERSION, () => {
     throw new Error('the reference runs no command');
   });
   const definitions = await Promise.all(COMMANDS.map(loadDefinition));

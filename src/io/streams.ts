@@ -2,7 +2,7 @@
  * The three streams a command may use, and what they are connected to. Commands
  * never touch `process.stdout` directly, so tests can hand them buffers.
  */
-import type { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, type Writable } from 'node:stream';
 import { guardOf, type OutputGuard } from './guard.js';
 import { renderForTerminal, type SanitizeOptions } from './sanitize.js';
 
@@ -77,4 +77,18 @@ export function outOwn(io: IO, text: string): void {
 /** Write a line to stderr (progress, diagnostics), sanitized like `out`. */
 export function err(io: IO, line = ''): void {
   io.stderr.write(`${shown(io, line)}\n`);
+}
+
+/** Streams for building the command tree without running anything: no input, output discarded, no terminal. */
+export function quietIO(columns = 100): IO {
+  return {
+    stdin: Readable.from(['']),
+    stdout: new PassThrough(),
+    stderr: new PassThrough(),
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    color: false,
+    columns,
+  };
 }

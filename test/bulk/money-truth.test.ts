@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunMoney } from '../../src/bulk/accounting.js';
 import { formatMoney } from '../../src/io/format.js';
 import { runInProcess } from '../helpers/cli.js';
+import { seeded as random } from '../helpers/random.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { json, startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
@@ -240,18 +241,6 @@ describe('order bulk against a service that answers only what the spec shows', (
     await proveExactlyOnce(minimal, acc.userId, out, { complete: true });
   });
 });
-
-/** A small seeded generator (mulberry32): the schedules are reproducible from the seed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Stop = 'none' | 'wait-timeout' | 'interrupt' | 'cap';
 

@@ -135,19 +135,9 @@ export async function runInProcess(args: string[], opts: InProcessOptions = {}):
   return { code, stdout: out, stderr: errText };
 }
 
-/** Streams for building the command tree without running anything: empty input, discarded output, no TTY. */
-export function quietIO(): IO {
-  return {
-    stdin: Readable.from(['']),
-    stdout: new PassThrough(),
-    stderr: new PassThrough(),
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    color: false,
-    columns: 100,
-  };
-}
+import { quietIO } from '../../src/io/streams.js';
+
+export { quietIO };
 
 /** Run in-process with --json and parse stdout; any non-zero exit fails the test with stderr. */
 export async function runJson(args: string[], env: Record<string, string | undefined>) {

@@ -13,21 +13,10 @@
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { instantClock } from '../helpers/clock.js';
+import { seeded as random } from '../helpers/random.js';
 import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
 
 const sb = withSandbox({ seed: 2128 });
-
-/** mulberry32: a schedule is reproducible from its seed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KINDS = ['ok', 'error_after', 'error_after', 'reset_after', 'error_before', 'rate_limit'] as const;
 const script = (next: () => number, n: number) =>

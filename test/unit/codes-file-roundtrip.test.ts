@@ -9,18 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCodesText, unprotect } from '../../src/batch/codes-file.js';
 import { csvHeader, csvLine, protectFormula } from '../../src/bulk/output.js';
 import type { OutputRecord } from '../../src/bulk/types.js';
-
-/** mulberry32: a small seeded PRNG, so a failure is reproducible from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded as prng } from '../helpers/random.js';
 
 // What the protection and the CSV quoting act on, and some ordinary text.
 const TRICKY = [

@@ -24,6 +24,7 @@ import { style } from '../../io/style.js';
 import { defineCommand } from '../define.js';
 import { items, wrap } from '../help.js';
 import { duration, positiveInt } from '../parse.js';
+import { CODES_FILE_OPTIONS } from '../shared/codes-file-options.js';
 import {
   chargedText,
   openMoneyLines,
@@ -74,16 +75,7 @@ export default defineCommand({
     seal: { flags: '--seal', description: 'deliver sealed cards (giftCardId instead of the code)' },
     dryRun: { flags: '--dry-run', description: 'print the plan, costs and limit checks; spend nothing' },
     yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
-    format: {
-      flags: '--format <format>',
-      description:
-        'output file format (default: xlsx when --out ends in .xlsx, else csv); xlsx keeps codes, PINs and ids as text cells',
-      choices: ['csv', 'json', 'xlsx'],
-    },
-    bom: {
-      flags: '--bom',
-      description: 'start the CSV with a UTF-8 byte order mark, so Excel on Windows reads accents right',
-    },
+    ...CODES_FILE_OPTIONS,
     waitTimeout: {
       flags: '--wait-timeout <duration>',
       description: 'how long to wait for fulfilment after the last order is submitted',

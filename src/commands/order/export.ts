@@ -15,6 +15,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
+import { CODES_FILE_OPTIONS } from '../shared/codes-file-options.js';
 
 export default defineCommand({
   command: 'order export',
@@ -38,16 +39,7 @@ export default defineCommand({
       flags: '--journal <path>',
       description: 'the batch journal, when it is not beside --out (default: <out>.journal)',
     },
-    format: {
-      flags: '--format <format>',
-      description:
-        'output file format (default: xlsx when --out ends in .xlsx, else csv); xlsx keeps codes, PINs and ids as text cells',
-      choices: ['csv', 'json', 'xlsx'],
-    },
-    bom: {
-      flags: '--bom',
-      description: 'start the CSV with a UTF-8 byte order mark, so Excel on Windows reads accents right',
-    },
+    ...CODES_FILE_OPTIONS,
     force: { flags: '--force', description: 'replace a file at --out that is not an output of this batch' },
   },
   examples: [
