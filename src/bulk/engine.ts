@@ -134,11 +134,13 @@ async function runParsed(
         batch,
         resumed: true,
         rebuy: choice.rebuy,
+        maxSpendUsd: opts.maxSpendUsd,
       })
     : reportOf({ total: planned.preview.estimate, pending: planned.preview.estimate }, live, {
         batch,
         resumed: false,
         rebuy: choice.rebuy,
+        maxSpendUsd: opts.maxSpendUsd,
       });
   let created = 0;
   if (planned.resumed)

@@ -22,7 +22,7 @@ export async function buildReport(
   state: JournalState,
   orders: Iterable<OrderState>,
   live: Live,
-  run: { batch: string; resumed: boolean; rebuy?: BoughtSoFar },
+  run: { batch: string; resumed: boolean; rebuy?: BoughtSoFar; maxSpendUsd?: number },
 ): Promise<PlanReport> {
   // One walk of the plan for both sums (its lines may be read back from the journal,
   // with collections on the way: see collectEvery).
@@ -41,7 +41,7 @@ export async function buildReport(
 export function reportOf(
   plan: { total: PlanEstimate; pending: PlanEstimate },
   live: Live,
-  run: { batch: string; resumed: boolean; rebuy?: BoughtSoFar },
+  run: { batch: string; resumed: boolean; rebuy?: BoughtSoFar; maxSpendUsd?: number },
 ): PlanReport {
   const report: PlanReport = {
     batch: run.batch,
@@ -54,6 +54,7 @@ export function reportOf(
     monthlyRemainingUsd: remainingCap(live.account.usage.monthly, live.account.limits.monthlySpendCapUSD),
     warnings: [],
     ...(run.rebuy ? { rebuy: run.rebuy } : {}),
+    ...(run.maxSpendUsd !== undefined ? { maxSpendUsd: run.maxSpendUsd } : {}),
   };
   if (run.rebuy)
     report.warnings.push(
@@ -71,6 +72,10 @@ export function reportOf(
   if (report.monthlyRemainingUsd !== undefined && need > report.monthlyRemainingUsd)
     report.warnings.push(
       `the monthly spend cap leaves ${report.monthlyRemainingUsd.toFixed(2)} USD this month: the run will stop there (exit 4)`,
+    );
+  if (run.maxSpendUsd !== undefined && need > run.maxSpendUsd)
+    report.warnings.push(
+      `--max-spend ${run.maxSpendUsd.toFixed(2)} USD is less than the estimated ${need.toFixed(2)} USD: the run will stop before it passes the budget (exit 4); run again with a larger --max-spend to go on`,
     );
   return report;
 }

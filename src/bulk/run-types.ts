@@ -33,6 +33,13 @@ export interface BulkOptions {
   checkHistory?: boolean;
   /** Wait this long for another run holding the output's lock (default: refuse at once). */
   waitLockMs?: number;
+  /**
+   * The most this run may charge, in USD: it sends no order whose estimate (with a
+   * margin, see runner.ts) would take what it sent past this, and stops (exit 4) instead.
+   */
+  maxSpendUsd?: number;
+  /** At the daily or monthly spend cap, wait for the window to reset and carry on. */
+  continueAfterReset?: boolean;
   pollFirstMs?: number;
   pollMaxMs?: number;
   /** Orders of the plan the scheduler holds at a time (default 1,000; see window.ts). */
@@ -98,6 +105,11 @@ export interface BulkDeps {
   stats?: Partial<BulkStats>;
   /** This run's id in the journal (`paidBy`); default: a random UUID. */
   runId?: string;
+  /**
+   * Waiting for a spend cap to reset (--continue-after-reset): called when the wait
+   * begins and then every minute of it, with the time it ends.
+   */
+  onCapWait?(wait: { window: string; until: number; leftMs: number }): void;
   /** A stopping error ends the run before its summary: what it charged, to say before the error. */
   onStoppedByError?(money: RunMoney): void;
   /** How the run opens the files it writes (journal, parts, output); tests inject failing ones. */
@@ -117,6 +129,8 @@ export interface PlanReport {
   warnings: string[];
   /** Set when --force starts over on an output whose batch bought: what would be bought a second time. */
   rebuy?: BoughtSoFar;
+  /** --max-spend: the most this run may charge, USD. */
+  maxSpendUsd?: number;
 }
 
 export type Outcome = 'done' | 'failed-items' | 'stopped' | 'interrupted' | 'dry-run' | 'cancelled';

@@ -17,7 +17,7 @@ import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
 import { findByRef, lookupRef, patient } from './discovery.js';
 import { heapBudget } from './heap-budget.js';
 import { type JournalRecord, type JournalState, linesOf, type OrderState } from './journal.js';
-import { limitsFrom, splitOrder } from './plan.js';
+import { limitsFrom, orderUsd, splitOrder } from './plan.js';
 import { orderRecords, rejectedRecords } from './records.js';
 import type { Results } from './results.js';
 import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats } from './run-types.js';
@@ -28,6 +28,25 @@ import { DEFAULT_WINDOW, OrderWindow } from './window.js';
 
 /** The stop reason until the shortfall is known (see execute). */
 const INSUFFICIENT_BALANCE = 'insufficient balance';
+
+/** Micro-USD: --max-spend sums estimates as integers, so no drift over many orders. */
+const MICROS = 1_000_000;
+
+/** --max-spend counts each order at its estimate plus this much (see withinBudget). */
+export const MAX_SPEND_MARGIN = 0.02;
+
+/** The window a spend cap refusal names: the monthly cap's, else the daily one's. */
+function capWindowOf(failure: { limit: string; window?: string }): 'day' | 'month' {
+  return failure.window === 'month' || failure.limit === 'monthlySpendCapUSD' ? 'month' : 'day';
+}
+
+/** When a UTC day or month window that contains `now` ends. */
+export function nextReset(window: 'day' | 'month', now: number): number {
+  const d = new Date(now);
+  return window === 'day'
+    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)
+    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
 
 /** Times one order may come back rate limited in a row before it is left for the next run. */
 const MAX_THROTTLES = 20;
@@ -77,6 +96,15 @@ export class Runner {
    * it is, so each is looked up by its ref before this run sends it (see submit).
    */
   private readonly sentBefore = new Set<number>();
+  /**
+   * --max-spend: what this run's sends may cost, at the plan's estimates (micro-USD), and
+   * the estimate of each order sent and not yet known to exist (released when the
+   * service says it did nothing).
+   */
+  private committedMicros = 0;
+  private readonly committedFor = new Map<number, number>();
+  /** The spend-cap window that stopped the run, when --continue-after-reset waits it out. */
+  private capWindow: 'day' | 'month' | undefined;
 
   constructor(private readonly input: RunnerInput) {
     ({
@@ -122,6 +150,13 @@ export class Runner {
           this.scheduler.stopReason = describeShortfall(this.shortfall);
       }
       const { interrupted, fatal } = this.scheduler;
+      if (this.capWindow && !interrupted && fatal === undefined) {
+        // --continue-after-reset: wait for the window to reset, then carry on in this run.
+        if (!(await this.waitForReset(this.capWindow))) break;
+        this.capWindow = undefined;
+        this.scheduler.resume();
+        continue;
+      }
       if (!this.balanceStop || interrupted || fatal !== undefined || !this.deps.onInsufficientBalance) break;
       const shortfall = this.shortfall;
       if (!shortfall || !(await this.deps.onInsufficientBalance(shortfall))) break;
@@ -240,6 +275,7 @@ export class Runner {
       if (seen === 'found' || this.deps.signal.aborted) return;
       if (seen === 'absent') this.sentBefore.delete(order.index);
     }
+    if (!this.withinBudget(order)) return;
     await this.input.record({ t: 'submit', ref: order.ref, at: this.deps.now() });
     this.stats.submitted += 1;
     const body = {
@@ -277,6 +313,7 @@ export class Runner {
     // A 201 is this send's creation; a 200 replays an earlier send of the same ref: this
     // run's own (a lost answer retried), unless an earlier run sent it without an answer
     // and the look-up above could not tell.
+    this.committedFor.delete(order.index);
     const paidBy = !replayed || !this.sentBefore.has(order.index) ? this.input.runId : undefined;
     this.sentBefore.delete(order.index);
     await this.recordCreated(order, created, paidBy);
@@ -332,6 +369,62 @@ export class Runner {
     return 'found';
   }
 
+  /**
+   * --max-spend: sends `order` only if what this run has sent stays within the budget,
+   * at the plan's estimate plus a margin (MAX_SPEND_MARGIN: the estimate reads prices off
+   * the catalog's rounded minCost and live rates, the charge uses the order's own). Else
+   * the order goes back to the queue and the run stops, resumable with a larger budget.
+   */
+  private withinBudget(order: OrderState): boolean {
+    const max = this.opts.maxSpendUsd;
+    if (max === undefined) return true;
+    const estimate = Math.round(orderUsd({ lines: this.lines(order) }) * MICROS * (1 + MAX_SPEND_MARGIN));
+    if (this.committedMicros + estimate > Math.round(max * MICROS)) {
+      this.scheduler.submitNext(order);
+      this.stop(
+        `--max-spend ${max} USD: this run has sent orders for about ${(this.committedMicros / MICROS).toFixed(2)} USD, ` +
+          `and the next (about ${(estimate / MICROS).toFixed(2)} USD with a ${MAX_SPEND_MARGIN * 100}% margin) would pass it; ` +
+          'run again with a larger --max-spend to go on',
+      );
+      return false;
+    }
+    this.committedMicros += estimate;
+    this.committedFor.set(order.index, estimate);
+    return true;
+  }
+
+  /** The service did nothing for `order`: its estimate no longer counts against --max-spend. */
+  private release(order: OrderState): void {
+    const estimate = this.committedFor.get(order.index);
+    if (estimate === undefined) return;
+    this.committedMicros -= estimate;
+    this.committedFor.delete(order.index);
+  }
+
+  /**
+   * --continue-after-reset: sleeps until the spend window that stopped the run resets
+   * (the next UTC day or month: spec section 8's windows), saying so when the wait begins
+   * and every minute. False when interrupted.
+   */
+  private async waitForReset(window: 'day' | 'month'): Promise<boolean> {
+    const until = nextReset(window, this.deps.now());
+    for (;;) {
+      const leftMs = until - this.deps.now();
+      if (leftMs <= 0) return true;
+      this.deps.onCapWait?.({ window, until, leftMs });
+      try {
+        await this.deps.sleep(Math.min(leftMs, 60_000), this.deps.signal);
+      } catch {
+        this.scheduler.interrupted = true;
+        return false;
+      }
+      if (this.deps.signal.aborted) {
+        this.scheduler.interrupted = true;
+        return false;
+      }
+    }
+  }
+
   private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
     await this.settleSubmitError(order, error);
     if (order.ref === this.state.batch?.anchor) this.stopIfAnchorBlocked();
@@ -339,6 +432,9 @@ export class Runner {
 
   private async settleSubmitError(order: OrderState, error: unknown): Promise<void> {
     const failure = classifySubmitError(error);
+    // Nothing was created (or it may have been: then its estimate stays committed).
+    if (failure.kind !== 'unknown' && failure.kind !== 'interrupted' && failure.kind !== 'fatal')
+      this.release(order);
     const at = this.deps.now();
     const record = this.input.record;
     switch (failure.kind) {
@@ -385,6 +481,7 @@ export class Runner {
         await record({ t: 'unsent', ref: order.ref, reason: failure.limit, at });
         this.scheduler.submitNext(order);
         this.stop(`the ${failure.limit} was reached (${failure.message})`);
+        if (this.opts.continueAfterReset) this.capWindow = capWindowOf(failure);
         return;
       case 'stop':
         // A 4xx: the service did not create it (spec section 7), so it is not "unknown";

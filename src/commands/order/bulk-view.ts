@@ -33,6 +33,9 @@ export function renderPlan(io: IO, report: PlanReport): string {
     }`,
     `limits: ${lim(report.limits.maxItemsPerOrder)} lines/order, ${lim(report.limits.maxQuantityPerItem)} units/line, ${lim(report.limits.maxOrderAmountUSD)} USD/order`,
     `balance ${formatMoney(report.balanceUsd, 'USD')}; left today ${usd(report.dailyRemainingUsd)}; left this month ${usd(report.monthlyRemainingUsd)}`,
+    report.maxSpendUsd !== undefined
+      ? `budget (--max-spend): ${formatMoney(report.maxSpendUsd, 'USD')} for this run`
+      : '',
     ...report.warnings.map((w) => `warning: ${w}`),
     report.warnings.length === 0 && p.orders > 0 ? 'balance and caps cover the estimate' : '',
   ];
@@ -64,6 +67,7 @@ export function planJson(report: PlanReport) {
     monthlyRemainingUsd: report.monthlyRemainingUsd ?? null,
     warnings: report.warnings,
     rebuy: report.rebuy ?? null,
+    maxSpendUsd: report.maxSpendUsd ?? null,
   };
 }
 
@@ -74,9 +78,14 @@ export function progressText(stats: BulkStats, now: number): string {
     stats.finished > 0 && remaining > 0
       ? ` · ETA ${formatDuration((elapsed / stats.finished) * remaining)}`
       : '';
+  // Orders finished per minute so far: with the time left, what a long run needs said.
+  const rate =
+    stats.finished > 0 && elapsed > 0
+      ? ` · ${((stats.finished / elapsed) * 60_000).toFixed(1)} orders/min`
+      : '';
   return (
     `${stats.rows} rows planned · orders ${stats.submitted} submitted, ${stats.finished}/${stats.orders} done · ` +
-    `${stats.codes} codes · ${stats.failedUnits} failed · ${stats.retries} retries${eta}`
+    `${stats.codes} codes · ${stats.failedUnits} failed · ${stats.retries} retries${rate}${eta}`
   );
 }
 

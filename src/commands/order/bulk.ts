@@ -15,7 +15,7 @@ import {
   runEndExitCode,
   UsageError,
 } from '../../errors.js';
-import { formatMoney } from '../../io/format.js';
+import { formatDuration, formatMoney } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { type Progress, startProgress } from '../../io/progress.js';
 import { canPrompt } from '../../io/prompts.js';
@@ -23,7 +23,7 @@ import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { defineCommand } from '../define.js';
 import { items, wrap } from '../help.js';
-import { duration, positiveInt } from '../parse.js';
+import { amount, duration, positiveInt } from '../parse.js';
 import { CODES_FILE_OPTIONS } from '../shared/codes-file-options.js';
 import {
   chargedText,
@@ -92,6 +92,17 @@ export default defineCommand({
       description:
         "without a journal, page the account's orders for this batch even when its anchor is absent (a batch begun by giftcodes 0.1, whose journal is lost)",
     },
+    maxSpend: {
+      flags: '--max-spend <usd>',
+      description:
+        'charge at most this much USD in this run: it stops (exit 4) before an order that would pass it; run again with a larger budget to go on',
+      parse: amount,
+    },
+    continueAfterReset: {
+      flags: '--continue-after-reset',
+      description:
+        'at the daily or monthly spend cap, wait for it to reset (UTC) and carry on in the same run instead of stopping',
+    },
     waitLock: {
       flags: '--wait-lock [duration]',
       description: 'if another run holds this --out, wait for it this long instead of refusing (exit 2)',
@@ -148,6 +159,9 @@ export interface OrderBulkOptions {
   checkHistory?: boolean;
   /** ms to wait for another run's lock on the output; undefined refuses at once. */
   waitLock?: number;
+  /** --max-spend: USD this run may charge at most. */
+  maxSpend?: number;
+  continueAfterReset?: boolean;
   retryAttempts?: number;
   retryDelay?: number;
   pollInterval?: number;
@@ -248,6 +262,8 @@ export async function runOrderBulk(
         force: Boolean(opts.force),
         checkHistory: Boolean(opts.checkHistory),
         waitLockMs: opts.waitLock,
+        ...(opts.maxSpend !== undefined ? { maxSpendUsd: opts.maxSpend } : {}),
+        continueAfterReset: Boolean(opts.continueAfterReset),
         pollFirstMs: opts.pollInterval,
         accountFingerprint: bulk.accountFingerprint(
           http.baseUrl,
@@ -282,6 +298,11 @@ export async function runOrderBulk(
           return prompter.confirm({
             message: `Buy ${report.pending.units} units in ${report.pending.orders} orders for about ${formatMoney(report.pending.usd, 'USD')}?`,
           });
+        },
+        onCapWait: ({ window, until, leftMs }) => {
+          const text = `the ${window === 'day' ? 'daily' : 'monthly'} spend cap is reached: waiting ${formatDuration(leftMs)} for it to reset at ${new Date(until).toISOString()} (Ctrl-C stops; the same command resumes later too)`;
+          if (io.stderrIsTTY && !json) progress.update(text);
+          else err(io, text);
         },
         onStoppedByError: (money) => {
           progress.stop();

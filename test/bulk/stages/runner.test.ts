@@ -12,8 +12,8 @@ import { MoneyAccount } from '../../../src/bulk/accounting.js';
 import { apply, effectiveOrders, type JournalRecord, type JournalState } from '../../../src/bulk/journal.js';
 import { PartStore } from '../../../src/bulk/output.js';
 import { Results } from '../../../src/bulk/results.js';
-import type { BulkDeps } from '../../../src/bulk/run-types.js';
-import { Runner } from '../../../src/bulk/runner.js';
+import type { BulkDeps, BulkOptions } from '../../../src/bulk/run-types.js';
+import { nextReset, Runner } from '../../../src/bulk/runner.js';
 import { AdaptiveLimit } from '../../../src/bulk/submit.js';
 import type { PlannedLine } from '../../../src/bulk/types.js';
 import { type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
@@ -79,6 +79,7 @@ async function setup(
   create: Create,
   routes: Record<string, Handler> = {},
   state: JournalState = stateOf(plan),
+  overrides: { deps?: Partial<BulkDeps>; opts?: Partial<BulkOptions> } = {},
 ) {
   const events: string[] = [];
   server = await startServer({
@@ -112,10 +113,11 @@ async function setup(
     limit: new AdaptiveLimit(4, () => Date.now()),
     notice: (l) => notices.push(l),
     confirm: async () => true,
+    ...overrides.deps,
   };
   const stats = freshStats({ rows: 2, orders: 3, units: 4 });
   const runner = new Runner({
-    opts: options('/unused', { concurrency: 4, pollFirstMs: 0, pollMaxMs: 0 }),
+    opts: options('/unused', { concurrency: 4, pollFirstMs: 0, pollMaxMs: 0, ...overrides.opts }),
     deps,
     state,
     record: async (rec) => {
@@ -405,5 +407,85 @@ describe('Runner', () => {
       'recv gc-b1-00002-b',
     ]);
     expect(s.results.tally.delivered).toBe(4);
+  });
+
+  describe('--continue-after-reset', () => {
+    it('waits for the daily cap to reset (the injected clock), saying so each minute, and buys the rest in the same run', async () => {
+      // 23:58 UTC: the cap is reached after the anchor and resets at midnight.
+      let now = Date.UTC(2026, 10, 26, 23, 58);
+      const midnight = nextReset('day', now);
+      const waits: number[] = [];
+      const s = await setup(
+        (ref, body, res) =>
+          ref === ANCHOR || now >= midnight
+            ? created()(ref, body, res)
+            : json(res, 422, {
+                error: {
+                  code: 'B2B_LIMIT_EXCEEDED',
+                  message: 'daily cap',
+                  details: { limit: 'dailySpendCapUSD', window: 'day' },
+                },
+              }),
+        {},
+        stateOf(plan),
+        {
+          deps: {
+            now: () => now,
+            sleep: async (ms) => {
+              now += ms;
+            },
+            onCapWait: ({ until, leftMs }) => {
+              expect(until).toBe(midnight);
+              waits.push(leftMs);
+            },
+          },
+          opts: { continueAfterReset: true },
+        },
+      );
+      const outcome = await s.run();
+      expect(outcome.stopReason).toBeUndefined();
+      expect(s.results.tally.delivered).toBe(4);
+      // Said when the wait began and then once a minute, until the reset.
+      expect(waits).toEqual([120_000, 60_000]);
+      expect(s.money().thisRun.orders).toBe(3);
+    });
+
+    it('without it, the cap stops the run (exit 4 territory) with the orders left unsent', async () => {
+      const s = await setup((ref, body, res) =>
+        ref === ANCHOR
+          ? created()(ref, body, res)
+          : json(res, 422, {
+              error: {
+                code: 'B2B_LIMIT_EXCEEDED',
+                message: 'daily cap',
+                details: { limit: 'dailySpendCapUSD', window: 'day' },
+              },
+            }),
+      );
+      const outcome = await s.run();
+      expect(outcome.stopReason).toMatch(/dailySpendCapUSD was reached/);
+      expect(s.money()).toMatchObject({ unsent: 2, thisRun: { orders: 1 } });
+    });
+
+    it('the next reset of a UTC day and a UTC month', () => {
+      const t = Date.UTC(2026, 11, 31, 13, 5);
+      expect(new Date(nextReset('day', t)).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+      expect(new Date(nextReset('month', Date.UTC(2026, 10, 26, 1))).toISOString()).toBe(
+        '2026-12-01T00:00:00.000Z',
+      );
+    });
+  });
+
+  describe('--max-spend', () => {
+    it('sends no order that would take the run past the budget, and stops resumably', async () => {
+      // The plan: the anchor (1 unit), then 10 and 30 USD of face value (plan fixtures' unitUsd).
+      const s = await setup(created(), {}, stateOf(plan), { opts: { maxSpendUsd: 25 } });
+      const outcome = await s.run();
+      expect(outcome.stopReason).toMatch(/^--max-spend 25 USD: this run has sent orders for about/);
+      const money = s.money();
+      const charged = money.thisRun.amounts.reduce((sum, a) => sum + a.amount, 0);
+      expect(charged).toBeLessThanOrEqual(25);
+      expect(money.unsent).toBeGreaterThan(0);
+    });
   });
 });
