@@ -15,7 +15,11 @@
  *   in `dist/` whatever chunk the code lands in;
  * - the registry imports a command's file by a computed name (`./${fileOf(path)}`):
  *   given a table of literal imports, one per command file, so each is a chunk;
- * - bundled CommonJS calls `require` for Node built-ins: each chunk gets a real one.
+ * - bundled CommonJS calls `require` for Node built-ins: each chunk gets a real one;
+ * - a package imported with `await import('pkg')` (prompts, spinner, QR codes, CSV, the
+ *   demo's undici) stays a package, loaded by Node: a bundled CommonJS package would offer
+ *   its `default` alone, where Node offers its named exports too, and these load only on
+ *   the paths that use them anyway.
  *
  * And one package needs trimming: zod's namespace (`z`) re-exports every locale, half of
  * its bundled size, which V8 would parse on every run; the CLI speaks English only, so
@@ -61,6 +65,11 @@ function commandFiles() {
 const sourcePatterns = {
   name: 'giftcodes-source-patterns',
   setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.kind === 'dynamic-import' && !args.path.startsWith('node:')
+        ? { path: args.path, external: true }
+        : undefined,
+    );
     b.onLoad({ filter: /\/src\/.*\.ts$/ }, (args) => {
       let contents = readFileSync(args.path, 'utf8');
       if (args.path === REGISTRY) {
