@@ -1,11 +1,24 @@
-// Load benchmark of the sandbox hot path: GET /b2b/orders/{id} on loopback.
+// Load benchmark of the sandbox (`npm run bench:sandbox`, issue 25), paired in one run:
 //
-//   npm run build && node bench/sandbox-load.mjs [--duration 5000] [--connections 32]
+//   sandbox  GET /b2b/orders/{id}           the hot path: one order with its codes
+//   bare     a node:http server doing the least a GET by id can: the record from a Map by
+//            the id in the path, JSON.stringify, the same headers and bytes
+//   list     GET /b2b/orders?limit=10        a list route (its query schema, paging)
 //
-// The sandbox runs in a worker thread (its own event loop, so server and load generator
-// can use both cores); the main thread drives a bounded keep-alive loop with undici's Pool
-// and prints requests per second. Loopback only, bounded in time. Request-rate limiting is
-// switched off for the run: the point is the server's own throughput.
+// Targets: the sandbox's GET at >= 0.9x the bare server's requests per second, the list
+// route within 2x of the GET's time per request.
+//
+//   npm run build && node bench/sandbox-load.mjs [--duration 3000] [--connections 32] [--rounds 3]
+//
+// Each server runs in its own worker thread (its own event loop); the main thread drives a
+// bounded keep-alive loop with undici's Pool. The phases alternate (sandbox, bare, list,
+// then again) for --rounds rounds, so a busy machine skews them alike; the figures are
+// medians over the rounds. Besides requests per second, each phase reports the server
+// thread's busy time per request (event-loop utilization x time / requests): the server's
+// own cost, whatever the load generator gets of the two cores. Loopback only, bounded in
+// time; request-rate limiting is off (the point is the server's own throughput).
+import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 const arg = (name, fallback) => {
@@ -14,47 +27,106 @@ const arg = (name, fallback) => {
 };
 
 if (!isMainThread) {
-  const { startSandbox } = await import('../dist/sandbox/index.js');
-  const sandbox = await startSandbox({ port: 0, seed: 1, faults: { rateLimit: 'off' }, ...workerData });
-  parentPort.postMessage({ url: sandbox.url, apiKey: sandbox.apiKey });
+  let close;
+  let url;
+  let extra = {};
+  if (workerData.kind === 'sandbox') {
+    const { startSandbox } = await import('../dist/sandbox/index.js');
+    const sandbox = await startSandbox({ port: 0, seed: 1, faults: { rateLimit: 'off' } });
+    url = sandbox.url;
+    extra = { apiKey: sandbox.apiKey };
+    close = () => sandbox.close();
+  } else {
+    // The bare server: the least a GET by id can do. The id from the path, the record from
+    // a Map, JSON out with the sandbox's headers; no routing, authentication or view.
+    const { body, headers, id } = workerData;
+    const records = new Map([[id, JSON.parse(body)]]);
+    const server = createServer((req, res) => {
+      req.resume();
+      const json = JSON.stringify(records.get(req.url.slice(req.url.lastIndexOf('/') + 1)));
+      res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(json) });
+      res.end(json);
+    });
+    server.keepAliveTimeout = 5_000;
+    await new Promise((done) => server.listen(0, '127.0.0.1', done));
+    url = `http://127.0.0.1:${server.address().port}`;
+    close = () => new Promise((done) => server.close(done));
+  }
+  let mark;
+  parentPort.postMessage({ url, ...extra });
   parentPort.on('message', async (m) => {
-    if (m === 'close') {
-      await sandbox.close();
-      process.exit(0);
+    if (m === 'mark') {
+      mark = { elu: performance.eventLoopUtilization(), at: performance.now() };
+      parentPort.postMessage('marked');
+    } else if (m === 'busy') {
+      const elu = performance.eventLoopUtilization(mark.elu);
+      parentPort.postMessage({ busyMs: elu.active });
+    } else if (m === 'close') {
+      await close();
+      parentPort.close();
     }
   });
 } else {
-  const { Pool } = await import('undici');
-  const durationMs = Math.min(arg('duration', 5_000), 60_000);
+  const { Pool, request } = await import('undici');
+  const durationMs = Math.min(arg('duration', 3_000), 60_000);
   const warmupMs = Math.min(arg('warmup', 1_000), 10_000);
   const connections = Math.min(arg('connections', 32), 256);
+  const rounds = Math.min(arg('rounds', 3), 20);
 
-  const worker = new Worker(new URL(import.meta.url), { workerData: {} });
-  const { url, apiKey } = await new Promise((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const start = (data) => {
+    const worker = new Worker(new URL(import.meta.url), { workerData: data });
+    const ready = new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    return { worker, ready };
+  };
+  const ask = (worker, message) =>
+    new Promise((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage(message);
+    });
+
+  const sb = start({ kind: 'sandbox' });
+  const { url, apiKey } = await sb.ready;
   if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):/.test(url))
     throw new Error(`refusing to load a non-loopback URL: ${url}`);
 
-  const created = await fetch(`${url}/b2b/orders`, {
-    method: 'POST',
-    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      externalRef: 'bench-1',
-      items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 5 }],
-    }),
+  // A few orders, so the list has something to page through.
+  let checkoutId;
+  for (let i = 1; i <= 5; i++) {
+    const created = await request(`${url}/b2b/orders`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        externalRef: `bench-${i}`,
+        items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 5 }],
+      }),
+    });
+    if (created.statusCode !== 201)
+      throw new Error(`order creation failed: ${created.statusCode} ${await created.body.text()}`);
+    ({ checkoutId } = await created.body.json());
+  }
+  await new Promise((r) => setTimeout(r, 200)); // let the units fulfil: the body then carries codes
+  const getPath = `/b2b/orders/${checkoutId}`;
+  const sample = await request(`${url}${getPath}`, { headers: { 'x-api-key': apiKey } });
+  const sampleBody = await sample.body.text();
+  const bare = start({
+    kind: 'bare',
+    id: checkoutId,
+    body: sampleBody,
+    headers: {
+      'content-type': sample.headers['content-type'],
+      'content-length': Buffer.byteLength(sampleBody),
+      'x-request-id': sample.headers['x-request-id'],
+    },
   });
-  if (created.status !== 201)
-    throw new Error(`order creation failed: ${created.status} ${await created.text()}`);
-  const { checkoutId } = await created.json();
-  await new Promise((r) => setTimeout(r, 200)); // let the five units fulfil: the body then carries codes
+  const { url: bareUrl } = await bare.ready;
 
-  const pool = new Pool(url, { connections, pipelining: 1 });
-  const path = `/b2b/orders/${checkoutId}`;
-  const headers = { 'x-api-key': apiKey };
-
-  async function run(ms) {
+  async function load(worker, base, path, ms) {
+    const pool = new Pool(base, { connections, pipelining: 1 });
+    const headers = { 'x-api-key': apiKey };
+    await ask(worker, 'mark');
     const end = Date.now() + ms;
     let ok = 0;
     let failed = 0;
@@ -72,28 +144,62 @@ if (!isMainThread) {
     };
     const started = Date.now();
     await Promise.all(Array.from({ length: connections }, loop));
-    return { ok, failed, seconds: (Date.now() - started) / 1000 };
+    const seconds = (Date.now() - started) / 1000;
+    const { busyMs } = await ask(worker, 'busy');
+    await pool.close();
+    return { ok, failed, rps: ok / seconds, busyUsPerRequest: (busyMs * 1000) / Math.max(ok, 1) };
   }
 
-  await run(warmupMs);
-  const { ok, failed, seconds } = await run(durationMs);
-  await pool.close();
-  worker.postMessage('close');
-  await new Promise((r) => worker.once('exit', r));
-
-  const rps = Math.round(ok / seconds);
-  console.log(
-    `GET /b2b/orders/{id}: ${rps} req/s (${ok} ok, ${failed} failed, ${seconds.toFixed(1)} s, ${connections} connections)`,
-  );
-  console.log(
-    JSON.stringify({
-      benchmark: 'sandbox-get-order',
-      requestsPerSecond: rps,
-      ok,
-      failed,
-      seconds,
-      connections,
+  const PHASES = [
+    { name: 'sandbox GET /b2b/orders/{id}', worker: sb.worker, base: url, path: getPath },
+    { name: 'bare node:http GET by id', worker: bare.worker, base: bareUrl, path: getPath },
+    { name: 'sandbox GET /b2b/orders?limit=10', worker: sb.worker, base: url, path: '/b2b/orders?limit=10' },
+  ];
+  for (const p of PHASES) await load(p.worker, p.base, p.path, warmupMs);
+  const results = PHASES.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, p] of PHASES.entries()) results[i].push(await load(p.worker, p.base, p.path, durationMs));
+  }
+  await Promise.all(
+    [sb.worker, bare.worker].map((w) => {
+      const exited = new Promise((r) => w.once('exit', r));
+      w.postMessage('close');
+      return exited;
     }),
   );
-  process.exitCode = failed > 0 ? 1 : 0;
+
+  const median = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
+  const rows = PHASES.map((p, i) => ({
+    name: p.name,
+    requestsPerSecond: Math.round(median(results[i].map((x) => x.rps))),
+    busyUsPerRequest: Number(median(results[i].map((x) => x.busyUsPerRequest)).toFixed(1)),
+    failed: results[i].reduce((n, x) => n + x.failed, 0),
+  }));
+  const [get, base, list] = rows;
+  const summary = {
+    benchmark: 'sandbox-load',
+    connections,
+    rounds,
+    secondsPerPhase: durationMs / 1000,
+    results: rows,
+    // Throughput against the bare server (target >= 0.9), and the list's server time
+    // per request against the GET's (target <= 2).
+    getVsBare: Number((get.requestsPerSecond / base.requestsPerSecond).toFixed(2)),
+    getBusyVsBare: Number((get.busyUsPerRequest / base.busyUsPerRequest).toFixed(2)),
+    listVsGet: Number((list.busyUsPerRequest / get.busyUsPerRequest).toFixed(2)),
+  };
+  for (const r of rows) {
+    console.log(
+      `${r.name.padEnd(34)} ${String(r.requestsPerSecond).padStart(7)} req/s  ${r.busyUsPerRequest.toFixed(1).padStart(7)} µs server time/request${r.failed ? `  ${r.failed} failed` : ''}`,
+    );
+  }
+  console.log(
+    `sandbox GET vs bare: ${summary.getVsBare}x the requests per second (target >= 0.9), ${summary.getBusyVsBare}x the server time; list vs GET: ${summary.listVsGet}x the server time (target <= 2)`,
+  );
+  console.log(JSON.stringify(summary));
+  process.exitCode = rows.some((r) => r.failed > 0) ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 /**
  * Once per test run:
- * - builds dist/ when it is missing or older than any source file: command tests spawn
- *   the built binary, so `npx vitest run` alone never tests stale code;
+ * - builds dist/ when it is missing or older than any source file, and the bundled CLI
+ *   in dist/cli/ (build.mjs) likewise: command tests spawn the built binary, so
+ *   `npx vitest run` alone never tests stale code;
  * - gives the run a private temp root (TMPDIR, TMP and TEMP point into it, for the
  *   test workers and every process they spawn) and, at the end, fails the run when a
  *   test left anything in it, naming what; the root itself is then removed. Only this
@@ -25,8 +26,7 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-export function isBuildStale(): boolean {
-  const entry = join(ROOT, 'dist', 'main.js');
+export function isBuildStale(entry = join(ROOT, 'dist', 'main.js')): boolean {
   if (!existsSync(entry)) return true;
   const sources = Math.max(
     newestMtime(join(ROOT, 'src')),
@@ -37,6 +37,13 @@ export function isBuildStale(): boolean {
 }
 
 function build(): void {
+  buildModules();
+  // The bundle reads the sources, not dist/: stale when older than any of them.
+  if (!isBuildStale(join(ROOT, 'dist', 'cli', 'main.js'))) return;
+  execFileSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+}
+
+function buildModules(): void {
   if (!isBuildStale()) return;
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   // The build is incremental (its record is dist/tsconfig.build.tsbuildinfo): an output

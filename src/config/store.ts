@@ -1,12 +1,18 @@
 /**
- * Named profiles on disk, kept by `conf`. The file holds API keys, so it is
- * written with mode 0600 in a folder created 0700 (whatever the umask), and a file
- * others can read is warned about (as ssh does). Reading never creates the folder.
- * `GIFTCODES_CONFIG_DIR` moves it (tests, CI, containers).
+ * Named profiles on disk: one JSON file, read with readFileSync and written through the
+ * CLI's one safe writer. The file holds API keys, so it is written with mode 0600 in a
+ * folder created 0700 (whatever the umask), and a file others can read is warned about
+ * (as ssh does). Reading never creates the folder. `GIFTCODES_CONFIG_DIR` moves it
+ * (tests, CI, containers); else the platform's config folder (env-paths, as `conf`,
+ * which kept this file before, placed it: the same file, the same tab-indented JSON).
+ *
+ * Not `conf` (issue 25): loading it cost more than any read command's own work (ajv,
+ * semver and a dozen more packages, for a validator the CLI never used), and every part
+ * of it the CLI kept (folder creation, the atomic write) had been replaced already.
  */
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Conf from 'conf';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import envPaths from 'env-paths';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { writeFileAtomicSync } from '../io/safe-write.js';
@@ -42,34 +48,6 @@ export interface ConfigStore {
   deleteProfile(name: string): boolean;
 }
 
-/**
- * conf creates its folder on every read of a missing file, with the umask's mode
- * (0777 under `umask 000`). Its `_ensureDirectory` is made a no-op here (it is
- * private in conf's types, hence the property definition); `write` below creates the
- * folder itself, 0700, and only when there is something to write.
- */
-class PrivateConf<T extends Record<string, unknown>> extends Conf<T> {}
-Object.defineProperty(PrivateConf.prototype, '_ensureDirectory', { value: () => {} });
-/**
- * conf's own atomic write (the `atomically` package) opens its temporary file with a
- * plain `open(…, 'w')` under a name made from the time and Math.random: a link planted
- * there is written through, and a file planted there is reused with its mode. Its
- * `_write` is replaced by the CLI's one safe writer (exclusive, no-follow, 0600).
- */
-Object.defineProperty(PrivateConf.prototype, '_write', {
-  value(this: TempNamed & { path: string; _serialize(value: unknown): string }, value: unknown) {
-    writeFileAtomicSync(this.path, this._serialize(value), {
-      mode: 0o600,
-      ...(this.tempRandomHex ? { randomHex: this.tempRandomHex } : {}),
-    });
-  },
-});
-
-/** Tests name the temporary file (to plant something there); otherwise it is random. */
-interface TempNamed {
-  tempRandomHex?: () => string;
-}
-
 function ensurePrivateDir(dir: string): void {
   if (existsSync(dir)) return;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -82,51 +60,58 @@ export function openConfigStore(
   warn: (line: string) => void = () => {},
   opts: { randomHex?: () => string } = {},
 ): ConfigStore {
-  let conf: Conf<StoreShape>;
+  const path = configPath(env);
   let checkedMode = false;
+  /** The file as JSON; an empty store when there is none (reading never creates it). */
+  const load = (): unknown => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw error;
+    }
+    return JSON.parse(text);
+  };
+  // A file that cannot be read or parsed is refused on open, before any command uses it.
   try {
-    // No `defaults`: with them conf writes the file on open, so a read-only command
-    // would create (or fail to create) a config file. `read()` supplies the defaults.
-    conf = new PrivateConf<StoreShape>({
-      projectName: 'giftcodes',
-      projectSuffix: '',
-      cwd: env.GIFTCODES_CONFIG_DIR || undefined,
-      configName: 'config',
-      configFileMode: 0o600,
-    });
+    load();
   } catch (error) {
     throw unreadable(env.GIFTCODES_CONFIG_DIR || 'the config directory', error);
   }
-  if (opts.randomHex) (conf as unknown as TempNamed).tempRandomHex = opts.randomHex;
   const read = (): StoreShape => {
     let raw: unknown;
     try {
-      raw = conf.store;
+      raw = load();
     } catch (error) {
-      throw unreadable(conf.path, error);
+      throw unreadable(path, error);
     }
     if (!checkedMode) {
       checkedMode = true;
-      warnIfExposed(conf.path, warn);
+      warnIfExposed(path, warn);
     }
     const parsed = StoreShape.safeParse(raw);
     // Never fall back to an empty store here: the next write would wipe the user's profiles.
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new UsageError(
-        `config file ${conf.path} is not valid (${issue?.path.join('.') || 'top level'}: ${issue?.message}); ` +
+        `config file ${path} is not valid (${issue?.path.join('.') || 'top level'}: ${issue?.message}); ` +
           'fix or delete it',
       );
     }
     return parsed.data;
   };
   const write = (next: StoreShape) => {
-    ensurePrivateDir(dirname(conf.path));
-    // A new file each time (the `_write` above), 0600 whatever the old one's mode was.
-    conf.store = next;
+    ensurePrivateDir(dirname(path));
+    // A new file each time (exclusive, no-follow, 0600 whatever the old one's mode was);
+    // tests name its temporary file to plant something there, otherwise it is random.
+    writeFileAtomicSync(path, JSON.stringify(next, undefined, '\t'), {
+      mode: 0o600,
+      ...(opts.randomHex ? { randomHex: opts.randomHex } : {}),
+    });
   };
   return {
-    path: conf.path,
+    path,
     defaultProfile: () => read().defaultProfile,
     setDefaultProfile: (name) => write({ ...read(), defaultProfile: usableName(name) }),
     profileNames: () => Object.keys(read().profiles).sort(),
@@ -176,4 +161,10 @@ function warnIfExposed(path: string, warn: (line: string) => void): void {
       `warning: ${path} is accessible by others (mode ${mode.toString(8).padStart(4, '0')}) and holds API keys: run chmod 600 ${path}`,
     );
   }
+}
+
+/** Where the profiles live: `<GIFTCODES_CONFIG_DIR or the platform's config folder>/config.json`. */
+export function configPath(env: Record<string, string | undefined>): string {
+  const dir = env.GIFTCODES_CONFIG_DIR || envPaths('giftcodes', { suffix: '' }).config;
+  return resolve(dir, 'config.json');
 }

@@ -149,15 +149,36 @@ export interface ListOptions<S extends string> extends ListQueryT {
 }
 
 /** Common list conventions of §4, plus the resource's status filter and extra string filters. */
+/**
+ * The schema of each list route's query, built on its first request and kept: building a
+ * zod object costs several times what parsing with it does (issue 25). Keyed by the
+ * route's statuses (a module constant) and whether it takes `externalRef`.
+ */
+const listSchemas = new WeakMap<readonly string[], Map<boolean, z.ZodType>>();
+
+function listSchema(statuses: readonly [string, ...string[]], externalRef: boolean): z.ZodType {
+  let byFlag = listSchemas.get(statuses);
+  if (!byFlag) {
+    byFlag = new Map();
+    listSchemas.set(statuses, byFlag);
+  }
+  let schema = byFlag.get(externalRef);
+  if (!schema) {
+    schema = ListQuery.extend({
+      status: z.enum(statuses).optional(),
+      ...(externalRef ? { externalRef: z.string().min(1).max(EXTERNAL_REF_MAX).optional() } : {}),
+    });
+    byFlag.set(externalRef, schema);
+  }
+  return schema;
+}
+
 export function listQuery<S extends string>(
   query: URLSearchParams,
   statuses: readonly [S, ...S[]],
   extra: { externalRef?: boolean } = {},
 ): ListOptions<S> {
-  const schema = ListQuery.extend({
-    status: z.enum(statuses).optional(),
-    ...(extra.externalRef ? { externalRef: z.string().min(1).max(EXTERNAL_REF_MAX).optional() } : {}),
-  });
+  const schema = listSchema(statuses, Boolean(extra.externalRef));
   const raw: Record<string, string> = {};
   for (const [k, v] of query) raw[k] = v;
   return parse(schema, raw, 'Invalid query') as ListOptions<S>;

@@ -3,6 +3,8 @@
  * nothing heavy (no zod, undici, inquirer, ora, cli-table3, csv-parse, conf, qrcode), no
  * sandbox module and none of the API layer, bulk engine or batch tools; `--version` not
  * even commander. The built binary runs under a module-logging hook (helpers/log-modules.mjs).
+ * The binary runs the bundle (build.mjs): each chunk it loads stands for the sources the
+ * bundler put in it (dist/cli/meta.json), named as tsc emits them in dist/.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -15,7 +17,8 @@ import { BIN, cleanEnv } from '../helpers/cli.js';
 import { tempDirFor } from '../helpers/temp.js';
 
 const HOOK = resolve(import.meta.dirname, '../helpers/log-modules.mjs');
-const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
+const MAIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
+const META = resolve(import.meta.dirname, '../../dist/cli/meta.json');
 const HEAVY_PACKAGES = ['zod', 'undici', '@inquirer', 'ora', 'cli-table3', 'csv-parse', 'conf', 'qrcode'];
 const HEAVY_DIRS = ['sandbox', 'api', 'bulk', 'batch', 'webhooks'];
 /** Pure functions without a dependency, which declarations may use. */
@@ -29,7 +32,26 @@ function modulesLoaded(args: string[]): string[] {
     encoding: 'utf8',
   });
   expect(result.status, result.stderr).toBe(0);
-  return [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))];
+  return unbundled([...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))]);
+}
+
+/** Each chunk of the bundle replaced by the sources in it: `src/a/b.ts` as `/dist/a/b.js`. */
+function unbundled(modules: string[]): string[] {
+  const { outputs } = JSON.parse(readFileSync(META, 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return modules.flatMap((m) => {
+    const chunk = m.match(/\/(dist\/cli\/[^/]+\.js)$/)?.[1];
+    if (!chunk) return [m];
+    const inputs = outputs[chunk]?.inputs;
+    if (!inputs) throw new Error(`${chunk} is not in dist/cli/meta.json: a stale build?`);
+    return [
+      m,
+      ...Object.keys(inputs).map((input) =>
+        input.startsWith('src/') ? `/dist/${input.slice(4).replace(/\.ts$/, '.js')}` : `/${input}`,
+      ),
+    ];
+  });
 }
 
 function heavy(modules: string[]): string[] {
@@ -70,6 +92,7 @@ describe('start-up loads only the declarations', () => {
 
   it('--version: not even commander', () => {
     const modules = modulesLoaded([BIN, '--version']);
+    expect(modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
     expect(modules.some((m) => m.includes('/dist/main.js'))).toBe(true);
     expect(modules.filter((m) => m.includes('/node_modules/'))).toEqual([]);
   });

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+/**
+ * The CLI as shipped (issue 25): `src/main.ts` bundled by esbuild into `dist/cli/`, ES
+ * modules with code splitting, so `bin/giftcodes.js` reads a handful of files instead of
+ * ~460, and each command's run, the API layer, zod schemas, the bulk engine and the
+ * sandbox stay in chunks loaded by the `await import()`s that already keep them off the
+ * start-up path. `tsc -b tsconfig.build.json` still emits `dist/**` (declarations, the
+ * library entry `dist/index.js`, and the modules tests and benchmarks import).
+ *
+ *   node build.mjs            (run by `npm run build`, after tsc)
+ *
+ * Three source patterns need help from the bundler, each handled below:
+ * - `import.meta.url` names the module's own file (package.json, fixtures): rewritten to
+ *   the URL of the file tsc emits for that source, so relative paths mean what they mean
+ *   in `dist/` whatever chunk the code lands in;
+ * - the registry imports a command's file by a computed name (`./${fileOf(path)}`):
+ *   given a table of literal imports, one per command file, so each is a chunk;
+ * - bundled CommonJS calls `require` for Node built-ins: each chunk gets a real one;
+ * - a package imported with `await import('pkg')` (prompts, spinner, QR codes, CSV, the
+ *   demo's undici) stays a package, loaded by Node: a bundled CommonJS package would offer
+ *   its `default` alone, where Node offers its named exports too, and these load only on
+ *   the paths that use them anyway.
+ *
+ * And one package needs trimming: zod's namespace (`z`) re-exports every locale, half of
+ * its bundled size, which V8 would parse on every run; the CLI speaks English only, so
+ * the locales index offers `en` alone (zod's default, loaded by its schemas directly).
+ */
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { build } from 'esbuild';
+
+const ROOT = import.meta.dirname;
+const SRC = join(ROOT, 'src');
+const OUT = join(ROOT, 'dist', 'cli');
+
+/** `src/a/b.ts` → the URL of `dist/a/b.js`, relative to a chunk in dist/cli/. */
+function emittedUrlExpression(file) {
+  const emitted = relative(SRC, file).replace(/\.ts$/, '.js');
+  const fromChunk = relative(OUT, join(ROOT, 'dist', emitted))
+    .split('\\')
+    .join('/');
+  return `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`;
+}
+
+const REGISTRY = join(SRC, 'commands', 'registry.ts');
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the source text searched for, not a template.
+const COMPUTED_IMPORT = 'import(`./${fileOf(path)}`)';
+
+/** The command files: `commands/<noun>/<file>.ts` whose default export is a declaration. */
+function commandFiles() {
+  const dir = join(SRC, 'commands');
+  const files = [];
+  for (const noun of readdirSync(dir, { withFileTypes: true })) {
+    if (!noun.isDirectory()) continue;
+    for (const name of readdirSync(join(dir, noun.name))) {
+      if (!name.endsWith('.ts')) continue;
+      const text = readFileSync(join(dir, noun.name, name), 'utf8');
+      if (/export default defineCommand\(/.test(text))
+        files.push(`${noun.name}/${name.replace(/\.ts$/, '.js')}`);
+    }
+  }
+  return files.sort();
+}
+
+const sourcePatterns = {
+  name: 'giftcodes-source-patterns',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.kind === 'dynamic-import' && !args.path.startsWith('node:')
+        ? { path: args.path, external: true }
+        : undefined,
+    );
+    b.onLoad({ filter: /\/src\/.*\.ts$/ }, (args) => {
+      let contents = readFileSync(args.path, 'utf8');
+      if (args.path === REGISTRY) {
+        if (!contents.includes(COMPUTED_IMPORT))
+          throw new Error(
+            `build.mjs: ${COMPUTED_IMPORT} not found in src/commands/registry.ts: update the build`,
+          );
+        const table = commandFiles()
+          .map((file) => `  ${JSON.stringify(file)}: () => import(${JSON.stringify(`./${file}`)}),`)
+          .join('\n');
+        contents = contents.replace(COMPUTED_IMPORT, 'COMMAND_FILES[fileOf(path)]()');
+        contents += `\nconst COMMAND_FILES: Record<string, () => Promise<unknown>> = {\n${table}\n};\n`;
+      }
+      if (contents.includes('import.meta.url'))
+        contents = contents.split('import.meta.url').join(emittedUrlExpression(args.path));
+      return { contents, loader: 'ts', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+// Chunk names carry a hash: clear the last build's, or they would pile up (and ship).
+rmSync(OUT, { recursive: true, force: true });
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!args.importer.includes('/node_modules/zod/')) return undefined;
+      return { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+const result = await build({
+  entryPoints: { main: join(SRC, 'main.ts') },
+  outdir: OUT,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // cli-table3 is loaded through createRequire (io/output.ts) and stays a package.
+  banner: {
+    js: "import { createRequire as __giftcodesCreateRequire } from 'node:module'; const require = __giftcodesCreateRequire(import.meta.url);",
+  },
+  chunkNames: 'chunk-[hash]',
+  metafile: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [sourcePatterns, zodEnglishOnly],
+});
+// Which sources each chunk holds: test/commands/startup-modules.test.ts checks what a help
+// page loads through it. Not shipped (package.json `files`).
+writeFileSync(join(OUT, 'meta.json'), JSON.stringify(result.metafile));

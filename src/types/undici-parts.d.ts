@@ -1,0 +1,15 @@
+// Types for the undici modules src/api/undici-parts.ts imports by path (undici's
+// typings describe its index only).
+declare module 'undici/lib/dispatcher/agent.js' {
+  import type { Agent } from 'undici';
+
+  const AgentClass: typeof Agent;
+  export default AgentClass;
+}
+
+declare module 'undici/lib/api/api-request.js' {
+  import type { Dispatcher } from 'undici';
+
+  function request(this: Dispatcher, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+  export default request;
+}
