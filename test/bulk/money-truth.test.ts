@@ -184,6 +184,31 @@ describe('order bulk: the money it reports is the ledger', () => {
   });
 });
 
+describe('order bulk --max-spend', () => {
+  it('the dry run shows the budget; the run stops before passing it (exit 4); a larger budget finishes the batch', async () => {
+    const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(12));
+    const out = join(dir, 'codes.csv');
+    const dry = await runInProcess(['order', 'bulk', input, '--out', out, '--dry-run', '--max-spend', '60'], {
+      env: acc.env,
+    });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('budget (--max-spend): 60.00 USD for this run');
+    expect(dry.stdout).toMatch(/warning: --max-spend 60.00 USD is less than the estimated/);
+    const first = await runBulk(acc.env, [input, '--out', out, '--max-spend', '60']);
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toMatch(/--max-spend 60 USD: this run has sent orders for about/);
+    const charged = usd(await orderCharges(acc.userId));
+    expect(charged).toBeGreaterThan(0);
+    expect(charged).toBeLessThanOrEqual(60);
+    expect(usdOf(first.money.thisRun.amounts)).toBeCloseTo(charged, 6);
+    const rest = await runBulk(acc.env, [input, '--out', out, '--max-spend', '100000']);
+    expect(rest.code, rest.stderr).toBe(0);
+    await proveExactlyOnce(sb, acc.userId, out, { complete: true });
+  });
+});
+
 describe('order bulk: a stopping error still says what the run charged', () => {
   it('a key revoked mid-run (401): exit 1, and the charge so far, as the ledger has it', async () => {
     const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
