@@ -6,7 +6,7 @@ import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { defineCommand } from '../define.js';
-import { collect, decimal } from '../parse.js';
+import { collect, decimal, externalRef } from '../parse.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
@@ -45,6 +45,7 @@ export default defineCommand({
     ref: {
       flags: '--ref <externalRef>',
       description: 'your reference, 1-128 chars; makes retries safe (generated when omitted)',
+      parse: externalRef,
     },
     callbackUrl: {
       flags: '--callback-url <url>',

@@ -14,7 +14,7 @@ import { giftcodesCommand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { defineCommand } from '../define.js';
-import { decimal, duration, positiveInt } from '../parse.js';
+import { decimal, duration, externalRef, positiveInt } from '../parse.js';
 import { maskCodes } from '../shared/codes.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { refReusedError, replayDifference } from '../shared/replay.js';
@@ -38,6 +38,7 @@ export default defineCommand({
     ref: {
       flags: '--ref <externalRef>',
       description: 'idempotency key (default: a random one); the same ref never charges twice',
+      parse: externalRef,
     },
     field: { flags: '--field <name=value...>', description: 'a required field value (repeatable)' },
     seal: { flags: '--seal', description: 'deliver a sealed card' },
