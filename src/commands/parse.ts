@@ -52,7 +52,9 @@ export function collect(value: string, previous: string[] = []): string[] {
  * and lose the idempotency the flag is for.
  */
 export function externalRef(value: string): string {
-  if (value === '') throw new InvalidArgumentError('the ref is empty: pass 1-128 characters, or leave --ref out');
-  if (value.length > 128) throw new InvalidArgumentError(`the ref is longer than 128 characters (${value.length})`);
+  if (value === '')
+    throw new InvalidArgumentError('the ref is empty: pass 1-128 characters, or leave --ref out');
+  if (value.length > 128)
+    throw new InvalidArgumentError(`the ref is longer than 128 characters (${value.length})`);
   return value;
 }

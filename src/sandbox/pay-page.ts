@@ -43,7 +43,9 @@ function depositBody(core: Core, d: DepositState): string {
     `<p>Deposit <code>${esc(d.depositId)}</code>: credits ${esc(d.amount.toFixed(2))} USD to the balance. Status: <strong>${esc(d.status)}</strong>.</p>`,
   ];
   if (p && p.sentAmount > 0 && d.status === 'pending')
-    lines.push(`<p>Received so far: ${esc(`${p.sentAmount} ${currency}`)}; still due: ${esc(`${due} ${currency}`)}.</p>`);
+    lines.push(
+      `<p>Received so far: ${esc(`${p.sentAmount} ${currency}`)}; still due: ${esc(`${due} ${currency}`)}.</p>`,
+    );
   if (d.status === 'pending') {
     lines.push(
       form(d.depositId, 'pay', `Pay in full (${due} ${currency})`),
@@ -75,7 +77,8 @@ function checkoutBody(core: Core, order: OrderState): string {
 }
 
 function render(core: Core, subject: Subject, notice?: string): Result {
-  const body = subject.kind === 'deposit' ? depositBody(core, subject.deposit) : checkoutBody(core, subject.order);
+  const body =
+    subject.kind === 'deposit' ? depositBody(core, subject.deposit) : checkoutBody(core, subject.order);
   const title = 'Sandbox hosted payment page';
   return {
     status: 200,
@@ -107,7 +110,10 @@ export function payPageAction(core: Core, id: string, body: unknown): Result {
     return render(core, subject, `Deposit ${d.depositId} is now ${d.status}.`);
   }
   if (input.action === 'expire')
-    throw validationError('a checkout expires by itself when never paid', { field: 'action', reason: 'invalid' });
+    throw validationError('a checkout expires by itself when never paid', {
+      field: 'action',
+      reason: 'invalid',
+    });
   customerPays(core, subject.order, amount);
   return render(core, subject, `Payment received for checkout ${subject.order.checkoutId}.`);
 }

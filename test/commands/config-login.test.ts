@@ -263,14 +263,17 @@ describe('precedence and profiles at run time', () => {
   it.each([
     ['--profile', ['balance', '--profile', 'nope'], {}],
     ['GIFTCODES_PROFILE', ['balance'], { GIFTCODES_PROFILE: 'nope' }],
-  ])('a missing profile (%s) is exit 2 even when the URL and key come from the environment', async (from, args, extra) => {
-    const r = await withDir(tempConfigDir())(args, {
-      env: { GIFTCODES_BASE_URL: service.url, GIFTCODES_API_KEY: FIXTURE_KEY, ...extra },
-    });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`no profile "nope" (from ${from})`);
-    expect(r.stdout).toBe('');
-  });
+  ])(
+    'a missing profile (%s) is exit 2 even when the URL and key come from the environment',
+    async (from, args, extra) => {
+      const r = await withDir(tempConfigDir())(args, {
+        env: { GIFTCODES_BASE_URL: service.url, GIFTCODES_API_KEY: FIXTURE_KEY, ...extra },
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`no profile "nope" (from ${from})`);
+      expect(r.stdout).toBe('');
+    },
+  );
 
   it('a corrupt config file is a clear usage error, and is left untouched', async () => {
     const dir = tempConfigDir();

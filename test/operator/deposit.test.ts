@@ -144,7 +144,8 @@ describe('finishing a deposit in the sandbox', () => {
   it('the wait of deposit get names the payment page of a loopback service', async () => {
     const { env } = op.account();
     const created = JSON.parse(
-      (await runInProcess(['deposit', 'create', '--amount', '20', '--method', 'card', '--json'], { env })).stdout,
+      (await runInProcess(['deposit', 'create', '--amount', '20', '--method', 'card', '--json'], { env }))
+        .stdout,
     );
     const id = created.depositId as string;
     const watching = startInProcess(['deposit', 'get', id, '--wait', '--poll-interval', '100ms'], env, {

@@ -101,7 +101,9 @@ describe('guided deposit in a terminal', () => {
     const screen = term.screen();
     expect(screen).not.toContain('cannot list payment methods');
     expect(screen).toMatch(
-      new RegExp(`In the sandbox, finish it on its payment page http://127\\.0\\.0\\.1:\\d+/_sandbox/pay/${depositId}`),
+      new RegExp(
+        `In the sandbox, finish it on its payment page http://127\\.0\\.0\\.1:\\d+/_sandbox/pay/${depositId}`,
+      ),
     );
     // The page the wait screen names, posted as its form would be.
     const base = /(http:\/\/127\.0\.0\.1:\d+)\/_sandbox\/pay\//.exec(screen)?.[1] ?? '';
@@ -125,14 +127,18 @@ describe('guided deposit in a terminal', () => {
   it('a B2B-only key cannot list methods: the deposit the listing opens is named, with where to see it', async () => {
     const { env } = op.account({ balanceUsd: 0 });
     const { term, depositId } = await startGuided(env, '25', 'card');
-    const note = /listing them opened deposit (dep_\w+) without an invoice/.exec(term.screen().replace(/\s+/g, ' '));
+    const note = /listing them opened deposit (dep_\w+) without an invoice/.exec(
+      term.screen().replace(/\s+/g, ' '),
+    );
     expect(note?.[1]).toMatch(/^dep_/);
     expect(note?.[1]).not.toBe(depositId);
     expect(term.screen().replace(/\s+/g, ' ')).toContain('giftcodes deposit list --status pending');
     term.type(KEYS.ctrlC);
     expect(await term.exited).toBe(130);
     const list = JSON.parse((await runInProcess(['deposit', 'list', '--json'], { env })).stdout);
-    expect(list.data.map((d: { depositId: string }) => d.depositId).sort()).toEqual([depositId, note?.[1]].sort());
+    expect(list.data.map((d: { depositId: string }) => d.depositId).sort()).toEqual(
+      [depositId, note?.[1]].sort(),
+    );
   });
 
   it('says what to do when the invoice expires on the virtual clock (exit 3)', async () => {

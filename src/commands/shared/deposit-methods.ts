@@ -8,9 +8,10 @@
  * cannot make it (403) or a service without it (404) falls back to the method-less deposit,
  * and the caller is told which deposit that opened, so it is never left silently.
  */
-import { listPaymentMethods } from '../../api/payment-methods.js';
+
 import { createDeposit } from '../../api/deposits.js';
 import type { HttpClient } from '../../api/http.js';
+import { listPaymentMethods } from '../../api/payment-methods.js';
 import { ApiError } from '../../errors.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import type { PaymentMethod } from '../../schemas/payments.js';

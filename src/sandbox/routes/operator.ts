@@ -11,6 +11,7 @@ import { DEFAULT_TIER, FIRST_KEY_CAPABILITIES, TIERS } from '../choices.js';
 import type { Core } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { FaultConfigSchema } from '../faults.js';
+import { payPage, payPageAction } from '../pay-page.js';
 import { customerPays } from '../payments.js';
 import { chooseRefundMethod } from '../refund-flow.js';
 import { ok, operator, type Result, type RouteDef } from '../router.js';
@@ -18,7 +19,6 @@ import type { AccountState, NewAccount } from '../state.js';
 import { parse } from '../validation.js';
 import { accountView, aggregatePayment, depositView, refundView } from '../views.js';
 import { newOrder } from './common.js';
-import { payPage, payPageAction } from '../pay-page.js';
 import { confirmDeposit, depositPays, expireDeposit, failDeposit } from './deposits.js';
 
 const ScopeList = z
@@ -257,7 +257,9 @@ export const operatorRoutes: RouteDef[] = [
   }),
   // Hosted pages: stand-ins for the real hosted payment page and the sealed-code reveal page.
   operator('GET', '/_sandbox/pay/{id}', ({ core, params }) => payPage(core, params.id ?? '')),
-  operator('POST', '/_sandbox/pay/{id}', ({ core, params, body }) => payPageAction(core, params.id ?? '', body)),
+  operator('POST', '/_sandbox/pay/{id}', ({ core, params, body }) =>
+    payPageAction(core, params.id ?? '', body),
+  ),
   operator('GET', '/_sandbox/reveal/{giftCardId}', ({ core, params }) => {
     const card = core.store.sealed.get(params.giftCardId ?? '');
     if (!card) throw notFound('Gift card');
