@@ -140,6 +140,55 @@ describe('order export', () => {
     expect(readCsvOutput(elsewhere).map(key).sort()).toEqual(readCsvOutput(out).map(key).sort());
   });
 
+  it('without the journal, --input re-plans the batch from its file: the same file, no false note', async () => {
+    const { acc, input, out, batch } = await boughtBatch();
+    const original = readFileSync(out, 'utf8');
+    const elsewhere = join(tempDir(), 'codes.csv');
+    const res = await cli(acc.env, [
+      'order',
+      'export',
+      '--batch',
+      batch,
+      '--out',
+      elsewhere,
+      '--input',
+      input,
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(readFileSync(elsewhere, 'utf8')).toBe(original);
+    expect(res.stderr).not.toContain('input row and skuId');
+    expect(res.stderr).not.toContain('ref column');
+  });
+
+  it("without the journal, an --input that is not the batch's file is refused before anything is written", async () => {
+    const { acc, dir, batch } = await boughtBatch();
+    const other = writeCsv(dir, mixedRows(11, { partial: true }), 'other.csv');
+    const elsewhere = join(tempDir(), 'codes.csv');
+    const res = await cli(acc.env, [
+      'order',
+      'export',
+      '--batch',
+      batch,
+      '--out',
+      elsewhere,
+      '--input',
+      other,
+    ]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`${other} is not the input file batch ${batch} was bought from`);
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+
+  it('with the journal and no --input, the ref column is filled from the journal and no note says otherwise', async () => {
+    const { acc, out } = await boughtBatch();
+    const original = readFileSync(out, 'utf8');
+    const res = await cli(acc.env, ['order', 'export', '--out', out]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).not.toContain('ref column');
+    expect(readFileSync(out, 'utf8')).toBe(original);
+    expect(readCsvOutput(out).every((r) => r.ref !== '')).toBe(true);
+  });
+
   it('refuses to replace a file that is not an output of the batch', async () => {
     const { acc, out, batch } = await boughtBatch();
     const foreign = join(tempDir(), 'mine.csv');
