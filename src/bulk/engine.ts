@@ -199,7 +199,9 @@ async function runParsed(
           input: input.sha256,
           seal: opts.seal,
           at: deps.now(),
-          ...(opts.accountFingerprint ? { account: opts.accountFingerprint } : {}),
+          ...(opts.accountFingerprint
+            ? { account: opts.accountFingerprint, baseUrl: deps.http.baseUrl }
+            : {}),
           anchor: anchorRef(batch),
         },
         spool,

@@ -201,6 +201,34 @@ describe('order export', () => {
   });
 });
 
+describe('a batch named with another service or account', () => {
+  it('refund batch, order export and order reconcile refuse before any request, naming both', async () => {
+    const { acc, out, batch } = await boughtBatch();
+    const other = await account(sb);
+    const commands = [
+      ['refund', 'batch', out, '--yes'],
+      ['order', 'export', '--out', out, '--force'],
+      ['order', 'reconcile', out],
+    ];
+    const original = readFileSync(out, 'utf8');
+    for (const args of commands) {
+      // Another base URL (nothing listens there: a request would fail with exit 1).
+      const elsewhere = await cli({ ...acc.env, GIFTCODES_BASE_URL: 'http://127.0.0.1:9' }, args);
+      expect(elsewhere.code, `${args.join(' ')}: ${elsewhere.stderr}`).toBe(2);
+      expect(elsewhere.stderr).toContain(`batch ${batch} was bought at ${sb.url}`);
+      expect(elsewhere.stderr).toContain('this run uses http://127.0.0.1:9');
+      // Another key, same service.
+      const otherKey = await cli(other.env, args);
+      expect(otherKey.code, `${args.join(' ')}: ${otherKey.stderr}`).toBe(2);
+      expect(otherKey.stderr).toContain(`batch ${batch} was bought at ${sb.url} with another API key`);
+      expect(otherKey.stderr).toContain(`****${other.env.GIFTCODES_API_KEY?.slice(-4)}`);
+      expect(otherKey.stderr).not.toContain(other.env.GIFTCODES_API_KEY);
+    }
+    expect(await refundEntries(acc.userId)).toHaveLength(0);
+    expect(readFileSync(out, 'utf8')).toBe(original);
+  });
+});
+
 describe('order reconcile', () => {
   it('reports a deleted code and unrefunded failures, and exit 0 once all is in order', async () => {
     const { acc, out, batch } = await boughtBatch();

@@ -74,21 +74,22 @@ async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOption
   const notice = (line: string) => err(ctx.io, line);
   const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
   const journal = await readJournal(journalPath);
+  const copies = await journalCopies(ctx, http);
   if (opts.checkoutIds.length === 0) {
     if (!journal?.batch && opts.batch === undefined)
       throw new UsageError(
         `name what to export: checkoutIds, or --batch ID (no journal beside ${opts.out} names the batch)`,
       );
     if (journal?.batch)
-      return locateBatch(http, { file: opts.out, journal: journalPath, batch: opts.batch }, notice);
-    return locateBatch(http, { batch: opts.batch, copies: await journalCopies(ctx, http) }, notice);
+      return locateBatch(http, { file: opts.out, journal: journalPath, batch: opts.batch, copies }, notice);
+    return locateBatch(http, { batch: opts.batch, copies }, notice);
   }
   if (opts.batch !== undefined) throw new UsageError('pass checkoutIds or --batch, not both');
   // Named orders: their planned lines come from the journal beside --out when it has them.
   const byId = new Map<string, BatchOrder>();
   let target: BatchTarget | undefined;
   if (journal?.batch) {
-    target = await locateBatch(http, { file: opts.out, journal: journalPath }, notice);
+    target = await locateBatch(http, { file: opts.out, journal: journalPath, copies }, notice);
     for (const o of target.orders) if (o.checkoutId) byId.set(o.checkoutId, o);
   }
   const orders = opts.checkoutIds.map(
