@@ -43,19 +43,88 @@ function cellText(io: IO, cell: Cell): string {
   return renderForTerminal(cell === null || cell === undefined ? '-' : String(cell), io.color);
 }
 
+const SGR = /\u001b\[[0-9;]*m/g;
+/** Columns a text takes on the terminal (its widest line), escapes aside. */
+const visibleWidth = (text: string) =>
+  Math.max(0, ...text.split('\n').map((line) => [...line.replace(SGR, '')].length));
+
+/** Padding (one space each side) a cli-table3 cell adds to its text. */
+const PADDING = 2;
+/** No column is squeezed below this (text plus padding) to make a table fit. */
+const MIN_COLUMN = 8;
+
+/**
+ * Widths that fit `columns` (borders included), or undefined when the table fits as it is.
+ * The narrow columns keep their width; the room left is shared among the wide ones.
+ */
+export function fitWidths(natural: readonly number[], columns: number): number[] | undefined {
+  const borders = natural.length + 1;
+  if (natural.reduce((a, b) => a + b, 0) + borders <= columns) return undefined;
+  const widths = [...natural];
+  let room = columns - borders;
+  let left = natural.length;
+  for (const i of natural.map((_, k) => k).sort((a, b) => (natural[a] ?? 0) - (natural[b] ?? 0))) {
+    const share = Math.floor(room / left);
+    const width = Math.min(natural[i] ?? 0, Math.max(share, MIN_COLUMN));
+    widths[i] = width;
+    room -= width;
+    left -= 1;
+  }
+  return widths;
+}
+
+/** Text broken into lines of at most `width` columns: at spaces, and inside a longer word. */
+export function wrapCell(text: string, width: number): string {
+  if (width < 1 || SGR.test(text) || (SGR.lastIndex = 0) || visibleWidth(text) <= width) {
+    SGR.lastIndex = 0;
+    return text;
+  }
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+      const chars = [...word];
+      if (line && [...line].length + 1 + chars.length <= width) {
+        line += ` ${word}`;
+        continue;
+      }
+      if (line) lines.push(line);
+      line = '';
+      // A word wider than the column (an id, a URL) is cut into pieces, never truncated.
+      for (let at = 0; at < chars.length; at += width) {
+        const piece = chars.slice(at, at + width).join('');
+        if (at + width < chars.length) lines.push(piece);
+        else line = piece;
+      }
+    }
+    lines.push(line);
+  }
+  return lines.join('\n');
+}
+
 /**
  * The table as styled text, ready for `out`/`err`: every cell was sanitized before
- * cli-table3 saw it, so the only SGR left in its output is the CLI's, marked again.
+ * cli-table3 saw it, so the only SGR left in its output is the CLI's, marked again. A
+ * table wider than the terminal (`io.columns`) has its widest columns narrowed and their
+ * cells wrapped, so no line runs past the edge and nothing is cut off.
  */
 export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
   const cyan = styler(io.color).cyan;
+  const headCells = head.map((h) => cellText(io, cyan(h)));
+  const bodyCells = rows.map((row) => row.map((cell) => cellText(io, cell)));
+  const natural = headCells.map(
+    (h, i) => Math.max(visibleWidth(h), ...bodyCells.map((row) => visibleWidth(row[i] ?? ''))) + PADDING,
+  );
+  const widths = fitWidths(natural, io.columns);
+  const fit = (text: string, i: number) => (widths ? wrapCell(text, (widths[i] ?? 0) - PADDING) : text);
   const table = Table({
-    head: head.map((h) => cellText(io, cyan(h))),
+    head: headCells.map(fit),
     chars: COMPACT,
     style: NO_STYLE,
     wordWrap: true,
+    ...(widths ? { colWidths: widths } : {}),
   });
-  for (const row of rows) table.push(row.map((cell) => cellText(io, cell)));
+  for (const row of bodyCells) table.push(row.map(fit));
   return markOwnAnsi(table.toString());
 }
 
