@@ -43,7 +43,9 @@ function cellText(io: IO, cell: Cell): string {
   return renderForTerminal(cell === null || cell === undefined ? '-' : String(cell), io.color);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escapes a rendered cell carries
 const SGR = /\u001b\[[0-9;]*m/g;
+const hasSgr = (text: string) => text.includes('\u001b[');
 /** Columns a text takes on the terminal (its widest line), escapes aside. */
 const visibleWidth = (text: string) =>
   Math.max(0, ...text.split('\n').map((line) => [...line.replace(SGR, '')].length));
@@ -75,10 +77,8 @@ export function fitWidths(natural: readonly number[], columns: number): number[]
 
 /** Text broken into lines of at most `width` columns: at spaces, and inside a longer word. */
 export function wrapCell(text: string, width: number): string {
-  if (width < 1 || SGR.test(text) || (SGR.lastIndex = 0) || visibleWidth(text) <= width) {
-    SGR.lastIndex = 0;
-    return text;
-  }
+  // A cell with escapes (a styled header) is short; cutting inside an escape would break it.
+  if (width < 1 || hasSgr(text) || visibleWidth(text) <= width) return text;
   const lines: string[] = [];
   for (const paragraph of text.split('\n')) {
     let line = '';

@@ -11,6 +11,7 @@ import { renderForTerminal } from '../../src/io/sanitize.js';
 import { quietIO } from '../helpers/cli.js';
 
 const io = (columns: number, color = false) => ({ ...quietIO(), columns, color });
+// biome-ignore lint/suspicious/noControlCharactersInRegex: SGR escapes take no columns
 const widths = (text: string) => text.split('\n').map((l) => [...l.replace(/\u001b\[[0-9;]*m/g, '')].length);
 
 const FAILURE = {
