@@ -35,7 +35,7 @@ export async function watchDeposit(
 ): Promise<ApiResponse<GetDepositResponse>> {
   const hint = sandboxPayHint(http.baseUrl, depositId);
   if (hint) err(ctx.io, hint);
-  const progress = await startProgress(ctx.io, `checking deposit ${depositId}`);
+  const progress = await startProgress(ctx.io, `checking deposit ${depositId}`, { now: ctx.clock.now });
   let lastStatus: string | undefined;
   try {
     const res = await waitUntilDone({
