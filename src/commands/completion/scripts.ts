@@ -5,7 +5,7 @@
  * own `complete` lines. Every word placed in a script is checked to be a plain token,
  * so nothing from the tree can break out of the quoting.
  */
-import type { FlagInfo, NodeInfo } from './tree.js';
+import type { NodeInfo } from './tree.js';
 
 const TOKEN = /^[A-Za-z0-9_.:@%+,/-]*$/;
 
