@@ -275,6 +275,17 @@ describe('precedence and profiles at run time', () => {
     },
   );
 
+  it('a config folder that is a file says to point GIFTCODES_CONFIG_DIR at a folder', async () => {
+    const file = join(tempConfigDir(), 'a-file');
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, 'x');
+    const r = await withDir(file)(['config', 'list']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file} is not a folder`);
+    expect(r.stderr).toContain('GIFTCODES_CONFIG_DIR');
+    expect(r.stderr).not.toContain('fix or delete it');
+  });
+
   it('a corrupt config file is a clear usage error, and is left untouched', async () => {
     const dir = tempConfigDir();
     mkdirSync(dir, { recursive: true });
