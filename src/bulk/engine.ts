@@ -33,6 +33,7 @@ import { planInputs, planOrResume } from './planning.js';
 import { type ParsedInput, readInput, readLive } from './preflight.js';
 import { Tally } from './records.js';
 import { anchorRef, isValidBatchId } from './refs.js';
+import { describeRepeated } from './repeated-refs.js';
 import { buildReport, reportOf } from './report.js';
 import { Results } from './results.js';
 import { chooseJournal } from './resume.js';
@@ -138,6 +139,7 @@ async function runParsed(
         resumed: false,
         rebuy: choice.rebuy,
       });
+  if (input.repeatedRefs) report.warnings.push(describeRepeated(input.repeatedRefs));
   let created = 0;
   if (planned.resumed)
     for (const o of eachEffectiveOrder(planned.state)) if (o.phase === 'created') created += 1;

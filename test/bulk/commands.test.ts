@@ -125,6 +125,26 @@ describe('order bulk: preflight', () => {
     await spentNothing(acc.userId);
   });
 
+  it('warns in the plan about refs repeated in the file, naming the rows, and buys each row', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const rows = mixedRows(4);
+    const input = writeCsv(dir, [...rows, rows[2] as string]);
+    const dry = await bulk(acc.env, [input, '--out', join(dir, 'o.csv'), '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('warning: 1 row repeats the ref of an earlier row: "R2" (rows 2 and 5)');
+    const json = await runInProcess(
+      ['--json', 'order', 'bulk', input, '--out', join(dir, 'o.csv'), '--dry-run'],
+      {
+        env: acc.env,
+      },
+    );
+    expect(JSON.parse(json.stdout).warnings.join('\n')).toContain('"R2" (rows 2 and 5)');
+    const bought = await bulk(acc.env, [input, '--out', join(dir, 'o.csv'), '--yes']);
+    expect(bought.stderr).toContain('"R2" (rows 2 and 5)');
+    expect(readCsvOutput(join(dir, 'o.csv')).filter((r) => r.ref === 'R2').length).toBeGreaterThanOrEqual(2);
+  });
+
   it('refuses to spend without a terminal and without --yes (exit 2)', async () => {
     const acc = await account(sb);
     const dir = tempDir();
