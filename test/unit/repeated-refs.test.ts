@@ -5,7 +5,7 @@ import { describeRepeated, RepeatedRefFinder } from '../../src/bulk/repeated-ref
 describe('RepeatedRefFinder', () => {
   it('names the rows of a repeated ref; empty refs are not refs', () => {
     const finder = new RepeatedRefFinder();
-    ['A', 'B', '', 'A', '', 'C', 'B'].forEach((ref, i) => finder.add(ref, i + 1));
+    for (const [i, ref] of ['A', 'B', '', 'A', '', 'C', 'B'].entries()) finder.add(ref, i + 1);
     expect(finder.result()).toEqual({
       count: 2,
       examples: [
