@@ -222,7 +222,7 @@ export function permissionStep(message: string, details: unknown): string {
   const capability =
     typeof d.capability === 'string'
       ? d.capability
-      : /retailer/i.test(message) && /capabilit|enable/i.test(message)
+      : /retailer/i.test(message) && /capabilit|enabl|disabl/i.test(message)
         ? 'retailer'
         : undefined;
   if (capability === 'retailer')

@@ -52,50 +52,58 @@ const visibleWidth = (text: string) =>
 
 /** Padding (one space each side) a cli-table3 cell adds to its text. */
 const PADDING = 2;
-/** No column is squeezed below this (text plus padding) to make a table fit. */
-const MIN_COLUMN = 8;
+
+/** The widest word of a text: a column narrower than this would have to cut it. */
+const longestWord = (text: string) =>
+  Math.max(
+    0,
+    ...text
+      .replace(SGR, '')
+      .split(/\s+/)
+      .map((word) => [...word].length),
+  );
 
 /**
  * Widths that fit `columns` (borders included), or undefined when the table fits as it is.
- * The narrow columns keep their width; the room left is shared among the wide ones.
+ * No column goes below `least` (its longest word: codes, ids and URLs are never cut, a cut
+ * code copied from a terminal is a wrong code); the room above that is shared out, narrow
+ * columns first, so only the columns of long text wrap. When even the least widths do not
+ * fit, the table keeps them and is wider than the terminal.
  */
-export function fitWidths(natural: readonly number[], columns: number): number[] | undefined {
+export function fitWidths(
+  natural: readonly number[],
+  least: readonly number[],
+  columns: number,
+): number[] | undefined {
   const borders = natural.length + 1;
   if (natural.reduce((a, b) => a + b, 0) + borders <= columns) return undefined;
-  const widths = [...natural];
-  let room = columns - borders;
-  let left = natural.length;
-  for (const i of natural.map((_, k) => k).sort((a, b) => (natural[a] ?? 0) - (natural[b] ?? 0))) {
-    const share = Math.floor(room / left);
-    const width = Math.min(natural[i] ?? 0, Math.max(share, MIN_COLUMN));
-    widths[i] = width;
-    room -= width;
+  const widths = natural.map((n, i) => Math.min(n, least[i] ?? n));
+  let room = columns - borders - widths.reduce((a, b) => a + b, 0);
+  if (room <= 0) return widths;
+  const order = natural.map((_, k) => k).sort((a, b) => (natural[a] ?? 0) - (natural[b] ?? 0));
+  let left = order.length;
+  for (const i of order) {
+    const want = (natural[i] ?? 0) - (widths[i] ?? 0);
+    const give = Math.min(want, Math.floor(room / left));
+    widths[i] = (widths[i] ?? 0) + give;
+    room -= give;
     left -= 1;
   }
   return widths;
 }
 
-/** Text broken into lines of at most `width` columns: at spaces, and inside a longer word. */
+/** Text broken into lines of at most `width` columns, at spaces only (a longer word stays whole). */
 export function wrapCell(text: string, width: number): string {
-  // A cell with escapes (a styled header) is short; cutting inside an escape would break it.
+  // A cell with escapes (a styled header) is short; breaking inside an escape would spoil it.
   if (width < 1 || hasSgr(text) || visibleWidth(text) <= width) return text;
   const lines: string[] = [];
   for (const paragraph of text.split('\n')) {
     let line = '';
     for (const word of paragraph.split(/\s+/).filter(Boolean)) {
-      const chars = [...word];
-      if (line && [...line].length + 1 + chars.length <= width) {
-        line += ` ${word}`;
-        continue;
-      }
-      if (line) lines.push(line);
-      line = '';
-      // A word wider than the column (an id, a URL) is cut into pieces, never truncated.
-      for (let at = 0; at < chars.length; at += width) {
-        const piece = chars.slice(at, at + width).join('');
-        if (at + width < chars.length) lines.push(piece);
-        else line = piece;
-      }
+      if (line && [...line].length + 1 + [...word].length > width) {
+        lines.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
     }
     lines.push(line);
   }
@@ -105,8 +113,8 @@ export function wrapCell(text: string, width: number): string {
 /**
  * The table as styled text, ready for `out`/`err`: every cell was sanitized before
  * cli-table3 saw it, so the only SGR left in its output is the CLI's, marked again. A
- * table wider than the terminal (`io.columns`) has its widest columns narrowed and their
- * cells wrapped, so no line runs past the edge and nothing is cut off.
+ * table wider than the terminal (`io.columns`) has its columns of long text narrowed and
+ * wrapped at spaces (fitWidths), so no line runs past the edge and nothing is cut off.
  */
 export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
   const cyan = styler(io.color).cyan;
@@ -115,7 +123,10 @@ export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
   const natural = headCells.map(
     (h, i) => Math.max(visibleWidth(h), ...bodyCells.map((row) => visibleWidth(row[i] ?? ''))) + PADDING,
   );
-  const widths = fitWidths(natural, io.columns);
+  const least = headCells.map(
+    (h, i) => Math.max(longestWord(h), ...bodyCells.map((row) => longestWord(row[i] ?? ''))) + PADDING,
+  );
+  const widths = fitWidths(natural, least, io.columns);
   const fit = (text: string, i: number) => (widths ? wrapCell(text, (widths[i] ?? 0) - PADDING) : text);
   const table = Table({
     head: headCells.map(fit),

@@ -17,14 +17,14 @@ const widths = (text: string) => text.split('\n').map((l) => [...l.replace(/\u00
 const FAILURE = {
   row: 1234,
   index: 3,
-  productId: 'prd_gamestop_us_digital_gift_card',
+  productId: 'prd_gamestop_us',
   checkoutId: 'chk_2t6eltegb66snb5skm7d',
   errorMessage:
     'The vendor could not fulfil this unit: the upstream voucher service timed out after several attempts',
 };
 
 describe('renderTable fits the terminal', () => {
-  it.each([80, 120])('a wide table at %i columns: every line fits, no cell is cut', (columns) => {
+  it.each([80, 120])('a wide table at %i columns: every line fits, long text wraps at spaces', (columns) => {
     const text = renderTable(
       io(columns),
       ['row', 'unit', 'product', 'order', 'message'],
@@ -41,6 +41,14 @@ describe('renderTable fits the terminal', () => {
     const body = Object.values(FAILURE).map((cell, k) => [String(cell).replace(/\s/g, ''), column(k)]);
     for (const [cell, read] of body) expect(read).toContain(cell);
     expect(text).not.toContain('…');
+    // A word (an id, a code, a URL) is never cut: each is whole on one line.
+    for (const word of [FAILURE.productId, FAILURE.checkoutId]) expect(text).toContain(word);
+  });
+
+  it('a word wider than the room is kept whole: the table is wider then, nothing is cut', () => {
+    const url = `https://redeem.example.com/${'x'.repeat(90)}`;
+    const text = renderTable(io(80), ['code', 'url'], [['ABC123', url]]);
+    expect(text).toContain(url);
   });
 
   it('with colour on, escapes do not count towards the width', () => {

@@ -36,7 +36,7 @@ export default defineCommand({
   examples: [
     'giftcodes demo',
     'giftcodes demo --out /tmp/demo-codes.csv --input my-orders.csv',
-    "# Keep the demo's sandbox up (Ctrl-C stops it) to try the after-batch commands on its file",
+    '# Keep its sandbox up (until Ctrl-C) for refund batch and order reconcile',
     'giftcodes demo --keep',
   ],
   run: runDemo,
