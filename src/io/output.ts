@@ -53,20 +53,23 @@ const visibleWidth = (text: string) =>
 /** Padding (one space each side) a cli-table3 cell adds to its text. */
 const PADDING = 2;
 
-/** The widest word of a text: a column narrower than this would have to cut it. */
-const longestWord = (text: string) =>
-  Math.max(
-    0,
-    ...text
-      .replace(SGR, '')
-      .split(/\s+/)
-      .map((word) => [...word].length),
-  );
+/** A cell this short stays on one line (an amount and its currency, a date, a status). */
+const SHORT_CELL = 16;
+
+/**
+ * The least width a cell's text takes without being cut: its widest word, or all of it
+ * when it is short.
+ */
+const leastWidth = (text: string) => {
+  const words = text.replace(SGR, '').split(/\s+/);
+  const longest = Math.max(0, ...words.map((word) => [...word].length));
+  return Math.max(longest, Math.min(visibleWidth(text), SHORT_CELL));
+};
 
 /**
  * Widths that fit `columns` (borders included), or undefined when the table fits as it is.
- * No column goes below `least` (its longest word: codes, ids and URLs are never cut, a cut
- * code copied from a terminal is a wrong code); the room above that is shared out, narrow
+ * No column goes below `least` (its longest word, or its short cells whole: codes, ids and
+ * URLs are never cut, a cut code copied from a terminal is a wrong code); the room above that is shared out, narrow
  * columns first, so only the columns of long text wrap. When even the least widths do not
  * fit, the table keeps them and is wider than the terminal.
  */
@@ -124,7 +127,7 @@ export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
     (h, i) => Math.max(visibleWidth(h), ...bodyCells.map((row) => visibleWidth(row[i] ?? ''))) + PADDING,
   );
   const least = headCells.map(
-    (h, i) => Math.max(longestWord(h), ...bodyCells.map((row) => longestWord(row[i] ?? ''))) + PADDING,
+    (h, i) => Math.max(leastWidth(h), ...bodyCells.map((row) => leastWidth(row[i] ?? ''))) + PADDING,
   );
   const widths = fitWidths(natural, least, io.columns);
   const fit = (text: string, i: number) => (widths ? wrapCell(text, (widths[i] ?? 0) - PADDING) : text);
