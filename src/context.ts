@@ -202,7 +202,9 @@ export function createContext(input: ContextDeps): Context {
         return client;
       }
       const resolved = await ctx.settings();
-      if ((!resolved.baseUrl || !resolved.apiKey) && profileMissing) {
+      // A profile that was asked for by name and does not exist is a mistake, whatever the
+      // environment supplies: going on would run against settings the person did not choose.
+      if (profileMissing) {
         throw new UsageError(
           `no profile "${resolved.profile}" (from ${deps.flags.profile ? '--profile' : 'GIFTCODES_PROFILE'}): ` +
             `create it with \`${giftcodesCommand('login', '--profile', resolved.profile)}\` or see \`giftcodes config list\``,

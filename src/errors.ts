@@ -196,19 +196,61 @@ export class ApiError extends CliError {
   }
 }
 
+/** The service's message, then what the person can do about it (a sentence of the CLI's own). */
+function withNextStep(message: string, step: string): string {
+  const trimmed = message.trim().replace(/[.;:]+$/, '');
+  return `${trimmed}. Next: ${step}`;
+}
+
 /** 401: a missing, invalid or expired API key. Exit 1: nothing will work until the key is fixed. */
 export class AuthenticationError extends ApiError {
   static readonly exitCode: ExitCode = ExitCode.service;
   constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: AuthenticationError.exitCode });
+    super({
+      ...init,
+      message: withNextStep(
+        init.message,
+        "check the API key (GIFTCODES_API_KEY, --api-key, or the profile's: `giftcodes config list`), or save a working one with `giftcodes login`",
+      ),
+      exitCode: AuthenticationError.exitCode,
+    });
   }
+}
+
+/**
+ * What to do about a 403, read from its message and details (spec section 7: "missing
+ * key scope, capability disabled (message carries a hint), or suspended account").
+ */
+export function permissionStep(message: string, details: unknown): string {
+  const d = (details && typeof details === 'object' ? details : {}) as Record<string, unknown>;
+  if (isAccountSuspension(message, details))
+    return 'the account is suspended; only the service operator lifts it: contact support with the request id';
+  const capability =
+    typeof d.capability === 'string'
+      ? d.capability
+      : /retailer/i.test(message) && /capabilit|enabl|disabl/i.test(message)
+        ? 'retailer'
+        : undefined;
+  if (capability === 'retailer')
+    return 'enable the retailer surface with `giftcodes business enable --retailer` (or ask support)';
+  if (capability !== undefined || /capabilit/i.test(message))
+    return "the account lacks this surface's capability: ask support to enable it";
+  const scope =
+    typeof d.requiredScope === 'string' ? d.requiredScope : /\b([a-z]+:[a-z]+)\b/.exec(message)?.[1];
+  if (scope !== undefined || /scope/i.test(message))
+    return `create a key with the ${scope ?? 'missing'} scope in the dashboard (Account, then API Keys; scopes are fixed per key) and save it with \`giftcodes login\``;
+  return "check the key's scopes and the account's capabilities with `giftcodes doctor`";
 }
 
 /** 403: the key lacks a scope, or the surface's capability is off (the message carries a hint). Exit 1. */
 export class PermissionError extends ApiError {
   static readonly exitCode: ExitCode = ExitCode.service;
   constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: PermissionError.exitCode });
+    super({
+      ...init,
+      message: withNextStep(init.message, permissionStep(init.message, init.details)),
+      exitCode: PermissionError.exitCode,
+    });
   }
 }
 

@@ -62,7 +62,29 @@ export interface LocateOptions {
    * fingerprint: with the codes file's journal gone, the copy names the batch's orders
    * without paging the account's history.
    */
-  copies?: { stateDir: string; account?: string };
+  copies?: { stateDir: string; account?: string; baseUrl?: string; keyMask?: string };
+}
+
+/**
+ * A journal written for another base URL or key (its account fingerprint, see
+ * journal-files.ts) describes orders this run cannot see: refused, naming both, before any
+ * request (as `order bulk` refuses to resume it). Journals without a fingerprint pass.
+ */
+export function assertSameAccount(
+  journal: JournalState,
+  journalPath: string,
+  current: LocateOptions['copies'],
+): void {
+  const header = journal.batch;
+  if (!header?.account || !current?.account || header.account === current.account) return;
+  const boughtAt = header.baseUrl ?? '(a base URL this journal does not record)';
+  const sameUrl = header.baseUrl !== undefined && header.baseUrl === current.baseUrl;
+  const what = sameUrl ? `${boughtAt} with another API key` : boughtAt;
+  throw new UsageError(
+    `batch ${header.batch} was bought at ${what} (${journalPath}), but this run uses ${current.baseUrl ?? 'another base URL'} ` +
+      `with key ${current.keyMask ?? '(none)'}: its orders are not on this account. Run the command with the base URL and key ` +
+      'the batch was bought with (--base-url, GIFTCODES_API_KEY, --profile)',
+  );
 }
 
 const JOURNAL_SUFFIX = '.journal';
@@ -148,6 +170,7 @@ export async function locateBatch(
       const batch = journal.batch.batch;
       if (opts.batch !== undefined && opts.batch !== batch)
         throw new UsageError(`${journalPath} is batch ${batch}, not ${opts.batch}`);
+      assertSameAccount(journal, journalPath, opts.copies);
       return {
         batch,
         file,

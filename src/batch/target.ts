@@ -4,15 +4,26 @@ import type { HttpClient } from '../api/http.js';
 import { accountFingerprint } from '../bulk/journal-files.js';
 import { stateDir } from '../config/state-dir.js';
 import type { Context } from '../context.js';
+import { maskSecret } from '../io/format.js';
 import { refundLogPathFor } from './refund-log.js';
 
-/** Where `order bulk` kept the copies of this account's batch journals (see locate.ts). */
+/**
+ * Where `order bulk` kept the copies of this account's batch journals (see locate.ts),
+ * and who this run is: the account's fingerprint, the base URL and the key as shown to
+ * people, so a batch bought with another service or key is refused by name.
+ */
 export async function journalCopies(
   ctx: Context,
   http: HttpClient,
-): Promise<{ stateDir: string; account?: string }> {
-  const account = accountFingerprint(http.baseUrl, (await ctx.settings()).apiKey);
-  return { stateDir: stateDir(ctx.env), ...(account ? { account } : {}) };
+): Promise<{ stateDir: string; account?: string; baseUrl: string; keyMask: string }> {
+  const apiKey = (await ctx.settings()).apiKey;
+  const account = accountFingerprint(http.baseUrl, apiKey);
+  return {
+    stateDir: stateDir(ctx.env),
+    ...(account ? { account } : {}),
+    baseUrl: http.baseUrl,
+    keyMask: maskSecret(apiKey),
+  };
 }
 
 /** The refund log: beside its codes file, or in the config directory for `--batch ID` alone. */

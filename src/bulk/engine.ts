@@ -34,6 +34,7 @@ import { planInputs, planOrResume } from './planning.js';
 import { type ParsedInput, readInput, readLive } from './preflight.js';
 import { Tally } from './records.js';
 import { anchorRef, isValidBatchId } from './refs.js';
+import { describeRepeated } from './repeated-refs.js';
 import { buildReport, reportOf } from './report.js';
 import { Results } from './results.js';
 import { chooseJournal } from './resume.js';
@@ -142,6 +143,7 @@ async function runParsed(
         rebuy: choice.rebuy,
         maxSpendUsd: opts.maxSpendUsd,
       });
+  if (input.repeatedRefs) report.warnings.push(describeRepeated(input.repeatedRefs));
   let created = 0;
   if (planned.resumed)
     for (const o of eachEffectiveOrder(planned.state)) if (o.phase === 'created') created += 1;
@@ -206,7 +208,9 @@ async function runParsed(
           input: input.sha256,
           seal: opts.seal,
           at: deps.now(),
-          ...(opts.accountFingerprint ? { account: opts.accountFingerprint } : {}),
+          ...(opts.accountFingerprint
+            ? { account: opts.accountFingerprint, baseUrl: deps.http.baseUrl }
+            : {}),
           anchor: anchorRef(batch),
         },
         spool,

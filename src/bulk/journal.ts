@@ -42,6 +42,8 @@ export type JournalRecord =
       seal: boolean;
       at: number;
       account?: string;
+      /** The base URL the batch was bought at (not secret), so a later command can name it. */
+      baseUrl?: string;
       /** The anchor's ref: no other order is sent before it exists (absent in version 1). */
       anchor?: string;
     }

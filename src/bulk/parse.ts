@@ -17,6 +17,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { readDecimal, readWhole } from '../decimal.js';
+import { RepeatedRefFinder, type RepeatedRefs } from './repeated-refs.js';
 import type { InputRow, RowError } from './types.js';
 
 const KNOWN = ['productid', 'skuid', 'amount', 'quantity', 'ref', 'requiredfields'] as const;
@@ -202,6 +203,8 @@ export interface InputSummary {
   sha256: string;
   /** Rows that parsed (each was handed to `onRow`). */
   rows: number;
+  /** Rows whose `ref` repeats an earlier row's (the plan warns about them). */
+  repeatedRefs?: RepeatedRefs;
 }
 
 /** Cap on reported errors kept in memory: a wholly wrong file still reports fast. */
@@ -222,6 +225,7 @@ export async function parseInput(source: Readable): Promise<ParsedInput> {
 export async function readInput(source: Readable, onRow: (row: InputRow) => void): Promise<InputSummary> {
   const hash = createHash('sha256');
   let rows = 0;
+  const repeated = new RepeatedRefFinder();
   const errors: RowError[] = [];
   let header: Header | undefined;
   let headerSeen = false;
@@ -270,6 +274,7 @@ export async function readInput(source: Readable, onRow: (row: InputRow) => void
       const result = parseRecord(cells, header, row, intern, line);
       if (result.value) {
         rows += 1;
+        repeated.add(result.value.ref, result.value.row);
         onRow(result.value);
       } else push(result.errors);
     }
@@ -281,7 +286,8 @@ export async function readInput(source: Readable, onRow: (row: InputRow) => void
   else if (header && row === 0) push([{ message: 'the file has a header but no data rows' }]);
   if (errorCount > errors.length)
     errors.push({ message: `${errorCount - errors.length} more errors not shown` });
-  return { rows, errors, sha256: hash.digest('hex') };
+  const repeatedRefs = repeated.result();
+  return { rows, errors, sha256: hash.digest('hex'), ...(repeatedRefs ? { repeatedRefs } : {}) };
 }
 
 interface Parsed {

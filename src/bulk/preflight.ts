@@ -16,6 +16,7 @@ import { type DiscoveryDeps, patient } from './discovery.js';
 import { journalPathFor, partsPathFor } from './journal-files.js';
 import { limitsFrom } from './plan.js';
 import { defaultBatchId, isValidBatchId } from './refs.js';
+import type { RepeatedRefs } from './repeated-refs.js';
 import type { BulkOptions } from './run-types.js';
 import { checkCompanions } from './safe-files.js';
 import type { RowSpool } from './spool.js';
@@ -30,6 +31,8 @@ export interface ParsedInput {
   errors: RowError[];
   sha256: string;
   batch: string;
+  /** Rows whose ref repeats an earlier row's (a warning of the plan). */
+  repeatedRefs?: RepeatedRefs;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput
       errors: parsed.errors,
       sha256: parsed.sha256,
       batch: opts.batch ?? defaultBatchId(parsed.sha256, { seal: opts.seal }),
+      ...(parsed.repeatedRefs ? { repeatedRefs: parsed.repeatedRefs } : {}),
     },
   };
 }

@@ -3,6 +3,8 @@
  * and what is still to buy, the limits, the balance and what the caps leave, with a
  * warning for each thing that will stop the run part-way.
  */
+
+import { remainingCap } from '../caps.js';
 import type { BoughtSoFar } from './bought.js';
 import { describeBought } from './bought.js';
 import { collectEvery, WALK_COLLECT_ORDERS } from './heap-budget.js';
@@ -82,10 +84,4 @@ export function reportOf(
 
 function* withLines(state: JournalState, orders: Iterable<OrderState>, pending: (o: OrderState) => boolean) {
   for (const order of orders) yield { lines: linesOf(state, order), pending: pending(order) };
-}
-
-function remainingCap(window: { spentUsd: number; capUsd?: number | null } | undefined, cap?: number) {
-  const capUsd = window?.capUsd ?? cap;
-  if (capUsd === undefined || capUsd === null) return undefined;
-  return Math.max(0, capUsd - (window?.spentUsd ?? 0));
 }

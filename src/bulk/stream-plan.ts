@@ -12,6 +12,7 @@
 import { heapBudget } from './heap-budget.js';
 import { readFile } from './parse.js';
 import { EstimateSum, LegacyFirstRef, type PlanEstimate, Planner } from './plan.js';
+import type { RepeatedRefs } from './repeated-refs.js';
 import { RowSpool } from './spool.js';
 import { RefColumn } from './table.js';
 import type { PlannedOrder, RowError } from './types.js';
@@ -19,6 +20,8 @@ import { type ValidationContext, validateRow } from './validate.js';
 
 export interface SpooledInput {
   spool: RowSpool;
+  /** Rows whose ref repeats an earlier row's. */
+  repeatedRefs?: RepeatedRefs;
   /** Rows that parsed (each is in the spool). */
   rows: number;
   errors: RowError[];

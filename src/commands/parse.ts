@@ -56,3 +56,16 @@ export function duration(value: string): number {
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/**
+ * An `externalRef` (`--ref`): 1-128 characters (spec section 9). An empty one is refused
+ * here: sent, it would either be refused by the service or, worse, taken as "no ref"
+ * and lose the idempotency the flag is for.
+ */
+export function externalRef(value: string): string {
+  if (value === '')
+    throw new InvalidArgumentError('the ref is empty: pass 1-128 characters, or leave --ref out');
+  if (value.length > 128)
+    throw new InvalidArgumentError(`the ref is longer than 128 characters (${value.length})`);
+  return value;
+}

@@ -17,9 +17,25 @@ import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import { writeFileAtomicSync } from '../io/safe-write.js';
 
+/** Why the config file cannot be read, and what to do: each cause has its own next step. */
 function unreadable(where: string, error: unknown): UsageError {
-  const reason = error instanceof SyntaxError ? 'not valid JSON' : (error as Error).message;
-  return new UsageError(`cannot read the config file in ${where}: ${reason}; fix or delete it`);
+  if (error instanceof SyntaxError)
+    return new UsageError(`cannot read the config file in ${where}: not valid JSON; fix or delete it`);
+  const code = (error as NodeJS.ErrnoException).code;
+  const path = (error as NodeJS.ErrnoException).path ?? where;
+  if (code === 'ENOTDIR')
+    return new UsageError(
+      `cannot read the config file: ${where} is not a folder (a file is in the way). Point GIFTCODES_CONFIG_DIR at a folder, or unset it to use the default`,
+    );
+  if (code === 'EISDIR')
+    return new UsageError(`cannot read the config file: ${path} is a folder; move it away`);
+  if (code === 'EACCES' || code === 'EPERM')
+    return new UsageError(
+      `cannot read the config file ${path}: permission denied. Fix its permissions (chmod u+rw), or point GIFTCODES_CONFIG_DIR at a folder of yours`,
+    );
+  return new UsageError(
+    `cannot read the config file in ${where}: ${(error as Error).message}; fix or delete it`,
+  );
 }
 
 export const PROFILE_KEYS = ['base-url', 'api-key', 'timeout'] as const;

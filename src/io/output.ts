@@ -52,19 +52,102 @@ function cellText(io: IO, cell: Cell): string {
   return shown(io, cell === null || cell === undefined ? '-' : text);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escapes a rendered cell carries
+const SGR = /\u001b\[[0-9;]*m/g;
+const hasSgr = (text: string) => text.includes('\u001b[');
+/** Columns a text takes on the terminal (its widest line), escapes aside. */
+const visibleWidth = (text: string) =>
+  Math.max(0, ...text.split('\n').map((line) => [...line.replace(SGR, '')].length));
+
+/** Padding (one space each side) a cli-table3 cell adds to its text. */
+const PADDING = 2;
+
+/** A cell this short stays on one line (an amount and its currency, a date, a status). */
+const SHORT_CELL = 16;
+
+/**
+ * The least width a cell's text takes without being cut: its widest word, or all of it
+ * when it is short.
+ */
+const leastWidth = (text: string) => {
+  const words = text.replace(SGR, '').split(/\s+/);
+  const longest = Math.max(0, ...words.map((word) => [...word].length));
+  return Math.max(longest, Math.min(visibleWidth(text), SHORT_CELL));
+};
+
+/**
+ * Widths that fit `columns` (borders included), or undefined when the table fits as it is.
+ * No column goes below `least` (its longest word, or its short cells whole: codes, ids and
+ * URLs are never cut, a cut code copied from a terminal is a wrong code); the room above that is shared out, narrow
+ * columns first, so only the columns of long text wrap. When even the least widths do not
+ * fit, the table keeps them and is wider than the terminal.
+ */
+export function fitWidths(
+  natural: readonly number[],
+  least: readonly number[],
+  columns: number,
+): number[] | undefined {
+  const borders = natural.length + 1;
+  if (natural.reduce((a, b) => a + b, 0) + borders <= columns) return undefined;
+  const widths = natural.map((n, i) => Math.min(n, least[i] ?? n));
+  let room = columns - borders - widths.reduce((a, b) => a + b, 0);
+  if (room <= 0) return widths;
+  const order = natural.map((_, k) => k).sort((a, b) => (natural[a] ?? 0) - (natural[b] ?? 0));
+  let left = order.length;
+  for (const i of order) {
+    const want = (natural[i] ?? 0) - (widths[i] ?? 0);
+    const give = Math.min(want, Math.floor(room / left));
+    widths[i] = (widths[i] ?? 0) + give;
+    room -= give;
+    left -= 1;
+  }
+  return widths;
+}
+
+/** Text broken into lines of at most `width` columns, at spaces only (a longer word stays whole). */
+export function wrapCell(text: string, width: number): string {
+  // A cell with escapes (a styled header) is short; breaking inside an escape would spoil it.
+  if (width < 1 || hasSgr(text) || visibleWidth(text) <= width) return text;
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+      if (line && [...line].length + 1 + [...word].length > width) {
+        lines.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    lines.push(line);
+  }
+  return lines.join('\n');
+}
+
 /**
  * The table as styled text, ready for `out`/`err`: every cell was sanitized before
- * cli-table3 saw it, so the only SGR left in its output is the CLI's, marked again.
+ * cli-table3 saw it, so the only SGR left in its output is the CLI's, marked again. A
+ * table wider than the terminal (`io.columns`) has its columns of long text narrowed and
+ * wrapped at spaces (fitWidths), so no line runs past the edge and nothing is cut off.
  */
 export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
   const cyan = styler(io.color).cyan;
+  const headCells = head.map((h) => cellText(io, cyan(h)));
+  const bodyCells = rows.map((row) => row.map((cell) => cellText(io, cell)));
+  const natural = headCells.map(
+    (h, i) => Math.max(visibleWidth(h), ...bodyCells.map((row) => visibleWidth(row[i] ?? ''))) + PADDING,
+  );
+  const least = headCells.map(
+    (h, i) => Math.max(leastWidth(h), ...bodyCells.map((row) => leastWidth(row[i] ?? ''))) + PADDING,
+  );
+  const widths = fitWidths(natural, least, io.columns);
+  const fit = (text: string, i: number) => (widths ? wrapCell(text, (widths[i] ?? 0) - PADDING) : text);
   const table = Table({
-    head: head.map((h) => cellText(io, cyan(h))),
+    head: headCells.map(fit),
     chars: COMPACT,
     style: NO_STYLE,
     wordWrap: true,
+    ...(widths ? { colWidths: widths } : {}),
   });
-  for (const row of rows) table.push(row.map((cell) => cellText(io, cell)));
+  for (const row of bodyCells) table.push(row.map(fit));
   return markOwnAnsi(table.toString());
 }
 

@@ -1,6 +1,8 @@
 /**
- * Progress on stderr. On a TTY an ora spinner; without one nothing animates, and
- * only the final outcome lines are printed so logs stay readable.
+ * Progress on stderr. On a TTY an ora spinner; without one nothing animates: a script's
+ * log gets the final outcome lines and, when the caller hands its clock, the progress text
+ * as one line at most every `everyMs` (10 s), so a long run is never silent yet the log
+ * stays short.
  */
 import { type IO, shown } from './streams.js';
 
@@ -13,12 +15,30 @@ export interface Progress {
   stop(): void;
 }
 
-export async function startProgress(io: IO, text: string): Promise<Progress> {
+/** How often, at most, a script's log gets a progress line. */
+export const SCRIPT_PROGRESS_MS = 10_000;
+
+export interface ProgressOptions {
+  /** The run's clock (injected): without it a script gets no progress lines. */
+  now?: () => number;
+  everyMs?: number;
+}
+
+export async function startProgress(io: IO, text: string, opts: ProgressOptions = {}): Promise<Progress> {
   // One line each: a spinner redraws its line, so a newline from outside would smear it.
   const safe = (t: string) => shown(io, t, { newlines: false });
   if (!io.stderrIsTTY) {
+    const { now } = opts;
+    const every = opts.everyMs ?? SCRIPT_PROGRESS_MS;
+    let last = now?.() ?? 0;
     return {
-      update: () => {},
+      update: (t) => {
+        if (!now) return;
+        const at = now();
+        if (at - last < every) return;
+        last = at;
+        io.stderr.write(`${safe(t)}\n`);
+      },
       succeed: (t) => io.stderr.write(`${safe(t)}\n`),
       fail: (t) => io.stderr.write(`${safe(t)}\n`),
       warn: (t) => io.stderr.write(`${safe(t)}\n`),

@@ -137,6 +137,9 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
       });
       req.on('end', () => {
         if (size === 0) return resolve({});
+        // The hosted page's forms (pay-page.ts) post url-encoded fields; everything else is JSON.
+        if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+          return resolve(Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
         try {
           resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
         } catch {

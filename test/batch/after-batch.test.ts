@@ -140,6 +140,55 @@ describe('order export', () => {
     expect(readCsvOutput(elsewhere).map(key).sort()).toEqual(readCsvOutput(out).map(key).sort());
   });
 
+  it('without the journal, --input re-plans the batch from its file: the same file, no false note', async () => {
+    const { acc, input, out, batch } = await boughtBatch();
+    const original = readFileSync(out, 'utf8');
+    const elsewhere = join(tempDir(), 'codes.csv');
+    const res = await cli(acc.env, [
+      'order',
+      'export',
+      '--batch',
+      batch,
+      '--out',
+      elsewhere,
+      '--input',
+      input,
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(readFileSync(elsewhere, 'utf8')).toBe(original);
+    expect(res.stderr).not.toContain('input row and skuId');
+    expect(res.stderr).not.toContain('ref column');
+  });
+
+  it("without the journal, an --input that is not the batch's file is refused before anything is written", async () => {
+    const { acc, dir, batch } = await boughtBatch();
+    const other = writeCsv(dir, mixedRows(11, { partial: true }), 'other.csv');
+    const elsewhere = join(tempDir(), 'codes.csv');
+    const res = await cli(acc.env, [
+      'order',
+      'export',
+      '--batch',
+      batch,
+      '--out',
+      elsewhere,
+      '--input',
+      other,
+    ]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`${other} is not the input file batch ${batch} was bought from`);
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+
+  it('with the journal and no --input, the ref column is filled from the journal and no note says otherwise', async () => {
+    const { acc, out } = await boughtBatch();
+    const original = readFileSync(out, 'utf8');
+    const res = await cli(acc.env, ['order', 'export', '--out', out]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).not.toContain('ref column');
+    expect(readFileSync(out, 'utf8')).toBe(original);
+    expect(readCsvOutput(out).every((r) => r.ref !== '')).toBe(true);
+  });
+
   it('refuses to replace a file that is not an output of the batch', async () => {
     const { acc, out, batch } = await boughtBatch();
     const foreign = join(tempDir(), 'mine.csv');
@@ -149,6 +198,34 @@ describe('order export', () => {
     expect(readFileSync(foreign, 'utf8')).toBe('mine');
     // Its own output is replaced (the same content again).
     expect((await cli(acc.env, ['order', 'export', '--out', out])).code).toBe(0);
+  });
+});
+
+describe('a batch named with another service or account', () => {
+  it('refund batch, order export and order reconcile refuse before any request, naming both', async () => {
+    const { acc, out, batch } = await boughtBatch();
+    const other = await account(sb);
+    const commands = [
+      ['refund', 'batch', out, '--yes'],
+      ['order', 'export', '--out', out, '--force'],
+      ['order', 'reconcile', out],
+    ];
+    const original = readFileSync(out, 'utf8');
+    for (const args of commands) {
+      // Another base URL (nothing listens there: a request would fail with exit 1).
+      const elsewhere = await cli({ ...acc.env, GIFTCODES_BASE_URL: 'http://127.0.0.1:9' }, args);
+      expect(elsewhere.code, `${args.join(' ')}: ${elsewhere.stderr}`).toBe(2);
+      expect(elsewhere.stderr).toContain(`batch ${batch} was bought at ${sb.url}`);
+      expect(elsewhere.stderr).toContain('this run uses http://127.0.0.1:9');
+      // Another key, same service.
+      const otherKey = await cli(other.env, args);
+      expect(otherKey.code, `${args.join(' ')}: ${otherKey.stderr}`).toBe(2);
+      expect(otherKey.stderr).toContain(`batch ${batch} was bought at ${sb.url} with another API key`);
+      expect(otherKey.stderr).toContain(`****${other.env.GIFTCODES_API_KEY?.slice(-4)}`);
+      expect(otherKey.stderr).not.toContain(other.env.GIFTCODES_API_KEY);
+    }
+    expect(await refundEntries(acc.userId)).toHaveLength(0);
+    expect(readFileSync(out, 'utf8')).toBe(original);
   });
 });
 

@@ -31,7 +31,11 @@ async function gate(route: string, pass = 0): Promise<GateProxy> {
   return g;
 }
 
-/** A finished batch with partial orders (GameStop fails every third unit), bought at `baseUrl`. */
+/**
+ * A finished batch with partial orders (GameStop fails every third unit), bought at
+ * `baseUrl`: the after-batch commands refuse a batch bought at another base URL, so a test
+ * that gates them buys through the same gate.
+ */
 async function boughtBatch(baseUrl = sb.url, extraEnv: Record<string, string> = {}) {
   const acc = await account(sb, { limits: { maxItemsPerOrder: 3 } });
   const env = { ...acc.env, GIFTCODES_BASE_URL: baseUrl, GIFTCODES_TIMEOUT: '600000', ...extraEnv };
@@ -62,8 +66,8 @@ async function endsBefore(run: Promise<{ code: number; stderr: string }>, g: Gat
 
 describe('refund batch holds the batch lock', () => {
   it('two runs at once: the second is refused (LOCKED, exit 2) and sends nothing; each order is refunded once', async () => {
-    const b = await boughtBatch();
     const g = await gate('POST /b2b/refunds');
+    const b = await boughtBatch(g.url);
     const env = { ...b.env, GIFTCODES_BASE_URL: g.url };
     const first = startBinary(['refund', 'batch', b.out, '--yes'], env);
     await waitFor(() => g.held === 1, 'the first run to send its first refund');
@@ -84,8 +88,8 @@ describe('refund batch holds the batch lock', () => {
   }, 60_000);
 
   it("with --wait-lock the second run waits, then reads the first run's log and sends nothing", async () => {
-    const b = await boughtBatch();
     const g = await gate('POST /b2b/refunds');
+    const b = await boughtBatch(g.url);
     const env = { ...b.env, GIFTCODES_BASE_URL: g.url };
     const first = startBinary(['refund', 'batch', b.out, '--yes'], env);
     await waitFor(() => g.held === 1, 'the first run to send its first refund');
@@ -134,8 +138,8 @@ describe('refund batch holds the batch lock', () => {
 
 describe('an intent without an answer is never sent again on a guess', () => {
   it('killed between intent and answer: the next run sends nothing, says the refund may have been requested and names --retry-unknown', async () => {
-    const b = await boughtBatch();
     const g = await gate('POST /b2b/refunds');
+    const b = await boughtBatch(g.url);
     const env = { ...b.env, GIFTCODES_BASE_URL: g.url };
     const first = startBinary(['refund', 'batch', b.out, '--yes'], env);
     await waitFor(() => g.held === 1, 'the first refund to be sent');
@@ -161,8 +165,8 @@ describe('an intent without an answer is never sent again on a guess', () => {
   }, 60_000);
 
   it('an answer lost on the way back (error_after): the next run does not send again and says what to do', async () => {
-    const b = await boughtBatch();
     const g = await gate('POST /b2b/refunds');
+    const b = await boughtBatch(g.url);
     g.open();
     const env = { ...b.env, GIFTCODES_BASE_URL: g.url };
     await sb.operator.setFaults({ routes: { 'POST /b2b/refunds': { script: ['error_after'] } } });

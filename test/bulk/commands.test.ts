@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../helpers/cli.js';
+import { runInProcess, startInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { account, FAST, mixedRows, proveExactlyOnce, readCsvOutput, tempDir, writeCsv } from './support.js';
 
@@ -145,6 +145,26 @@ describe('order bulk: preflight', () => {
     });
     expect(existsSync(join(dir, 'o.csv.journal'))).toBe(false);
     await spentNothing(acc.userId);
+  });
+
+  it('warns in the plan about refs repeated in the file, naming the rows, and buys each row', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const rows = mixedRows(4);
+    const input = writeCsv(dir, [...rows, rows[2] as string]);
+    const dry = await bulk(acc.env, [input, '--out', join(dir, 'o.csv'), '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('warning: 1 row repeats the ref of an earlier row: "R2" (rows 2 and 5)');
+    const json = await runInProcess(
+      ['--json', 'order', 'bulk', input, '--out', join(dir, 'o.csv'), '--dry-run'],
+      {
+        env: acc.env,
+      },
+    );
+    expect(JSON.parse(json.stdout).warnings.join('\n')).toContain('"R2" (rows 2 and 5)');
+    const bought = await bulk(acc.env, [input, '--out', join(dir, 'o.csv'), '--yes']);
+    expect(bought.stderr).toContain('"R2" (rows 2 and 5)');
+    expect(readCsvOutput(join(dir, 'o.csv')).filter((r) => r.ref === 'R2').length).toBeGreaterThanOrEqual(2);
   });
 
   it('refuses to spend without a terminal and without --yes (exit 2)', async () => {
@@ -303,6 +323,26 @@ describe('order create | get | list', () => {
 });
 
 describe('demo', () => {
+  it('--keep keeps its sandbox up after the run: the after-batch commands it prints work, until Ctrl-C', async () => {
+    const out = join(tempDir(), 'demo-codes.csv');
+    const stop = new AbortController();
+    const demo = startInProcess(['demo', '--keep', '--out', out], {}, { signal: stop.signal });
+    await demo.stderrShows('Ctrl-C here stops the sandbox', 120_000);
+    // The last export line is this sandbox's (an earlier one is the generic `giftcodes sandbox` step).
+    const exported = [
+      ...demo.stderr().matchAll(/export GIFTCODES_BASE_URL=(\S+) GIFTCODES_API_KEY=(\S+)/g),
+    ].at(-1);
+    const env = { GIFTCODES_BASE_URL: exported?.[1] ?? '', GIFTCODES_API_KEY: exported?.[2] ?? '' };
+    const refund = await runInProcess(['refund', 'batch', out, '--yes'], { env });
+    expect(refund.code, refund.stderr).toBe(0);
+    expect(refund.stdout).toMatch(/requested/);
+    const reconcile = await runInProcess(['order', 'reconcile', out], { env });
+    expect(reconcile.code, reconcile.stdout + reconcile.stderr).toBe(0);
+    stop.abort();
+    await demo.done;
+    expect(demo.stderr()).toContain('sandbox stopped');
+  });
+
   it('runs the whole job in-process and writes demo-codes.csv', async () => {
     const dir = tempDir();
     const out = join(dir, 'demo-codes.csv');
@@ -313,6 +353,18 @@ describe('demo', () => {
     expect(rows.some((r) => r.productId === 'prd_gamestop_us' && r.status === 'failed')).toBe(true);
     expect(res.stderr).toMatch(/What to try next/);
     expect(res.stdout).toMatch(/giftcodes refund batch \S+demo-codes\.csv$/m);
+    // Its sandbox is gone once it ends: no next step names its codes file, and the stderr says why.
+    const next = res.stderr.slice(res.stderr.indexOf('What to try next'));
+    expect(next).not.toMatch(/^ {2}giftcodes (refund batch|order reconcile) \S*demo-codes/m);
+    expect(next).toContain('giftcodes demo --keep');
+    // Run as the summary printed it, against another service: refused by name, before any request.
+    const after = await runInProcess(['refund', 'batch', out, '--yes'], {
+      env: { GIFTCODES_BASE_URL: 'http://127.0.0.1:9', GIFTCODES_API_KEY: 'gk_some_other_key_1234' },
+    });
+    expect(after.code).toBe(2);
+    expect(after.stderr).toMatch(
+      /was bought at http:\/\/127\.0\.0\.1:\d+ .*this run uses http:\/\/127\.0\.0\.1:9/,
+    );
     expect(res.stdout).not.toMatch(/giftcodes refund create/);
     // A second demo replaces its own earlier output, but never a foreign file.
     expect((await runInProcess(['demo', '--out', out], { env: {} })).code).toBe(3);

@@ -78,6 +78,21 @@ describe('order create: a create whose outcome is lost', () => {
   });
 });
 
+describe('an empty --ref is refused before any request', () => {
+  it.each([
+    [['order', 'create', ...AMAZON, '--amount', '10', '--yes']],
+    [['checkout', 'create', '--email', 'a@example.com', '--item', 'prd_amazon_us:sku_amazon_us_25:25']],
+  ])('%j --ref "" exits 2 naming --ref, and nothing reaches the service', async (args) => {
+    const acc = await account(sb);
+    const before = (await sb.operator.orders(acc.userId)).orders.length;
+    const res = await cli(acc.env, [...args, '--ref', '']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('--ref');
+    expect(res.stderr).toMatch(/empty/);
+    expect((await sb.operator.orders(acc.userId)).orders.length).toBe(before);
+  });
+});
+
 describe('order tables mask code URLs', () => {
   /** One order bought and fulfilled through the CLI; its first unit as the sandbox issued it. */
   async function fulfilledOrder(orderArgs: string[]) {

@@ -5,13 +5,13 @@
  * they are skipped and why.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeTree } from '../../src/commands/completion/tree.js';
 import { buildProgram } from '../../src/program.js';
-import { ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
-import { type CliResult, quietIO, runBinary } from '../helpers/cli.js';
+import { EVENT_TYPES, ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
+import { BIN, type CliResult, quietIO, runBinary } from '../helpers/cli.js';
 import { tempDirFor } from '../helpers/temp.js';
 
 const dir = tempDirFor('giftcodes-completion-');
@@ -31,13 +31,14 @@ beforeAll(async () => {
 });
 
 /** What bash offers for the words typed so far (the last one is being completed). */
-function bashComplete(words: string[]): string[] {
+function bashComplete(words: string[], env?: Record<string, string>): string[] {
   const program = `source "$1"; shift
 COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=()
 _giftcodes giftcodes "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[COMP_CWORD-1]}"
 printf '%s\\n' "\${COMPREPLY[@]}"`;
   const output = execFileSync('bash', ['-c', program, 'bash', scripts.bash as string, ...words], {
     encoding: 'utf8',
+    ...(env ? { env: { ...process.env, ...env } } : {}),
   });
   return output.split('\n').filter((l) => l !== '');
 }
@@ -100,6 +101,43 @@ describe('completion bash, in a real bash', () => {
         '--y',
       ]),
     ).toEqual(['--yes']);
+  });
+
+  it('offers only valid values where the flag takes free text: event types, also after a comma', () => {
+    expect(bashComplete(['giftcodes', 'webhook', 'set', '--events', ''])).toEqual([...EVENT_TYPES]);
+    expect(bashComplete(['giftcodes', 'webhook', 'set', '--events', 'order.completed,order.f'])).toEqual([
+      'order.completed,order.failed',
+    ]);
+    // No file names for a flag whose values are known, even when none matches.
+    expect(bashComplete(['giftcodes', 'webhook', 'set', '--events', 'nothing'])).toEqual([]);
+  });
+
+  it('help offers the commands and the topics', () => {
+    const offered = bashComplete(['giftcodes', 'help', '']);
+    expect(offered).toEqual(expect.arrayContaining(['order', 'deposit', 'exit-codes']));
+    expect(offered).not.toContain('help');
+    expect(bashComplete(['giftcodes', 'help', 'ex'])).toEqual(['exit-codes']);
+  });
+
+  it('--profile offers the stored profiles, asked of the CLI when completing', async () => {
+    const config = join(dir, 'config');
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    // `giftcodes` on the PATH, as after an install.
+    writeFileSync(join(bin, 'giftcodes'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    const env = { GIFTCODES_CONFIG_DIR: config, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    for (const name of ['prod', 'staging'])
+      expect(
+        (
+          await runBinary(['config', 'set', 'base-url', 'https://api.example.com', '--profile', name], {
+            env,
+          })
+        ).code,
+      ).toBe(0);
+    expect(bashComplete(['giftcodes', '--profile', ''], env)).toEqual(['prod', 'staging']);
+    expect(bashComplete(['giftcodes', 'order', 'list', '--profile', 'st'], env)).toEqual(['staging']);
   });
 
   it('rejects a shell it does not know (exit 2)', async () => {

@@ -260,6 +260,32 @@ describe('precedence and profiles at run time', () => {
     expect(r.stderr).toMatch(/no profile "prdo" \(from --profile\)/);
   });
 
+  it.each([
+    ['--profile', ['balance', '--profile', 'nope'], {}],
+    ['GIFTCODES_PROFILE', ['balance'], { GIFTCODES_PROFILE: 'nope' }],
+  ])(
+    'a missing profile (%s) is exit 2 even when the URL and key come from the environment',
+    async (from, args, extra) => {
+      const r = await withDir(tempConfigDir())(args, {
+        env: { GIFTCODES_BASE_URL: service.url, GIFTCODES_API_KEY: FIXTURE_KEY, ...extra },
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`no profile "nope" (from ${from})`);
+      expect(r.stdout).toBe('');
+    },
+  );
+
+  it('a config folder that is a file says to point GIFTCODES_CONFIG_DIR at a folder', async () => {
+    const file = join(tempConfigDir(), 'a-file');
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, 'x');
+    const r = await withDir(file)(['config', 'list']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file} is not a folder`);
+    expect(r.stderr).toContain('GIFTCODES_CONFIG_DIR');
+    expect(r.stderr).not.toContain('fix or delete it');
+  });
+
   it('a corrupt config file is a clear usage error, and is left untouched', async () => {
     const dir = tempConfigDir();
     mkdirSync(dir, { recursive: true });

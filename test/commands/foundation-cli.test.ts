@@ -123,7 +123,9 @@ describe('service and response errors', () => {
     const r = await binary(['balance'], { GIFTCODES_API_KEY: 'gk_wrong_key_0000' });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error UNAUTHORIZED: missing or invalid API key \(request req_fx_\d+\)\n$/);
+    expect(r.stderr).toMatch(
+      /^error UNAUTHORIZED: missing or invalid API key\. Next: check the API key [^\n]*`giftcodes login` \(request req_fx_\d+\)\n$/,
+    );
   });
 
   it('the unknown-currency 400 of rates convert is a clear one-line error, exit 2 (invalid input)', async () => {
@@ -178,7 +180,8 @@ describe('service and response errors', () => {
 
 describe('catalog', () => {
   it('prints a table of products on stdout', async () => {
-    const r = await cli(['catalog']);
+    // A terminal wide enough for every cell on one line (the width is tested in table-width.test.ts).
+    const r = await runInProcess(['catalog'], { env: fixtureEnv(service, {}), columns: 200 });
     expect(r.code).toBe(0);
     for (const product of fixtureCatalog().products) {
       expect(r.stdout).toContain(product.productId as string);

@@ -94,3 +94,27 @@ describe('foundation commands against the sandbox', () => {
     expect(r.stderr).toMatch(/^error UNAUTHORIZED: /);
   });
 });
+
+describe('every error says what to do next', () => {
+  it('401: check the key, or save one with giftcodes login', async () => {
+    const r = await cli(['balance'], 'gk_not_a_key_0000');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error UNAUTHORIZED: .*check the API key .*giftcodes login/);
+    expect(r.stderr).not.toContain('gk_not_a_key_0000');
+  });
+
+  it('a 403 for the retailer surface of a B2B-only account: giftcodes business enable --retailer', async () => {
+    const { apiKey } = await sb.operator.createAccount({ capabilities: ['b2b'] });
+    const r = await cli(['checkout', 'list'], apiKey);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error FORBIDDEN: .*giftcodes business enable --retailer/);
+  });
+
+  it('a 403 for a missing scope: a key with that scope, saved with giftcodes login', async () => {
+    const { userId } = await sb.operator.createAccount({});
+    const key = (await sb.operator.createKey(userId, ['orders:read'])).body.apiKey as string;
+    const r = await cli(['balance'], key);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error FORBIDDEN: .*balance:read.*giftcodes login/);
+  });
+});

@@ -102,6 +102,8 @@ export interface InProcessOptions {
   input?: string;
   tty?: boolean;
   deps?: Partial<RunDeps>;
+  /** The terminal's width (tables fit it); 100 unless told. */
+  columns?: number;
 }
 
 /** Run in this process with buffered streams: for fast command tests. */
@@ -124,7 +126,7 @@ export async function runInProcess(args: string[], opts: InProcessOptions = {}):
     stdoutIsTTY: Boolean(opts.tty),
     stderrIsTTY: Boolean(opts.tty),
     color: false,
-    columns: 100,
+    columns: opts.columns ?? 100,
   };
   // Only make a directory when the caller brings none: a test that runs many times can pass its own and remove it.
   const env =

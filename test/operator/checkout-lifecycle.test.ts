@@ -171,7 +171,8 @@ describe('checkout create --seal', () => {
       expect(f.giftCardId).toEqual(expect.any(String));
       expect(f.cardCode ?? null).toBeNull();
     }
-    const table = await runInProcess(['checkout', 'get', created.checkoutId], { env });
+    // A terminal wide enough for the "sealed <id>" cell on one line.
+    const table = await runInProcess(['checkout', 'get', created.checkoutId], { env, columns: 200 });
     expect(table.stdout).toMatch(/sealed[\s│]+yes/);
     expect(table.stdout).toContain(`sealed ${fulfillments[0].giftCardId}`);
   });

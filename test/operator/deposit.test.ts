@@ -132,6 +132,33 @@ describe('deposit create / get', () => {
   });
 });
 
+describe('finishing a deposit in the sandbox', () => {
+  it('deposit --help says how: the payment page or the operator API', async () => {
+    const res = await runInProcess(['deposit', '--help']);
+    expect(res.code).toBe(0);
+    const text = res.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain('<sandbox URL>/_sandbox/pay/<depositId>');
+    expect(text).toContain('pay in full, pay part or let the deposit expire');
+  });
+
+  it('the wait of deposit get names the payment page of a loopback service', async () => {
+    const { env } = op.account();
+    const created = JSON.parse(
+      (await runInProcess(['deposit', 'create', '--amount', '20', '--method', 'card', '--json'], { env }))
+        .stdout,
+    );
+    const id = created.depositId as string;
+    const watching = startInProcess(['deposit', 'get', id, '--wait', '--poll-interval', '100ms'], env, {
+      clock: op.clock(),
+    });
+    await watching.stderrShows(`/_sandbox/pay/${id}`);
+    await op.operator.post(`/deposits/${id}/pay`);
+    const res = await watching.done;
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(`curl -X POST ${op.url}/_sandbox/deposits/${id}/pay`);
+  });
+});
+
 describe('invoice output without a terminal', () => {
   const ESC = '\u001b';
   const create = ['deposit', 'create', '--amount', '20', '--currency', 'BTC', '--method', 'btc'];

@@ -95,6 +95,52 @@ describe('guided deposit in a terminal', () => {
     expect(await term.exited).toBe(0);
   });
 
+  it('a key that can list payment methods leaves one deposit; the wait screen says how to finish it in the sandbox, and its page pays it', async () => {
+    const { env, userId } = op.account({ balanceUsd: 0, capabilities: ['b2b', 'retailer'] });
+    const { term, depositId } = await startGuided(env, '25', 'card');
+    const screen = term.screen();
+    expect(screen).not.toContain('cannot list payment methods');
+    expect(screen).toMatch(
+      new RegExp(
+        `In the sandbox, finish it on its payment page http://127\\.0\\.0\\.1:\\d+/_sandbox/pay/${depositId}`,
+      ),
+    );
+    // The page the wait screen names, posted as its form would be.
+    const base = /(http:\/\/127\.0\.0\.1:\d+)\/_sandbox\/pay\//.exec(screen)?.[1] ?? '';
+    const page = await fetch(`${base}/_sandbox/pay/${depositId}`);
+    expect(page.status).toBe(200);
+    const paid = await fetch(`${base}/_sandbox/pay/${depositId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'action=pay',
+    });
+    expect(paid.status).toBe(200);
+    op.sandbox.advanceClock(5_000);
+    await term.waitFor('New balance: 25.00 USD');
+    expect(await term.exited).toBe(0);
+    const list = JSON.parse((await runInProcess(['deposit', 'list', '--json'], { env })).stdout);
+    expect(list.data.map((d: { depositId: string }) => d.depositId)).toEqual([depositId]);
+    const ledger = await op.operator.ledger(userId);
+    expect(ledger.entries.filter((e) => e.type === 'deposit').map((e) => e.amountUsd)).toEqual([25]);
+  });
+
+  it('a B2B-only key cannot list methods: the deposit the listing opens is named, with where to see it', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const { term, depositId } = await startGuided(env, '25', 'card');
+    const note = /listing them opened deposit (dep_\w+) without an invoice/.exec(
+      term.screen().replace(/\s+/g, ' '),
+    );
+    expect(note?.[1]).toMatch(/^dep_/);
+    expect(note?.[1]).not.toBe(depositId);
+    expect(term.screen().replace(/\s+/g, ' ')).toContain('giftcodes deposit list --status pending');
+    term.type(KEYS.ctrlC);
+    expect(await term.exited).toBe(130);
+    const list = JSON.parse((await runInProcess(['deposit', 'list', '--json'], { env })).stdout);
+    expect(list.data.map((d: { depositId: string }) => d.depositId).sort()).toEqual(
+      [depositId, note?.[1]].sort(),
+    );
+  });
+
   it('says what to do when the invoice expires on the virtual clock (exit 3)', async () => {
     const { env } = op.account({ balanceUsd: 0 });
     const { term, depositId } = await startGuided(env, '30', 'btc');

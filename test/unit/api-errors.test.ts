@@ -186,7 +186,12 @@ describe('each error answer becomes one class with its exit code', () => {
     expect(error).toBeInstanceOf(Class);
     // Still an ApiError: every `instanceof ApiError`, `.status` and `.code` check keeps working.
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ status, code, message, requestId: 'req_e1', exitCode });
+    expect(error).toMatchObject({ status, code, requestId: 'req_e1', exitCode });
+    // The service's message, and for 401 and 403 what to do next after it.
+    const text = (error as ApiError).message;
+    if (status === 401 || status === 403)
+      expect(text).toMatch(new RegExp(`^${escapeRe(message)}\\. Next: \\S`));
+    else expect(text).toBe(message);
     if (details) expect((error as ApiError).details).toEqual(details);
     // One mapping: the class's exit code is the one apiExitCode gives.
     expect(apiExitCode(status, code, message, details)).toBe(exitCode);
@@ -231,6 +236,25 @@ describe('each error answer becomes one class with its exit code', () => {
     expect(bare.limit).toBeUndefined();
     expect(bare.window).toBeUndefined();
     expect(bare.exitCode).toBe(ExitCode.stoppedResumable);
+  });
+
+  it.each([
+    ['Invalid API key', undefined, /check the API key .*`giftcodes login`/],
+    ['retailer surface disabled: ask the operator', undefined, /`giftcodes business enable --retailer`/],
+    ['Forbidden', { capability: 'retailer' }, /`giftcodes business enable --retailer`/],
+    [
+      'This API key lacks the balance:read scope',
+      { requiredScope: 'balance:read' },
+      /the balance:read scope .*`giftcodes login`/,
+    ],
+    ['missing scope orders:create', undefined, /the orders:create scope/],
+    ['Account suspended: compliance hold', { status: 'suspended' }, /contact support/],
+    ['Forbidden', undefined, /`giftcodes doctor`/],
+  ])('the next step of %j (%j)', (message, details, step) => {
+    const status = message === 'Invalid API key' ? 401 : 403;
+    const code = status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN';
+    const error = apiErrorFrom({ status, code, message, details, requestId: 'req_x' });
+    expect(error.message.slice(message.length)).toMatch(step);
   });
 
   it('429 with the flat body is a RateLimitError (exit 1) with its message and Retry-After', async () => {
@@ -378,3 +402,7 @@ describe('the rest of the family', () => {
     expect(runEndExitCode(end)).toBe(code);
   });
 });
+
+function escapeRe(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

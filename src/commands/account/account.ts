@@ -7,7 +7,7 @@ import { surfaceOption } from '../shared/options.js';
 
 export default defineCommand({
   command: 'account',
-  description: 'tier, status, limits, daily and monthly usage, rebates progress',
+  description: 'tier, status, limits, usage, what can still be bought (balance, caps left, resets), rebates',
   options: { surface: surfaceOption },
   examples: ['giftcodes account', 'giftcodes account --surface retailer --json'],
   run: runAccount,
@@ -16,8 +16,10 @@ export default defineCommand({
 export async function runAccount(ctx: Context, opts: { surface: Surface }): Promise<void> {
   const { printJson, printTable } = await import('../../io/output.js');
   const { style } = await import('../../io/style.js');
-  const { limitRows, rebateLines, statusWarning, usageLine } = await import('./render.js');
-  const { getAccount } = await import('../../api/account.js');
+  const { buyingLines, limitRows, rebateLines, statusWarning, usageLine } = await import('./render.js');
+  const { getAccount, getBalance } = await import('../../api/account.js');
+  const { buyingPower } = await import('../../caps.js');
+  const { ApiError } = await import('../../errors.js');
   const http = await ctx.http();
   const res = await getAccount(http, opts.surface);
   const account = res.data;
@@ -35,6 +37,17 @@ export async function runAccount(ctx: Context, opts: { surface: Surface }): Prom
   if (rows.length > 0) printTable(ctx.io, ['limit', 'value'], rows);
   out(ctx.io, usageLine('today (UTC)', account.usage.daily));
   out(ctx.io, usageLine('this month (UTC)', account.usage.monthly));
+  // The balance is a B2B read: a key that cannot make it still gets the caps.
+  const balance = await getBalance(http).then(
+    (b) => b.data.balance,
+    (error: unknown) => {
+      if (error instanceof ApiError && (error.status === 403 || error.status === 404)) return undefined;
+      throw error;
+    },
+  );
+  const now = ctx.clock.now();
+  out(ctx.io);
+  for (const line of buyingLines(buyingPower(account, balance, now), now)) out(ctx.io, line);
   const rebates = rebateLines(account);
   if (rebates.length > 0) {
     out(ctx.io);

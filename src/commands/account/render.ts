@@ -1,5 +1,6 @@
 /** The account overview as lines of text: pure, so it is tested without a terminal. */
-import { bar, formatMoney } from '../../io/format.js';
+import type { BuyingPower } from '../../caps.js';
+import { bar, formatDuration, formatMoney, formatTime } from '../../io/format.js';
 import type { Styler } from '../../io/style.js';
 import { type Account, LIMIT_KEYS, rebateOffers } from '../../schemas/account.js';
 
@@ -79,4 +80,31 @@ export function rebateLines(account: Account): string[] {
     const share = offer.targetAmountUsd > 0 ? progress / offer.targetAmountUsd : 1;
     return `${reward}: ${formatMoney(progress, 'USD')} ${bar(share)}`;
   });
+}
+
+/**
+ * "How much can I still buy?": the balance, what each spend cap leaves and when it starts
+ * again, and the smallest of them. The figures are `buyingPower`'s (src/caps.ts), the
+ * same as the bulk dry run's.
+ */
+/** A wait of days reads in days and hours; shorter ones as `formatDuration`. */
+function untilText(ms: number): string {
+  const hours = Math.floor(ms / 3_600_000);
+  if (hours < 48) return formatDuration(ms);
+  return `${Math.floor(hours / 24)}d ${String(hours % 24).padStart(2, '0')}h`;
+}
+
+export function buyingLines(power: BuyingPower, now: number): string[] {
+  const money = (usd: number | undefined, none: string) =>
+    usd === undefined ? none : formatMoney(usd, 'USD');
+  const resets = (at: number) => `resets ${formatTime(at)} (in ${untilText(at - now)})`;
+  const lines = [
+    power.canBuyUsd === undefined
+      ? 'can still buy: no limit known (balance not readable, no spend cap)'
+      : `can still buy: ${formatMoney(power.canBuyUsd, 'USD')} (the ${power.limitedBy} is the smallest)`,
+    `  balance          ${money(power.balanceUsd, 'not readable with this key')}`,
+    `  left today       ${power.dailyLeftUsd === undefined ? 'no daily cap' : `${money(power.dailyLeftUsd, '')}, ${resets(power.dayResetsAt)}`}`,
+    `  left this month  ${power.monthlyLeftUsd === undefined ? 'no monthly cap' : `${money(power.monthlyLeftUsd, '')}, ${resets(power.monthResetsAt)}`}`,
+  ];
+  return lines;
 }

@@ -10,7 +10,7 @@ import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { defineCommand } from '../define.js';
-import { collect, nonNegativeAmount } from '../parse.js';
+import { collect, externalRef, nonNegativeAmount } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printInvoice } from '../shared/invoice.js';
 import { qrOption } from '../shared/options.js';
@@ -53,6 +53,7 @@ export default defineCommand({
     ref: {
       flags: '--ref <externalRef>',
       description: 'your reference, 1-128 chars; makes retries safe (generated when omitted)',
+      parse: externalRef,
     },
     callbackUrl: {
       flags: '--callback-url <url>',

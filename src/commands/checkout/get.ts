@@ -64,7 +64,9 @@ async function waitForCheckout(
   const { getCheckout } = await import('../../api/checkouts.js');
   const { TERMINAL_ORDER_STATUSES } = await import('../../schemas/orders.js');
   const http = await ctx.http();
-  const progress = await startProgress(ctx.io, `checkout ${opts.checkoutId}: ${first.data.status}`);
+  const progress = await startProgress(ctx.io, `checkout ${opts.checkoutId}: ${first.data.status}`, {
+    now: ctx.clock.now,
+  });
   let last = '';
   try {
     const res = await waitUntilDone({

@@ -5,7 +5,7 @@
  * own `complete` lines. Every word placed in a script is checked to be a plain token,
  * so nothing from the tree can break out of the quoting.
  */
-import type { FlagInfo, NodeInfo } from './tree.js';
+import type { NodeInfo } from './tree.js';
 
 const TOKEN = /^[A-Za-z0-9_.:@%+,/-]*$/;
 
@@ -23,6 +23,13 @@ const spaced = (list: readonly string[]) => (list.length ? ` ${words(list)} ` : 
 const valueFlags = (node: NodeInfo) => node.flags.filter((f) => f.takesValue).flatMap((f) => f.names);
 const allFlags = (node: NodeInfo) => node.flags.flatMap((f) => f.names);
 
+/**
+ * The stored profiles, asked of the CLI when completing (they change after the script is
+ * made): the names from `config list --json`, only those made of plain characters.
+ */
+const BASH_PROFILES = `"$(command giftcodes config list --json 2>/dev/null | sed -n 's/^ *"profile": "\\([A-Za-z0-9_.@+-]*\\)",*$/\\1/p')"`;
+const FISH_PROFILES = `(command giftcodes config list --json 2>/dev/null | string replace -rf '^\\s*"profile": "([A-Za-z0-9_.@+-]+)",?$' '$1')`;
+
 function bashFunction(nodes: NodeInfo[]): string {
   const nodeCases = nodes
     .map(
@@ -33,10 +40,11 @@ function bashFunction(nodes: NodeInfo[]): string {
   const choiceCases = nodes
     .flatMap((n) =>
       n.flags
-        .filter((f): f is FlagInfo & { choices: string[] } => Boolean(f.choices))
+        .filter((f) => Boolean(f.choices) || Boolean(f.dynamic))
         .flatMap((f) =>
           f.names.map(
-            (name) => `    '${pathToken(n.path)}|${token(name)}') _gc_choices='${words(f.choices)}' ;;`,
+            (name) =>
+              `    '${pathToken(n.path)}|${token(name)}') _gc_fixed=1; _gc_choices=${f.dynamic ? BASH_PROFILES : `'${words(f.choices ?? [])}'`} ;;`,
           ),
         ),
     )
@@ -49,6 +57,7 @@ ${nodeCases}
 }
 
 _giftcodes_choices() {
+  _gc_fixed=0
   case "$1|$2" in
 ${choiceCases}
     *) _gc_choices='' ;;
@@ -58,7 +67,7 @@ ${choiceCases}
 _giftcodes() {
   if [[ -n \${ZSH_VERSION-} ]]; then setopt localoptions ksharrays; fi
   local cur="\${COMP_WORDS[COMP_CWORD]}" path='' word opt i skip=0
-  local _gc_subs _gc_opts _gc_valopts _gc_args _gc_choices
+  local _gc_subs _gc_opts _gc_valopts _gc_args _gc_choices _gc_fixed
   COMPREPLY=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="\${COMP_WORDS[i]}"
@@ -89,8 +98,16 @@ _giftcodes() {
   fi
   if [[ -n "$opt" ]]; then
     _giftcodes_choices "$path" "$opt"
-    # No fixed values: leave it to the shell's default (file names).
-    [[ -n "$_gc_choices" ]] && COMPREPLY=($(compgen -W "$_gc_choices" -- "$cur"))
+    # No fixed values: leave it to the shell's default (file names). Fixed ones: only them,
+    # also after a comma (a list such as --events a,b).
+    if ((_gc_fixed)); then
+      compopt +o default 2>/dev/null
+      if [[ "$cur" == *,* ]]; then
+        COMPREPLY=($(compgen -P "\${cur%,*}," -W "$_gc_choices" -- "\${cur##*,}"))
+      else
+        COMPREPLY=($(compgen -W "$_gc_choices" -- "$cur"))
+      fi
+    fi
     return 0
   fi
   if [[ "$cur" == -* ]]; then
@@ -156,7 +173,13 @@ export function fishScript(nodes: NodeInfo[]): string {
       const spell = f.names
         .map((name) => (name.startsWith('--') ? `-l ${token(name.slice(2))}` : `-s ${token(name.slice(1))}`))
         .join(' ');
-      const value = f.choices ? `-x -a ${fishQuote(words(f.choices))}` : f.takesValue ? '-r' : '';
+      const value = f.dynamic
+        ? `-x -a ${fishQuote(FISH_PROFILES)}`
+        : f.choices
+          ? `-x -a ${fishQuote(words(f.choices))}`
+          : f.takesValue
+            ? '-r'
+            : '';
       lines.push(
         `complete -c giftcodes ${cond} ${spell} ${value} -d ${fishQuote(f.description)}`.replace(
           / {2,}/g,

@@ -6,12 +6,17 @@
  * declarations take from src/schemas/enums.ts). Hidden flags and commands are left out.
  */
 import type { Command, Option } from 'commander';
+import { EVENT_TYPES } from '../../schemas/enums.js';
 
 export interface FlagInfo {
   /** `--json`, `-y`: every spelling. */
   names: string[];
   takesValue: boolean;
   choices?: string[];
+  /** The value is a comma-separated list of `choices` (`--events a,b`). */
+  list?: boolean;
+  /** Values known only when completing: the stored profiles (read with `config list --json`). */
+  dynamic?: 'profiles';
   description: string;
 }
 
@@ -30,13 +35,27 @@ const isHidden = (item: unknown, key: string) => Boolean((item as Record<string,
 function flagInfo(option: Option): FlagInfo {
   const names = [option.long, option.short].filter((n): n is string => Boolean(n));
   const choices = (option as { argChoices?: string[] }).argChoices;
+  const source = option.long ? VALUE_SOURCES[option.long] : undefined;
   return {
     names,
     takesValue: option.required || option.optional,
     ...(choices ? { choices: [...choices] } : {}),
+    ...(source && !choices ? source : {}),
     description: option.description,
   };
 }
+
+/**
+ * Values of flags that take free text on the command line but only a known set in fact:
+ * offered instead of file names.
+ */
+const VALUE_SOURCES: Readonly<Record<string, Pick<FlagInfo, 'choices' | 'list' | 'dynamic'>>> = {
+  '--events': { choices: [...EVENT_TYPES], list: true },
+  '--profile': { dynamic: 'profiles' },
+};
+
+/** What `giftcodes help` takes besides command names (help.ts). */
+export const HELP_TOPICS = ['exit-codes'] as const;
 
 const HELP: FlagInfo = { names: ['--help', '-h'], takesValue: false, description: 'show help' };
 
@@ -46,7 +65,18 @@ export function describeTree(root: Command): NodeInfo[] {
   const visit = (command: Command, path: string[]) => {
     const subs = command.commands.filter((c) => !isHidden(c, '_hidden'));
     const own = path.length === 0 ? [] : command.options.filter((o) => !o.hidden).map(flagInfo);
-    const argChoices = (command.registeredArguments[0] as { argChoices?: string[] } | undefined)?.argChoices;
+    // `giftcodes help <command|topic>`: the top-level commands and the topics.
+    const helpWords =
+      path.length === 1 && path[0] === 'help'
+        ? [
+            ...root.commands
+              .filter((c) => !isHidden(c, '_hidden') && c.name() !== 'help')
+              .map((c) => c.name()),
+            ...HELP_TOPICS,
+          ]
+        : undefined;
+    const argChoices =
+      helpWords ?? (command.registeredArguments[0] as { argChoices?: string[] } | undefined)?.argChoices;
     nodes.push({
       path: path.join(' '),
       description: command.description(),

@@ -21,6 +21,11 @@ export default defineCommand({
       flags: '--input <csv>',
       description: 'the order file (default: the bundled fixtures/demo-orders.csv)',
     },
+    keep: {
+      flags: '--keep',
+      description:
+        "keep the demo's sandbox running after the run (until Ctrl-C), to try refund batch and order reconcile on its codes file",
+    },
     fulfillmentMs: {
       flags: '--fulfillment-ms <ms>',
       description: "the demo sandbox's time per fulfilled unit (a slow run to watch, or to stop)",
@@ -28,7 +33,12 @@ export default defineCommand({
       hidden: true,
     },
   },
-  examples: ['giftcodes demo', 'giftcodes demo --out /tmp/demo-codes.csv --input my-orders.csv'],
+  examples: [
+    'giftcodes demo',
+    'giftcodes demo --out /tmp/demo-codes.csv --input my-orders.csv',
+    '# Keep its sandbox up (until Ctrl-C) for refund batch and order reconcile',
+    'giftcodes demo --keep',
+  ],
   run: runDemo,
 });
 
@@ -46,7 +56,7 @@ async function earlierDemoOnly(out: string): Promise<boolean> {
 
 export async function runDemo(
   ctx: Context,
-  opts: { out: string; input?: string; fulfillmentMs?: number },
+  opts: { out: string; input?: string; fulfillmentMs?: number; keep?: boolean },
 ): Promise<void> {
   const { journalPathFor } = await import('../../bulk/index.js');
   if (!(await earlierDemoOnly(opts.out))) {
@@ -70,7 +80,10 @@ export async function runDemo(
     });
     const account = (await res.body.json()) as { userId: string; apiKey: string };
     if (res.statusCode !== 201) throw new Error(`sandbox refused the demo account (HTTP ${res.statusCode})`);
-    err(ctx.io, `sandbox running at ${sandbox.url} (in this process; it stops when the demo ends)`);
+    err(
+      ctx.io,
+      `sandbox running at ${sandbox.url} (in this process; it stops when the demo ends${opts.keep ? ': Ctrl-C' : ''})`,
+    );
     err(
       ctx.io,
       `demo account ${account.userId}: tier ${DEMO_TIER}, balance ${formatMoney(DEMO_BALANCE_USD, 'USD')}`,
@@ -102,6 +115,21 @@ export async function runDemo(
       },
     );
     if (code === ExitCode.ok || code === ExitCode.failedItems) {
+      const file = shellWord(opts.out);
+      // The demo's orders live only in its sandbox: commands on its codes file work only
+      // while it runs, so they are offered only with --keep.
+      const afterBatch = opts.keep
+        ? [
+            `In another terminal, reach this sandbox (the demo account's key, the sandbox's own):`,
+            `  export GIFTCODES_BASE_URL=${sandbox.url} GIFTCODES_API_KEY=${account.apiKey}`,
+            `  giftcodes refund batch ${file} --yes    # refunds of the failed units, each once`,
+            `  giftcodes order reconcile ${file}       # the file against the service`,
+            'Ctrl-C here stops the sandbox; its orders go with it.',
+          ]
+        : [
+            "The demo's sandbox stops now, and its orders with it: the commands above that name",
+            `${opts.out} work only while it runs (\`giftcodes demo --keep\` keeps it up).`,
+          ];
       err(
         ctx.io,
         [
@@ -110,19 +138,27 @@ export async function runDemo(
             ? 'Some units failed on purpose: the GameStop card fails every third unit, so its orders end "partial".'
             : '',
           'What to try next:',
-          `  head -5 ${shellWord(opts.out)}                      # the codes (mode 0600)`,
+          `  head -5 ${file}                      # the codes (mode 0600)`,
           '  giftcodes sandbox --port 4010           # a sandbox that stays up (another terminal)',
           '  export GIFTCODES_BASE_URL=http://127.0.0.1:4010 GIFTCODES_API_KEY=<key it prints>',
           '  giftcodes catalog                       # products, SKUs, denominations',
           `  ${giftcodesCommand('order', 'bulk', operand(input), '--out', 'codes.csv', '--dry-run')}`,
           '  giftcodes order bulk <file> --out codes.csv --yes   # kill it at any point and run it again',
           '  giftcodes order list --status partial',
-          `  giftcodes refund batch ${opts.out}       # refunds of the failed units, each once`,
-          `  giftcodes order reconcile ${opts.out}    # the file against the service`,
+          '  giftcodes refund batch codes.csv --yes  # refunds of its failed units, each once',
+          '  giftcodes order reconcile codes.csv     # the file against the service',
+          ...afterBatch,
         ]
           .filter((l) => l !== '')
           .join('\n'),
       );
+      if (opts.keep) {
+        await new Promise<void>((resolve) => {
+          if (ctx.signal.aborted) resolve();
+          else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        err(ctx.io, 'sandbox stopped');
+      }
     }
   } finally {
     await sandbox.close();

@@ -14,6 +14,7 @@ import { formatMoney } from '../../io/format.js';
 import { err, out } from '../../io/streams.js';
 import type { Invoice, PaymentMethod } from '../../schemas/payments.js';
 import { defineCommand } from '../define.js';
+import { wrap } from '../help.js';
 import { DEFAULT_POLL_MS, pollOption } from '../shared/options.js';
 
 export default defineCommand({
@@ -25,8 +26,15 @@ export default defineCommand({
     'giftcodes deposit',
     'giftcodes deposit list --status pending',
   ],
+  moreHelp: (width) => `\n${wrap(SANDBOX_DEPOSIT_HELP, width)}`,
   run: runDepositGuidedCommand,
 });
+
+/** How a deposit is paid in the sandbox, where no payment arrives by itself (src/sandbox/pay-page.ts). */
+const SANDBOX_DEPOSIT_HELP =
+  'In the sandbox (`giftcodes sandbox`) nothing pays an invoice by itself: open its "Pay online" page ' +
+  '(<sandbox URL>/_sandbox/pay/<depositId>) to pay in full, pay part or let the deposit expire, ' +
+  'or POST to <sandbox URL>/_sandbox/deposits/<depositId>/pay (body {"amount": n} for part), /expire or /fail.';
 
 export interface GuidedDepositOptions {
   /** Pre-filled amount, e.g. the shortfall of a bulk run. */
@@ -148,21 +156,23 @@ export async function runGuidedDeposit(
 }
 
 /**
- * The spec exposes the eligible methods only through a deposit created without
- * `paymentMethodId` (its `availablePaymentMethods`). That record carries no invoice
- * and expires unpaid by itself; the chosen method then gets its own deposit.
+ * The eligible methods, listed without a deposit where the key allows it
+ * (`shared/deposit-methods.ts`); otherwise the listing's deposit (no invoice, it expires
+ * unpaid) is named, and the chosen method gets its own deposit.
  */
 async function chooseMethod(ctx: Context, http: HttpClient, amount: number): Promise<PaymentMethod> {
   const { ineligibleReason, methodLabel, sortMethods } = await import('../shared/methods.js');
-  const { createDeposit } = await import('../../api/deposits.js');
-  const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
-  if (listing.depositId)
-    ctx.debug(`method listing created deposit ${listing.depositId} (no invoice; it expires unpaid)`);
-  const methods = sortMethods(listing.data.availablePaymentMethods ?? [], amount);
+  const { depositMethods, openedDepositNote } = await import('../shared/deposit-methods.js');
+  const listing = await depositMethods(http, amount);
+  const note = openedDepositNote(listing);
+  if (note) err(ctx.io, note);
+  const methods = sortMethods(listing.methods, amount);
   if (methods.length === 0) {
     throw new UnexpectedResponseError(
       listing.status,
-      'the service listed no payment methods for this deposit (availablePaymentMethods is empty)',
+      listing.source === 'deposit'
+        ? 'the service listed no payment methods for this deposit (availablePaymentMethods is empty)'
+        : 'the service listed no payment method a deposit can be paid with (GET /retailer/v1/payment-methods)',
       undefined,
       listing.requestId,
     );

@@ -71,6 +71,25 @@ export function newDepositCommand(
   );
 }
 
+/**
+ * How to finish a deposit in the sandbox (no real payment can reach it): its payment page,
+ * or the operator API. Shown only for a loopback base URL, which is where the sandbox runs
+ * (the real service is never reached over loopback).
+ */
+export function sandboxPayHint(baseUrl: string, depositId: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  const host = url.hostname;
+  if (!(host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host))) return undefined;
+  const base = baseUrl.replace(/\/+$/, '');
+  const id = encodeURIComponent(depositId);
+  return `In the sandbox, finish it on its payment page ${base}/_sandbox/pay/${id} (pay in full, pay part, or let it expire), or with: curl -X POST ${base}/_sandbox/deposits/${id}/pay`;
+}
+
 export function resumeHint(depositId: string): string {
   return giftcodesCommand('deposit', 'get', operand(depositId), '--wait');
 }

@@ -13,7 +13,7 @@ import { startProgress } from '../../io/progress.js';
 import { err } from '../../io/streams.js';
 import { type GetDepositResponse, TERMINAL_DEPOSIT_STATUSES } from '../../schemas/deposits.js';
 import { waitUntilDone } from '../shared/wait.js';
-import { resumeHint, waitingText } from './render.js';
+import { resumeHint, sandboxPayHint, waitingText } from './render.js';
 
 export interface WatchOptions {
   /** Time between two reads of the deposit. */
@@ -33,7 +33,9 @@ export async function watchDeposit(
   depositId: string,
   opts: WatchOptions,
 ): Promise<ApiResponse<GetDepositResponse>> {
-  const progress = await startProgress(ctx.io, `checking deposit ${depositId}`);
+  const hint = sandboxPayHint(http.baseUrl, depositId);
+  if (hint) err(ctx.io, hint);
+  const progress = await startProgress(ctx.io, `checking deposit ${depositId}`, { now: ctx.clock.now });
   let lastStatus: string | undefined;
   try {
     const res = await waitUntilDone({

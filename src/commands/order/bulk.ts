@@ -220,7 +220,7 @@ export async function runOrderBulk(
   // One spinner for the preflight, stopped for the confirmation; another for the run.
   const preflight = opts.dryRun
     ? undefined
-    : await startProgress(io, 'checking the file against the live catalog');
+    : await startProgress(io, 'checking the file against the live catalog', { now: ctx.clock.now });
   // Every spinner ever started, so the end stops them all (an ora left running keeps the process alive).
   const started: Array<Promise<Progress>> = [];
   let spinner: Promise<Progress> | undefined;
@@ -235,7 +235,7 @@ export async function runOrderBulk(
       preflight?.stop();
       if (spinner) void spinner.then((p) => p.update(text));
       else {
-        spinner = startProgress(io, text);
+        spinner = startProgress(io, text, { now: ctx.clock.now });
         started.push(spinner);
       }
     },

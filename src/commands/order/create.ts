@@ -8,7 +8,7 @@ import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { defineCommand } from '../define.js';
-import { amount, duration, positiveInt } from '../parse.js';
+import { amount, duration, externalRef, positiveInt } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { checkReplay, refReusedError, unverifiedRecipientWarning } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
@@ -31,6 +31,7 @@ export default defineCommand({
     ref: {
       flags: '--ref <externalRef>',
       description: 'idempotency key (default: a random one); the same ref never charges twice',
+      parse: externalRef,
     },
     field: { flags: '--field <name=value...>', description: 'a required field value (repeatable)' },
     seal: { flags: '--seal', description: 'deliver a sealed card' },

@@ -10,6 +10,7 @@ import type { HttpClient } from '../../api/http.js';
 import type { BatchOrder, BatchTarget } from '../../batch/locate.js';
 import type { ExportRecord } from '../../batch/orders.js';
 import type { OutputFormat, OutputRecord } from '../../bulk/index.js';
+import type { InputRow } from '../../bulk/types.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
@@ -73,21 +74,22 @@ async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOption
   const notice = (line: string) => err(ctx.io, line);
   const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
   const journal = await readJournal(journalPath);
+  const copies = await journalCopies(ctx, http);
   if (opts.checkoutIds.length === 0) {
     if (!journal?.batch && opts.batch === undefined)
       throw new UsageError(
         `name what to export: checkoutIds, or --batch ID (no journal beside ${opts.out} names the batch)`,
       );
     if (journal?.batch)
-      return locateBatch(http, { file: opts.out, journal: journalPath, batch: opts.batch }, notice);
-    return locateBatch(http, { batch: opts.batch, copies: await journalCopies(ctx, http) }, notice);
+      return locateBatch(http, { file: opts.out, journal: journalPath, batch: opts.batch, copies }, notice);
+    return locateBatch(http, { batch: opts.batch, copies }, notice);
   }
   if (opts.batch !== undefined) throw new UsageError('pass checkoutIds or --batch, not both');
   // Named orders: their planned lines come from the journal beside --out when it has them.
   const byId = new Map<string, BatchOrder>();
   let target: BatchTarget | undefined;
   if (journal?.batch) {
-    target = await locateBatch(http, { file: opts.out, journal: journalPath }, notice);
+    target = await locateBatch(http, { file: opts.out, journal: journalPath, copies }, notice);
     for (const o of target.orders) if (o.checkoutId) byId.set(o.checkoutId, o);
   }
   const orders = opts.checkoutIds.map(
@@ -101,19 +103,32 @@ async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOption
   };
 }
 
-/** The input's `ref` column by row, checked to be the file the batch was bought from. */
-async function refsFromInput(input: string, expectedSha?: string): Promise<(row: number) => string> {
+/** The input's rows, checked to be the file the batch was bought from when that can be told. */
+async function readInputRows(
+  input: string,
+  batch: string,
+  expectedSha?: string,
+): Promise<{ rows: InputRow[]; refOf: (row: number) => string }> {
   const { readFile: readInput } = await import('../../bulk/index.js');
-  const refs = new Map<number, string>();
+  const { fileMatchesBatch } = await import('../../batch/replan.js');
+  const rows: InputRow[] = [];
   let parsed: Awaited<ReturnType<typeof readInput>>;
   try {
-    parsed = await readInput(input, (row) => refs.set(row.row, row.ref));
+    parsed = await readInput(input, (row) => rows.push(row));
   } catch (error) {
     throw new UsageError(`cannot read ${input}: ${(error as Error).message}`);
   }
-  if (expectedSha !== undefined && parsed.sha256 !== expectedSha)
-    throw new UsageError(`${input} is not the input file this batch was bought from (its content differs)`);
-  return (row) => refs.get(row) ?? '';
+  const matches =
+    expectedSha !== undefined ? parsed.sha256 === expectedSha : fileMatchesBatch(batch, parsed.sha256);
+  if (matches === false) throw notTheInput(input, batch);
+  const refs = new Map(rows.map((r) => [r.row, r.ref]));
+  return { rows, refOf: (row) => refs.get(row) ?? '' };
+}
+
+function notTheInput(input: string, batch: string): UsageError {
+  return new UsageError(
+    `${input} is not the input file batch ${batch || '(unnamed)'} was bought from (its content differs): pass the file \`order bulk\` read`,
+  );
 }
 
 export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Promise<ExitCode> {
@@ -130,13 +145,17 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
   if (opts.journal !== undefined) await assertRegularIfPresent(opts.journal, '--journal');
   const http = await ctx.http();
   const target = await targetFor(ctx, http, opts);
-  const withLines = target.orders.some((o) => o.lines);
-  let refOf: (row: number) => string = () => '';
-  if (opts.input) refOf = await refsFromInput(opts.input, target.journal?.batch?.input);
-  else if (withLines)
+  const input = opts.input
+    ? await readInputRows(opts.input, target.batch, target.journal?.batch?.input)
+    : undefined;
+  const refOf: (row: number) => string = input?.refOf ?? (() => '');
+  // Journals before version 3 keep no row refs: only the input can fill that column then.
+  const { LINES_CARRY_REFS } = await import('../../bulk/journal.js');
+  const journalVersion = target.journal?.batch?.v;
+  if (!input && journalVersion !== undefined && journalVersion < LINES_CARRY_REFS)
     err(
       ctx.io,
-      "the ref column (your input's own keys) is kept only in the input file: pass --input <file> to fill it",
+      "the ref column (your input's own keys) is not in this batch's journal: pass --input <file> to fill it",
     );
 
   // Never replace a file that is not this batch's own output (as `order bulk`).
@@ -150,6 +169,16 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
 
   const fetched = await fetchOrders(http, target.orders);
   const { XLSX_MAX_ROWS, tooManyForWorkbook } = await import('../../bulk/xlsx.js');
+  // The journal is gone: the input's rows give the orders their planned lines again.
+  let unproved: string[] = [];
+  if (input && target.orders.some((o) => !o.lines)) {
+    const { linesFromInput } = await import('../../batch/replan.js');
+    const replanned = linesFromInput(target.batch, target.orders, fetched, input.rows);
+    if (replanned.matched === 0 && replanned.unproved.length > 0)
+      throw notTheInput(opts.input as string, target.batch);
+    unproved = replanned.unproved;
+  }
+  const withLines = target.orders.some((o) => o.lines);
   const records: ExportRecord[] = [];
   const pending: string[] = [];
   const mismatched: string[] = [];
@@ -213,7 +242,12 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
   if (!withLines && records.length)
     err(
       ctx.io,
-      'without the batch journal the input row and skuId of each unit are unknown: those cells are empty',
+      'without the batch journal the input row and skuId of each unit are unknown: those cells are empty (pass --input <file> to re-plan them from the input)',
+    );
+  else if (unproved.length)
+    err(
+      ctx.io,
+      `${unproved.length} order${unproved.length === 1 ? '' : 's'} could not be matched to rows of ${opts.input}: their row, ref and skuId cells are empty`,
     );
   ctx.exitCode = exitCode;
   return exitCode;

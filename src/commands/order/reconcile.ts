@@ -40,7 +40,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => string>> = {
   // The damaged file is not an output of the batch any more: replacing it takes --force.
   'code-missing-locally': (batch, file) =>
-    `rebuild the file from the service (add --input <the input CSV> to fill the ref column): ${giftcodesCommand(
+    `rebuild the file from the service (without its journal, add --input <the input CSV> to re-plan its rows): ${giftcodesCommand(
       'order',
       'export',
       '--batch',

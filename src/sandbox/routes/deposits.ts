@@ -39,7 +39,7 @@ export function confirmDeposit(
   d.updatedAt = now;
   if (d.payment) {
     d.payment.status = 'confirming';
-    d.payment.sentAmount = d.payment.expectedAmount;
+    d.payment.sentAmount = Math.max(d.payment.sentAmount, d.payment.expectedAmount);
   }
   const finish = () => {
     if (d.status !== 'confirming') return;
@@ -56,6 +56,60 @@ export function confirmDeposit(
   };
   if (delayMs <= 0) finish();
   else core.scheduler.at(now + delayMs, finish);
+  return d;
+}
+
+/**
+ * The payer's money arrives on the deposit's invoice (the hosted page, or the operator
+ * API): `amount` in the invoice's currency, the whole amount due when omitted. Less than
+ * due is an under-payment: the deposit stays pending and its invoice asks for the rest
+ * (spec §2 `amount`, the exact amount still to send); once all of it is sent, it confirms.
+ * A deposit made without a method gets a card invoice here, as the hosted page would make.
+ */
+export function depositPays(core: Core, d: DepositState, amount?: number): DepositState {
+  if (d.status !== 'pending') {
+    throw validationError(`Deposit is ${d.status}; only pending deposits take payments`, {
+      reason: REASONS.notPending,
+      status: d.status,
+    });
+  }
+  if (!d.payment) {
+    const card = core.paymentMethods.find((m) => m.type === 'hosted');
+    if (!card) throw validationError('no hosted payment method in the fixtures', { reason: REASONS.invalid });
+    d.payment = createInvoice(core, {
+      method: card,
+      currency: 'USD',
+      appliedAmount: d.amount,
+      appliedCurrency: 'USD',
+      rates: ratesOrThrow(core),
+      expiresAt: d.expiresAt,
+      reference: d.depositId,
+    });
+  }
+  const p = d.payment;
+  const due = core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
+  const send = amount ?? due;
+  if (!(send > 0))
+    throw validationError('amount must be positive', { field: 'amount', reason: REASONS.invalid });
+  const now = core.clock.now();
+  p.sentAmount = core.rates.round(p.sentAmount + send, p.currency);
+  p.updatedAt = now;
+  d.updatedAt = now;
+  if (p.sentAmount + 1e-12 >= p.expectedAmount) return confirmDeposit(core, d);
+  return d;
+}
+
+/** Spec §3 "pending -> expired": an unpaid deposit after its hour (or at once, from the operator). */
+export function expireDeposit(core: Core, d: DepositState): DepositState {
+  if (d.status !== 'pending') {
+    throw validationError(`Deposit is ${d.status}; only pending deposits can expire`, {
+      reason: REASONS.notPending,
+      status: d.status,
+    });
+  }
+  d.status = 'expired';
+  d.updatedAt = core.clock.now();
+  if (d.payment) d.payment.status = 'failed';
   return d;
 }
 
@@ -132,10 +186,7 @@ export const depositRoutes: RouteDef[] = [
     core.store.deposits.set(deposit.depositId, deposit);
     core.store.depositsByUser.get(account.userId)?.push(deposit);
     core.scheduler.at(deposit.expiresAt, () => {
-      if (deposit.status !== 'pending') return;
-      deposit.status = 'expired';
-      deposit.updatedAt = core.clock.now();
-      if (deposit.payment) deposit.payment.status = 'failed';
+      if (deposit.status === 'pending') expireDeposit(core, deposit);
     });
     const payment = deposit.payment ? invoiceView(core, deposit.payment) : null;
     // Spec §4: "201: payment invoice"; the rest of the record is not shown (spec-minimal: left out).

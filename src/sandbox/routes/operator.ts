@@ -11,6 +11,7 @@ import { DEFAULT_TIER, FIRST_KEY_CAPABILITIES, TIERS } from '../choices.js';
 import type { Core } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { FaultConfigSchema } from '../faults.js';
+import { payPage, payPageAction } from '../pay-page.js';
 import { customerPays } from '../payments.js';
 import { chooseRefundMethod } from '../refund-flow.js';
 import { ok, operator, type Result, type RouteDef } from '../router.js';
@@ -18,7 +19,7 @@ import type { AccountState, NewAccount } from '../state.js';
 import { parse } from '../validation.js';
 import { accountView, aggregatePayment, depositView, refundView } from '../views.js';
 import { newOrder } from './common.js';
-import { confirmDeposit, failDeposit } from './deposits.js';
+import { confirmDeposit, depositPays, expireDeposit, failDeposit } from './deposits.js';
 
 const ScopeList = z
   .array(z.string())
@@ -212,6 +213,17 @@ export const operatorRoutes: RouteDef[] = [
     if (!d) throw notFound('Deposit');
     return ok({ deposit: depositView(failDeposit(core, d)) });
   }),
+  operator('POST', '/_sandbox/deposits/{depositId}/pay', ({ core, params, body }) => {
+    const d = core.store.deposits.get(params.depositId ?? '');
+    if (!d) throw notFound('Deposit');
+    const input = parse(z.object({ amount: z.number().positive().optional() }), body);
+    return ok({ deposit: depositView(depositPays(core, d, input.amount)) });
+  }),
+  operator('POST', '/_sandbox/deposits/{depositId}/expire', ({ core, params }) => {
+    const d = core.store.deposits.get(params.depositId ?? '');
+    if (!d) throw notFound('Deposit');
+    return ok({ deposit: depositView(expireDeposit(core, d)) });
+  }),
   operator('POST', '/_sandbox/checkouts/{checkoutId}/pay', ({ core, params, body }) => {
     const order = core.store.orders.get(params.checkoutId ?? '');
     if (order?.surface !== 'retailer') throw notFound('Checkout');
@@ -244,14 +256,10 @@ export const operatorRoutes: RouteDef[] = [
     return ok(refundView(chooseRefundMethod(core, refund, input.method, input.fail ?? false)));
   }),
   // Hosted pages: stand-ins for the real hosted payment page and the sealed-code reveal page.
-  operator('GET', '/_sandbox/pay/{checkoutId}', ({ core, params }) => {
-    const order = core.store.orders.get(params.checkoutId ?? '');
-    if (!order) throw notFound('Checkout');
-    return html(
-      'Sandbox hosted payment page',
-      `Checkout ${order.checkoutId}: ${order.totalAmount} ${order.paymentCurrency}, ${order.status}. Simulate the payment with POST /_sandbox/checkouts/${order.checkoutId}/pay.`,
-    );
-  }),
+  operator('GET', '/_sandbox/pay/{id}', ({ core, params }) => payPage(core, params.id ?? '')),
+  operator('POST', '/_sandbox/pay/{id}', ({ core, params, body }) =>
+    payPageAction(core, params.id ?? '', body),
+  ),
   operator('GET', '/_sandbox/reveal/{giftCardId}', ({ core, params }) => {
     const card = core.store.sealed.get(params.giftCardId ?? '');
     if (!card) throw notFound('Gift card');

@@ -1,0 +1,69 @@
+/**
+ * The payment methods a deposit can be paid with, found without leaving a deposit behind
+ * where the key allows it. The spec offers two ways (section 4): `GET
+ * /retailer/v1/payment-methods` (a read; it needs the retailer capability and the
+ * `products:read` scope) and a deposit created without `paymentMethodId`, whose
+ * `availablePaymentMethods` lists them but which is itself a deposit (no invoice; it expires
+ * unpaid). The B2B surface has no list of its own. So the read comes first; only a key that
+ * cannot make it (403) or a service without it (404) falls back to the method-less deposit,
+ * and the caller is told which deposit that opened, so it is never left silently.
+ */
+
+import { createDeposit } from '../../api/deposits.js';
+import type { HttpClient } from '../../api/http.js';
+import { listPaymentMethods } from '../../api/payment-methods.js';
+import { ApiError } from '../../errors.js';
+import { giftcodesCommand } from '../../io/shell.js';
+import type { PaymentMethod } from '../../schemas/payments.js';
+
+export interface DepositMethods {
+  methods: PaymentMethod[];
+  /** Where the list came from. */
+  source: 'payment-methods' | 'deposit';
+  /** The method-less deposit the listing opened (source `deposit`). */
+  openedDepositId?: string;
+  status: number;
+  requestId?: string;
+}
+
+/**
+ * The balance cannot pay for a deposit (it is what a deposit fills). The retailer list
+ * names it among the checkout methods; its id or type `balance` (spec section 4, "the
+ * balance method") is how it is told apart.
+ */
+function isBalanceMethod(m: PaymentMethod): boolean {
+  return m.id === 'balance' || m.type === 'balance';
+}
+
+export async function depositMethods(http: HttpClient, amountUsd: number): Promise<DepositMethods> {
+  try {
+    const listed = await listPaymentMethods(http);
+    return {
+      methods: listed.data.filter((m) => !isBalanceMethod(m)),
+      source: 'payment-methods',
+      status: listed.status,
+      ...(listed.requestId ? { requestId: listed.requestId } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof ApiError) || (error.status !== 403 && error.status !== 404)) throw error;
+  }
+  const listing = await createDeposit(http, { amount: amountUsd, paymentCurrency: 'USD' });
+  return {
+    methods: listing.data.availablePaymentMethods ?? [],
+    source: 'deposit',
+    ...(listing.depositId ? { openedDepositId: listing.depositId } : {}),
+    status: listing.status,
+    ...(listing.requestId ? { requestId: listing.requestId } : {}),
+  };
+}
+
+/** What the person must know when the listing opened a deposit. */
+export function openedDepositNote(listing: DepositMethods): string | undefined {
+  if (listing.source !== 'deposit') return undefined;
+  const which = listing.openedDepositId ? `deposit ${listing.openedDepositId}` : 'a deposit';
+  return (
+    `This key cannot list payment methods (GET /retailer/v1/payment-methods needs the retailer capability and the products:read scope), ` +
+    `so listing them opened ${which} without an invoice: nothing is owed on it and it expires unpaid in about 60 minutes. ` +
+    `It shows in: ${giftcodesCommand('deposit', 'list', '--status', 'pending')}`
+  );
+}

@@ -1,0 +1,119 @@
+/**
+ * The sandbox's hosted payment page, the stand-in for the provider's page that an
+ * invoice's `paymentUrl` and a checkout's `hostedPaymentUrl` point to. It serves deposits
+ * and checkouts alike, and its forms do what a payer can do: pay in full, pay part (an
+ * under-payment), or, for a deposit, let it expire. The forms post back to the page
+ * (url-encoded, no script), which is an operator route: loopback only, and a post from
+ * another origin is refused (loopback.ts), so no web page can pay for you.
+ */
+import { z } from 'zod';
+import type { Core } from './context.js';
+import { notFound, validationError } from './errors.js';
+import { customerPays, remainingAmount } from './payments.js';
+import type { Result } from './router.js';
+import { depositPays, expireDeposit } from './routes/deposits.js';
+import type { DepositState, OrderState } from './state.js';
+import { parse } from './validation.js';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** What the page is about: a deposit or a retailer checkout, by id. */
+type Subject = { kind: 'deposit'; deposit: DepositState } | { kind: 'checkout'; order: OrderState };
+
+function subjectOf(core: Core, id: string): Subject {
+  const deposit = core.store.deposits.get(id);
+  if (deposit) return { kind: 'deposit', deposit };
+  const order = core.store.orders.get(id);
+  if (order?.surface === 'retailer') return { kind: 'checkout', order };
+  throw notFound(id.startsWith('dep_') ? 'Deposit' : 'Checkout');
+}
+
+function form(id: string, action: string, label: string, amountInput?: string): string {
+  const input = amountInput
+    ? `<label>Amount (${esc(amountInput)}) <input type="number" name="amount" step="any" min="0" required></label> `
+    : '';
+  return `<form method="post" action="/_sandbox/pay/${esc(encodeURIComponent(id))}"><input type="hidden" name="action" value="${esc(action)}">${input}<button>${esc(label)}</button></form>`;
+}
+
+function depositBody(core: Core, d: DepositState): string {
+  const p = d.payment;
+  const due = p ? core.rates.round(Math.max(0, p.expectedAmount - p.sentAmount), p.currency) : d.amount;
+  const currency = p?.currency ?? 'USD';
+  const lines = [
+    `<p>Deposit <code>${esc(d.depositId)}</code>: credits ${esc(d.amount.toFixed(2))} USD to the balance. Status: <strong>${esc(d.status)}</strong>.</p>`,
+  ];
+  if (p && p.sentAmount > 0 && d.status === 'pending')
+    lines.push(
+      `<p>Received so far: ${esc(`${p.sentAmount} ${currency}`)}; still due: ${esc(`${due} ${currency}`)}.</p>`,
+    );
+  if (d.status === 'pending') {
+    lines.push(
+      form(d.depositId, 'pay', `Pay in full (${due} ${currency})`),
+      form(d.depositId, 'pay-part', 'Pay part (an under-payment)', currency),
+      form(d.depositId, 'expire', 'Let it expire now (nothing is credited)'),
+    );
+  }
+  lines.push(
+    `<p>Follow it with <code>giftcodes deposit get ${esc(d.depositId)} --wait</code>. Scripts: <code>POST /_sandbox/deposits/${esc(d.depositId)}/pay</code> (<code>{"amount": n}</code> for part), <code>/confirm</code>, <code>/expire</code>, <code>/fail</code>.</p>`,
+  );
+  return lines.join('\n');
+}
+
+function checkoutBody(core: Core, order: OrderState): string {
+  const lines = [
+    `<p>Checkout <code>${esc(order.checkoutId)}</code>: ${esc(`${order.totalAmount} ${order.paymentCurrency}`)}. Status: <strong>${esc(order.status)}</strong>.</p>`,
+  ];
+  if (order.status === 'pending') {
+    const due = remainingAmount(core, order);
+    lines.push(
+      form(order.checkoutId, 'pay', `Pay in full (${due} ${order.paymentCurrency})`),
+      form(order.checkoutId, 'pay-part', 'Pay part (an under-payment)', 'the invoice currency'),
+    );
+  }
+  lines.push(
+    `<p>Scripts: <code>POST /_sandbox/checkouts/${esc(order.checkoutId)}/pay</code> (<code>{"amount": n}</code> for part).</p>`,
+  );
+  return lines.join('\n');
+}
+
+function render(core: Core, subject: Subject, notice?: string): Result {
+  const body =
+    subject.kind === 'deposit' ? depositBody(core, subject.deposit) : checkoutBody(core, subject.order);
+  const title = 'Sandbox hosted payment page';
+  return {
+    status: 200,
+    body: null,
+    html: `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1>\n${notice ? `<p><em>${esc(notice)}</em></p>\n` : ''}${body}\n`,
+  };
+}
+
+export function payPage(core: Core, id: string): Result {
+  return render(core, subjectOf(core, id));
+}
+
+const FormBody = z.object({
+  action: z.enum(['pay', 'pay-part', 'expire']),
+  amount: z.coerce.number().positive().optional(),
+});
+
+/** A form of the page was posted: act, then show the page again with what happened. */
+export function payPageAction(core: Core, id: string, body: unknown): Result {
+  const subject = subjectOf(core, id);
+  const input = parse(FormBody, body);
+  if (input.action === 'pay-part' && input.amount === undefined)
+    throw validationError('amount is required to pay part', { field: 'amount', reason: 'required' });
+  const amount = input.action === 'pay-part' ? input.amount : undefined;
+  if (subject.kind === 'deposit') {
+    const d = subject.deposit;
+    if (input.action === 'expire') expireDeposit(core, d);
+    else depositPays(core, d, amount);
+    return render(core, subject, `Deposit ${d.depositId} is now ${d.status}.`);
+  }
+  if (input.action === 'expire')
+    throw validationError('a checkout expires by itself when never paid', {
+      field: 'action',
+      reason: 'invalid',
+    });
+  customerPays(core, subject.order, amount);
+  return render(core, subject, `Payment received for checkout ${subject.order.checkoutId}.`);
+}
