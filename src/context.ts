@@ -38,7 +38,12 @@ export interface GlobalOptions extends GlobalFlags {
 
 export interface HttpOverrides {
   /** A service other than the configured one (the demo's in-process sandbox). */
-  target?: { baseUrl: string; apiKey: string };
+  /**
+   * Another service than the settings' (the demo's in-process sandbox). `keyIsPublic`: its
+   * key is a throwaway the command prints on purpose (as `giftcodes sandbox` does), so the
+   * output guard does not mask it.
+   */
+  target?: { baseUrl: string; apiKey: string; keyIsPublic?: boolean };
   stopWhenBudgetSpent?: boolean;
   connections?: number;
   /** A run-specific schedule (bulk runs tune attempts and delays to their own pacing). */
@@ -190,10 +195,11 @@ export function createContext(input: ContextDeps): Context {
         onRetry: deps.io.stderrIsTTY ? (info: RetryInfo) => err(deps.io, retryLine(info)) : undefined,
       };
       if (target) {
-        guard.addSecret(target.apiKey);
+        if (!target.keyIsPublic) guard.addSecret(target.apiKey);
+        const { keyIsPublic: _public, ...service } = target;
         const client = new HttpClient({
           ...common,
-          ...target,
+          ...service,
           timeoutMs: deps.flags.timeout ?? DEFAULT_TIMEOUT_MS,
           maxResponseBytes: resolveMaxResponseBytes(deps.flags, deps.env),
           ...overrides,

@@ -111,7 +111,11 @@ export async function runDemo(
         apiKey: account.apiKey,
         journalCopy: false,
         http: (overrides) =>
-          ctx.http({ ...overrides, target: { baseUrl: sandbox.url, apiKey: account.apiKey } }),
+          // The demo sandbox's own throwaway key: printed on purpose for --keep, so not masked.
+          ctx.http({
+            ...overrides,
+            target: { baseUrl: sandbox.url, apiKey: account.apiKey, keyIsPublic: true },
+          }),
       },
     );
     if (code === ExitCode.ok || code === ExitCode.failedItems) {

@@ -48,7 +48,8 @@ export function methodLabel(method: PaymentMethod): string {
  * does not relate `paymentCurrency` to a method; `--currency` overrides this.
  */
 export function payCurrencyFor(method: PaymentMethod): string {
-  return method.symbol && method.symbol.trim() !== '' ? method.symbol : 'USD';
+  // A symbol of spaces or invisible characters alone is none.
+  return method.symbol && /[A-Za-z0-9]/.test(method.symbol) ? method.symbol : 'USD';
 }
 
 export function methodRows(methods: readonly PaymentMethod[]): Cell[][] {
