@@ -373,7 +373,7 @@ export class Runner {
         const count = (this.throttles.get(order.ref) ?? 0) + 1;
         this.stats.retries += 1;
         this.throttles.set(order.ref, count);
-        this.deps.limit.onRateLimited();
+        this.deps.limit.onRateLimited(failure.retryAfterMs);
         if (count > MAX_THROTTLES) {
           await record({ t: 'unknown', ref: order.ref, reason: 'still rate limited', at });
           return;
@@ -476,7 +476,7 @@ export class Runner {
       }
       if (error instanceof RateLimitError) {
         // Nothing was read; try again at the (now lower) pace, keeping the poll schedule.
-        this.deps.limit.onRateLimited();
+        this.deps.limit.onRateLimited(error.retryAfterMs);
         this.stats.retries += 1;
         this.reschedulePoll(order, attempt);
         return;
