@@ -21,7 +21,12 @@
  *
  *   npm run build && node bench/bulk.mjs                 all three
  *   node bench/bulk.mjs --rows 10000 --rate 50 --latency 20 --concurrency 8
- *   node bench/bulk.mjs --only throughput|memory|scale|resume|requests  --json
+ * - Re-run cost (`rerun`): a run stopped half-way by the daily cap, its resume, and the
+ *   same command once more on the finished batch, with the requests each made by kind:
+ *   the resume reads back only the orders whose codes the stopped run did not collect,
+ *   the re-run of a finished batch with its codes file intact reads no order.
+ *
+ *   node bench/bulk.mjs --only throughput|memory|scale|resume|rerun|requests  --json
  *   node bench/bulk.mjs --only requests --settings 10:200:2000 --fulfillment-ms 500
  *   node bench/bulk.mjs --only scale --scale-sizes 1000000 --items-per-order 5   small orders
  */
@@ -268,12 +273,13 @@ async function bulkRun(
  * plan (exit 4), the cap is lifted, and the second resumes from the journal. Peak RSS
  * of each run, and the output checked once complete.
  */
-async function resumedRun(n) {
+async function resumedRun(n, { counter, rerun = false } = {}) {
   const sandbox = await startSandbox({
     port: 0,
     seed: 42,
     tuning: { fulfillmentUnitMs: 1 },
     faults: { latencyMs: 0 },
+    ...(counter ? { log: counter.log } : {}),
   });
   const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
   try {
@@ -305,14 +311,36 @@ async function resumedRun(n) {
     sandbox.patchAccount(account.userId, {
       limits: { ...limits, dailySpendCapUSD: Math.round(planUsd / 2) },
     });
+    const snapshot = () => ({ ...counter?.counts });
     const first = await cli();
     if (first.code !== 4)
       throw new Error(`the capped run exited ${first.code}, not 4:\n${first.stderr.slice(-2000)}`);
+    const afterFirst = snapshot();
     sandbox.patchAccount(account.userId, { limits });
     const second = await cli();
     if (second.code !== 0)
       throw new Error(`the resumed run exited ${second.code}:\n${second.stderr.slice(-2000)}`);
     await checkOutput(out, n);
+    const afterSecond = snapshot();
+    if (rerun) {
+      // The same command once more: the batch is finished and its codes file intact.
+      const third = await cli();
+      if (third.code !== 0) throw new Error(`the re-run exited ${third.code}:\n${third.stderr.slice(-2000)}`);
+      await checkOutput(out, n);
+      const journal = await loadJournal(`${out}.journal`, { linesOnDisk: true });
+      const orders = effectiveOrders(journal);
+      const created = orders.filter((o) => o.phase === 'created').length;
+      await journal.disk.close();
+      const delta = (to, from) => Object.fromEntries(Object.keys(to).map((k) => [k, to[k] - (from[k] ?? 0)]));
+      return {
+        orders: orders.length,
+        createdByFirstRun: afterFirst.post,
+        created,
+        firstRun: { wallS: +(first.wallMs / 1000).toFixed(1), requests: afterFirst },
+        resumedRun: { wallS: +(second.wallMs / 1000).toFixed(1), requests: delta(afterSecond, afterFirst) },
+        rerun: { wallS: +(third.wallMs / 1000).toFixed(1), requests: delta(snapshot(), afterSecond) },
+      };
+    }
     return {
       firstRun: { wallS: +(first.wallMs / 1000).toFixed(1), peakRssMb: +first.maxRssMb.toFixed(1) },
       resumedRun: { wallS: +(second.wallMs / 1000).toFixed(1), peakRssMb: +second.maxRssMb.toFixed(1) },
@@ -411,6 +439,15 @@ if (only === 'all' || only === 'resume') {
     results.resume.push({ rows: n, ...r, targetMb: 150 });
   }
 }
+if (only === 'all' || only === 'rerun') {
+  // What a re-run costs: a run stopped half-way by the daily cap, its resume (reads only
+  // the orders whose codes the first run did not collect), then the same command on the
+  // finished batch (no order read at all). Requests the sandbox answered, by kind.
+  results.rerun = [];
+  for (const n of opt('--rerun-sizes', '2000').split(',').map(Number)) {
+    results.rerun.push({ rows: n, ...(await resumedRun(n, { counter: requestCounter(), rerun: true })) });
+  }
+}
 if (only === 'all' || only === 'requests') {
   results.requests = [];
   const fulfillmentUnitMs = Number(opt('--fulfillment-ms', 500));
@@ -488,6 +525,14 @@ else {
     console.log(
       `resume: ${m.rows} rows stopped half-way by the daily cap (${m.firstRun.wallS} s, peak RSS ${m.firstRun.peakRssMb} MB), ` +
         `then resumed from the journal (${m.resumedRun.wallS} s, peak RSS ${m.resumedRun.peakRssMb} MB) (target <= ${m.targetMb} MB)`,
+    );
+  }
+  for (const m of results.rerun ?? []) {
+    const kinds = (r) =>
+      `${r.preflight} preflight, ${r.refCheck} ref look-ups, ${r.post} POST, ${r.poll} order reads, ${r.throttled} 429`;
+    console.log(
+      `rerun: ${m.rows} rows, ${m.orders} orders. Stopped half-way by the daily cap: ${kinds(m.firstRun.requests)}. ` +
+        `Resumed: ${kinds(m.resumedRun.requests)}. Re-run of the finished batch: ${kinds(m.rerun.requests)} (${m.rerun.wallS} s)`,
     );
   }
   for (const m of results.memory ?? []) {

@@ -42,7 +42,7 @@ export async function patient<T>(
       return await read();
     } catch (error) {
       if (!(error instanceof RateLimitError) || attempt >= 20) throw error;
-      deps.limit.onRateLimited();
+      deps.limit.onRateLimited(error.retryAfterMs);
       await deps.sleep(Math.min(error.retryAfterMs ?? 500, 5_000), deps.signal);
     }
   }

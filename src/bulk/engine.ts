@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
+import { TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
 import { MoneyAccount, type RunMoney } from './accounting.js';
 import { checkBatchIsNew } from './discovery.js';
 import { finishRun } from './finish.js';
@@ -24,12 +25,13 @@ import {
   type JournalRecord,
   type JournalState,
   LINES_CARRY_REFS,
+  type OutputSummary,
 } from './journal.js';
 import { openJournals, partsPathFor, writeSpooledPlan } from './journal-files.js';
 import { archiveJournal } from './journal-writer.js';
 import { acquireLock, type HeldLock, lockPathFor, lockWarning } from './lock.js';
 import { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
-import { PartStore } from './output.js';
+import { PartStore, sha256File } from './output.js';
 import { planInputs, planOrResume } from './planning.js';
 import { type ParsedInput, readInput, readLive } from './preflight.js';
 import { Tally } from './records.js';
@@ -39,7 +41,7 @@ import { buildReport, reportOf } from './report.js';
 import { Results } from './results.js';
 import { chooseJournal } from './resume.js';
 import type { BulkDeps, BulkOptions, BulkResult, BulkStats } from './run-types.js';
-import { Runner } from './runner.js';
+import { Runner, type RunnerOutcome } from './runner.js';
 import { ensurePrivateDir } from './safe-files.js';
 import type { RowSpool } from './spool.js';
 import { planRefs, refsOf } from './stream-plan.js';
@@ -225,10 +227,39 @@ async function runParsed(
       const refs = await refsOf(spool);
       refOf = (row) => refs.get(row);
     }
-    // 9. Buy, read back, and write each finished order's codes to its part.
-    const parts = await PartStore.open(partsPathFor(opts.out), deps.files);
+    // 9. Buy, read back, and write each finished order's codes to its part. A resume
+    //    takes the parts an earlier run left (output.ts): those orders are not read again.
+    //    A batch whose codes file already holds every order, intact, is not run at all.
+    const intact = planned.resumed ? await intactOutput(opts, state) : undefined;
+    const partsPath = partsPathFor(opts.out);
+    const parts =
+      planned.resumed && !intact
+        ? await PartStore.reopen(partsPath, (ref) => state.orders.get(ref)?.index, opts.format, deps.files)
+        : await PartStore.open(partsPath, deps.files, opts.format);
+    let complete = false;
     try {
       const results = new Results(parts, opts.format);
+      if (intact) {
+        results.restore(intact.summary, intact.refundable);
+        stats.finished = intact.finished;
+        stats.codes = intact.summary.tally.delivered;
+        stats.failedUnits = intact.summary.tally.failed;
+        const done = await finishRun(
+          opts,
+          {
+            state,
+            results,
+            writer,
+            outcome: NOTHING_TO_DO,
+            now: deps.now,
+            runId: deps.runId ?? randomUUID(),
+            intact: intact.sha256,
+          },
+          base,
+        );
+        complete = done.complete;
+        return done;
+      }
       const runState = state;
       // Folded in with its place in the journal: an order's outcome is read back from
       // there when needed, not kept in memory (order-book.ts).
@@ -248,7 +279,7 @@ async function runParsed(
         throw error;
       }
       // 10. The output file and the run's result.
-      return await finishRun(
+      const done = await finishRun(
         opts,
         {
           state,
@@ -262,8 +293,11 @@ async function runParsed(
         },
         base,
       );
+      complete = done.complete;
+      return done;
     } finally {
-      await parts.close();
+      // Kept until the output holds every order: the next run takes the parts from it.
+      await parts.close({ keep: !complete });
     }
   } finally {
     await writer.close();
@@ -275,4 +309,35 @@ function moneyOf(state: JournalState, results: Results, runId: string): RunMoney
   const account = new MoneyAccount(runId);
   for (const o of eachEffectiveOrder(state)) account.add(o, results.has(o.index));
   return account.result();
+}
+
+const NOTHING_TO_DO: RunnerOutcome = { interrupted: false, waitTimedOut: false };
+
+/**
+ * The codes file as the journal's last `output` record left it, when that record says it
+ * holds every order of the batch, in this run's format, and nothing since changed that
+ * (every order refused, or created with a final status): the counts come from the record
+ * and the refundable orders from the journal, so no order is read. Undefined otherwise.
+ */
+async function intactOutput(
+  opts: Pick<BulkOptions, 'out' | 'format'>,
+  state: JournalState,
+): Promise<
+  | { sha256: string; summary: OutputSummary; refundable: BulkResult['refundable']; finished: number }
+  | undefined
+> {
+  const last = state.lastOutput;
+  if (!last?.complete || last.complete.format !== opts.format) return undefined;
+  const refundable: BulkResult['refundable'] = [];
+  let finished = 0;
+  for (const order of eachEffectiveOrder(state)) {
+    if (order.phase === 'rejected') continue;
+    if (order.phase !== 'created') return undefined;
+    const { checkoutId, status } = order.outcome;
+    if (!checkoutId || !status || !TERMINAL_ORDER_STATUSES.has(status)) return undefined;
+    if (status === 'partial' || status === 'failed') refundable.push({ checkoutId, status });
+    finished += 1;
+  }
+  if ((await sha256File(opts.out)) !== last.sha256) return undefined;
+  return { sha256: last.sha256, summary: last.complete, refundable, finished };
 }

@@ -27,17 +27,23 @@ export async function finishRun(
     /** This run's id, as written in the journal's `paidBy`. */
     runId: string;
     files?: FileOps;
+    /**
+     * The sha256 of a codes file that already holds every order (a re-run of a finished
+     * batch whose file is intact): it is not written again.
+     */
+    intact?: string;
   },
   base: Omit<BulkResult, 'outcome' | 'tally'>,
-): Promise<BulkResult> {
+): Promise<BulkResult & { complete: boolean }> {
   const { state, results, writer } = run;
+  const format = opts.format;
   let stopReason = run.outcome.stopReason;
   // Orders cover contiguous runs of rows in plan order (split parts in place of
   // their parent), so plan order is row-then-unit order. The plan is walked lazily,
   // once to count and once to write the output: never held as a list, and its lines
   // are not read back (the units ordered per product were summed with the plan).
   const account = new MoneyAccount(run.runId);
-  for (const o of eachEffectiveOrder(state)) account.add(o, results.has(o.index));
+  for (const o of eachEffectiveOrder(state)) account.add(o, run.intact !== undefined || results.has(o.index));
   const money = account.result();
   const { unknown, processing: unfinished } = money;
   const ordered = new Map(base.report.total.unitsPerProduct);
@@ -49,17 +55,22 @@ export async function finishRun(
       stopReason = `${unknown} orders have an unknown outcome after retries (network or service errors)`;
     else if (unfinished) stopReason = `${unfinished} orders could not be read back`;
   }
+  // Every order delivered or refused: the file is the batch's whole output.
+  const complete =
+    !run.outcome.interrupted && money.processing === 0 && money.unknown === 0 && money.unsent === 0;
   let outputSha256: string;
   try {
-    outputSha256 = await writeAtomic(
-      opts.out,
-      assembleOutput(parts, opts.format, { bom: opts.bom }),
-      async (sha) => {
-        await writer.append({ t: 'output-pending', sha256: sha });
-      },
-      undefined,
-      run.files,
-    );
+    outputSha256 =
+      run.intact ??
+      (await writeAtomic(
+        opts.out,
+        assembleOutput(parts, opts.format, { bom: opts.bom }),
+        async (sha) => {
+          await writer.append({ t: 'output-pending', sha256: sha });
+        },
+        undefined,
+        run.files,
+      ));
   } catch (error) {
     // Never a cut codes file: the earlier one (if any) stays as it was, and the codes
     // are in the service and the journal, so the same command writes the file again.
@@ -69,7 +80,12 @@ export async function finishRun(
       );
     throw error;
   }
-  await writer.append({ t: 'output', sha256: outputSha256 });
+  if (run.intact === undefined)
+    await writer.append({
+      t: 'output',
+      sha256: outputSha256,
+      ...(complete ? { complete: { format, ...results.summary() } } : {}),
+    });
   if (stopReason) await writer.append({ t: 'stop', reason: stopReason, at: run.now() });
   const outcome: Outcome = run.outcome.interrupted
     ? 'interrupted'
@@ -91,6 +107,7 @@ export async function finishRun(
     money,
     ...(run.heldPeak !== undefined ? { heldPeak: run.heldPeak } : {}),
     bookHeld: state.orders.held,
+    complete,
   };
 }
 

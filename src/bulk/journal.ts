@@ -21,6 +21,8 @@ import {
   type PartOf,
   type RecordPlace,
 } from './order-book.js';
+import type { OutputFormat } from './output.js';
+import type { TallySnapshot } from './records.js';
 import { chunksOf, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 import type { PlannedLine, PlannedOrder } from './types.js';
@@ -73,10 +75,22 @@ export type JournalRecord =
   | { t: 'rejected'; ref: string; code: string; message: string; at: number }
   | { t: 'split'; ref: string; children: PlannedOrder[]; at: number }
   | { t: 'output-pending'; sha256: string }
-  | { t: 'output'; sha256: string }
+  /**
+   * The codes file is written (its sha256). `complete`: it holds every order of the plan
+   * (each delivered or refused), with the counts the summary shows, so a re-run of the
+   * batch whose file is intact counts without reading an order (engine.ts).
+   */
+  | { t: 'output'; sha256: string; complete?: OutputSummary }
   | { t: 'stop'; reason: string; at: number };
 
 export type { OrderPhase, OrderState, RecordPlace } from './order-book.js';
+
+/** What a complete output's record keeps of the run's counts (results.ts). */
+export interface OutputSummary {
+  format: OutputFormat;
+  tally: TallySnapshot;
+  spent: Array<[productId: string, currency: string, amount: number]>;
+}
 
 export interface JournalState {
   batch?: Extract<JournalRecord, { t: 'batch' }>;
@@ -86,6 +100,8 @@ export interface JournalState {
   /** The lines of orders held in memory (a small plan, a split made in this run). */
   lines: LineTable;
   outputs: Set<string>;
+  /** The last `output` record: the codes file as the last run that wrote it left it. */
+  lastOutput?: Extract<JournalRecord, { t: 'output' }>;
   /**
    * A read-only descriptor of the journal when the plan's lines are left on disk and
    * read back one order at a time (a large plan): see `loadJournal` and `writeSpooledPlan` (journal-files.ts).
@@ -245,8 +261,11 @@ export function applyAt(state: JournalState, record: JournalRecord, place?: Reco
       }
       break;
     case 'output-pending':
+      state.outputs.add(record.sha256);
+      break;
     case 'output':
       state.outputs.add(record.sha256);
+      state.lastOutput = record;
       break;
     case 'stop':
       break;

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, lstat, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type FileOps, writeAll, writeFileAtomic } from '../io/safe-write.js';
-import { chunksOf, createExclusive, currentUid } from './safe-files.js';
+import { chunksOf, createExclusive, currentUid, openOwn } from './safe-files.js';
 import { PlaceColumn } from './table.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from './types.js';
 
@@ -229,68 +229,182 @@ async function removeStaleTemps(path: string, uid = currentUid()): Promise<void>
   }
 }
 
+/** What a part says of its order besides its text: enough to count it without reading the order again. */
+export interface PartMeta {
+  /** The order's ref: a part is taken again only by the order it was written for. */
+  ref: string;
+  checkoutId?: string;
+  /** The order's final status, as the read that wrote the part saw it. */
+  status?: string;
+  /** Each item's cost (`unitPrice` x quantity, in its cost currency): the summary's "spent". */
+  spent?: Array<[productId: string, currency: string, amount: number]>;
+  /** Each unit's row, index, product, status and failure message (never its code): the tally. */
+  units?: Array<[row: number, index: number, productId: string, status: string, errorMessage: string | null]>;
+}
+
+/** One line of the parts file: the rendered text, the format it was rendered in, and its meta. */
+interface PartFrame extends PartMeta {
+  format?: OutputFormat;
+  text: string;
+}
+
 /**
  * Finished orders' rendered parts, kept in a scratch file beside the output (mode
  * 0600: they hold codes) instead of memory, and read back in plan order when the
  * output is written. Memory then holds two numbers per order, whatever the file's size.
+ *
+ * The file outlives a run that did not finish the batch (killed, stopped, timed out):
+ * one JSON line per part, so the next run takes each finished order's part from it
+ * instead of reading the order from the service again (`reopen`, `take`). A line cut by
+ * a kill is dropped. Once the output holds every order of the batch the file is removed.
  */
 export class PartStore {
-  /** Each written part's place in the scratch file, by order number (`OrderState.index`). */
+  /** Each part written or taken in this run: its place in the scratch file, by order number (`OrderState.index`). */
   private readonly places = new PlaceColumn();
+  /** Parts an earlier run left, by order number: offered to `take`, not yet part of this run's output. */
+  private readonly found = new PlaceColumn();
   private size = 0;
   private queue: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly handle: FileHandle,
     readonly path: string,
+    private readonly format?: OutputFormat,
   ) {}
 
-  /** A leftover of a crashed run (checked in preflight to be the user's own) is replaced. */
-  static async open(path: string, ops?: FileOps): Promise<PartStore> {
+  /** A fresh store: a leftover of a crashed run (checked in preflight to be the user's own) is replaced. */
+  static async open(path: string, ops?: FileOps, format?: OutputFormat): Promise<PartStore> {
     await rm(path, { force: true });
     const handle = await createExclusive(path, { read: true, ops });
     await handle.chmod(0o600);
-    return new PartStore(handle, path);
+    return new PartStore(handle, path, format);
   }
 
-  /** Order `order`'s part is written. */
+  /**
+   * The store an earlier run of the batch left (or a fresh one): its parts in `format`
+   * whose ref `indexOf` knows are offered to `take`; a torn last line is cut off.
+   */
+  static async reopen(
+    path: string,
+    indexOf: (ref: string) => number | undefined,
+    format: OutputFormat,
+    ops?: FileOps,
+  ): Promise<PartStore> {
+    let handle: FileHandle;
+    try {
+      handle = await openOwn(path, 'update', undefined, ops);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return PartStore.open(path, ops, format);
+      throw error;
+    }
+    try {
+      const store = new PartStore(handle, path, format);
+      await store.scan(indexOf);
+      return store;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** Indexes the lines already in the file; the file is cut after the last whole line. */
+  private async scan(indexOf: (ref: string) => number | undefined): Promise<void> {
+    let pending: Buffer[] = [];
+    let at = 0;
+    const line = (bytes: Buffer, start: number) => {
+      let frame: PartFrame;
+      try {
+        frame = JSON.parse(bytes.toString('utf8')) as PartFrame;
+      } catch {
+        return;
+      }
+      if (frame.format !== this.format || typeof frame.ref !== 'string' || typeof frame.text !== 'string')
+        return;
+      const index = indexOf(frame.ref);
+      if (index !== undefined) this.found.set(index, { at: start, len: bytes.length });
+    };
+    for await (const chunk of chunksOf(this.handle)) {
+      let from = 0;
+      for (;;) {
+        const end = chunk.indexOf(10, from);
+        if (end === -1) break;
+        const piece = chunk.subarray(from, end);
+        const bytes = pending.length ? Buffer.concat([...pending, piece]) : piece;
+        line(bytes, at);
+        at += bytes.length + 1;
+        pending = [];
+        from = end + 1;
+      }
+      if (from < chunk.length) pending.push(Buffer.from(chunk.subarray(from)));
+    }
+    this.size = at;
+    if (pending.length) await this.handle.truncate(at);
+  }
+
+  /** Order `order`'s part is written (or taken) in this run. */
   has(order: number): boolean {
     return this.places.get(order) !== undefined;
   }
 
-  put(order: number, text: string): Promise<void> {
-    const bytes = Buffer.from(text);
+  /**
+   * An earlier run's part of order `order`, if it left one that `accept` takes (the
+   * journal's checkout id and final status): it then counts as written in this run.
+   */
+  async take(order: number, accept: (meta: PartMeta) => boolean): Promise<PartMeta | undefined> {
+    const place = this.found.get(order);
+    if (!place) return undefined;
+    const frame = await this.frameAt(place);
+    if (!frame || !accept(frame)) return undefined;
+    this.places.set(order, place);
+    const { text: _text, format: _format, ...meta } = frame;
+    return meta;
+  }
+
+  put(order: number, text: string, meta: PartMeta = { ref: '' }): Promise<void> {
+    const frame: PartFrame = { ...meta, ...(this.format ? { format: this.format } : {}), text };
+    const bytes = Buffer.from(`${JSON.stringify(frame)}\n`);
     const offset = this.size;
     this.size += bytes.length;
-    this.places.set(order, { at: offset, len: bytes.length });
+    this.places.set(order, { at: offset, len: bytes.length - 1 });
     this.queue = this.queue.then(async () => {
       await writeAll(this.handle, bytes, this.path, offset);
     });
     return this.queue;
   }
 
-  /** The parts of `orders` (by number), in that order; orders without one are skipped. */
-  async *read(orders: Iterable<number>): AsyncGenerator<string> {
-    await this.queue;
-    // One buffer for every part (each is decoded before the next is read): a buffer per
-    // part would leave an off-heap allocation per order for the collector.
-    let buffer = Buffer.alloc(0);
-    for (const order of orders) {
-      const place = this.places.get(order);
-      if (!place || place.len === 0) continue;
-      const { at: offset, len: length } = place;
-      if (buffer.length < length) buffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
-      const { bytesRead } = await this.handle.read(buffer, 0, length, offset);
-      // A scratch file cut under the run must not become an output with codes missing.
-      if (bytesRead < length) throw new Error(`${this.path} is shorter than what was written to it`);
-      yield buffer.toString('utf8', 0, length);
+  private buffer = Buffer.alloc(0);
+
+  /** The frame at `place`: one buffer for every read (each is decoded before the next is read). */
+  private async frameAt(place: { at: number; len: number }): Promise<PartFrame | undefined> {
+    const { at: offset, len: length } = place;
+    if (this.buffer.length < length) this.buffer = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+    const { bytesRead } = await this.handle.read(this.buffer, 0, length, offset);
+    // A scratch file cut under the run must not become an output with codes missing.
+    if (bytesRead < length) throw new Error(`${this.path} is shorter than what was written to it`);
+    try {
+      return JSON.parse(this.buffer.toString('utf8', 0, length)) as PartFrame;
+    } catch {
+      return undefined;
     }
   }
 
-  async close(): Promise<void> {
+  /** The parts of `orders` (by number), in that order; orders without one are skipped. */
+  async *read(orders: Iterable<number>): AsyncGenerator<string> {
+    await this.queue;
+    for (const order of orders) {
+      const place = this.places.get(order);
+      if (!place) continue;
+      const frame = await this.frameAt(place);
+      if (!frame) throw new Error(`${this.path} changed under the run (order ${order})`);
+      if (frame.text) yield frame.text;
+    }
+  }
+
+  /** `keep`: the batch is not finished, so the next run takes the parts from here. */
+  async close(opts: { keep?: boolean } = {}): Promise<void> {
     // A failed write was already thrown to whoever put that part: closing still cleans up.
     await this.queue.catch(() => {});
     await this.handle.close();
-    await rm(this.path, { force: true });
+    if (!opts.keep) await rm(this.path, { force: true });
   }
 }

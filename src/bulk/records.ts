@@ -145,7 +145,11 @@ export class Tally {
 
   constructor(private readonly maxFailures = 50) {}
 
-  add(records: OutputRecord[]): void {
+  add(
+    records: ReadonlyArray<
+      Pick<OutputRecord, 'row' | 'index' | 'productId' | 'status' | 'checkoutId' | 'errorMessage'>
+    >,
+  ): void {
     for (const r of records) {
       const p = this.perProduct.get(r.productId) ?? { delivered: 0, failed: 0 };
       this.perProduct.set(r.productId, p);
@@ -171,4 +175,36 @@ export class Tally {
       if (this.failures.length > this.maxFailures) this.failures.pop();
     }
   }
+
+  /** The counts as plain data (the journal's complete-output record keeps them). */
+  snapshot(): TallySnapshot {
+    return {
+      delivered: this.delivered,
+      failed: this.failed,
+      perProduct: [...this.perProduct].map(([id, c]) => [id, c.delivered, c.failed]),
+      failures: this.failures.slice(),
+    };
+  }
+
+  /** Adds counts a `snapshot` kept (a re-run of a finished batch counts without reading an order). */
+  restore(snapshot: TallySnapshot): void {
+    this.delivered += snapshot.delivered;
+    this.failed += snapshot.failed;
+    for (const [id, delivered, failed] of snapshot.perProduct) {
+      const p = this.perProduct.get(id) ?? { delivered: 0, failed: 0 };
+      p.delivered += delivered;
+      p.failed += failed;
+      this.perProduct.set(id, p);
+    }
+    this.failures.push(...snapshot.failures);
+    this.failures.sort(compareRecords);
+    this.failures.splice(this.maxFailures);
+  }
+}
+
+export interface TallySnapshot {
+  delivered: number;
+  failed: number;
+  perProduct: Array<[productId: string, delivered: number, failed: number]>;
+  failures: FailureSample[];
 }

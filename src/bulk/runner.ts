@@ -187,9 +187,25 @@ export class Runner {
         order.index,
         rejectedRecords(order.ref, this.lines(order), order.message ?? '', this.input.refOf),
       );
-    } else if (order.phase === 'created') this.scheduler.pollAt(order, 0, this.deps.now());
-    else if (stopped) this.window?.park(order);
+    } else if (order.phase === 'created') {
+      if (!(await this.reuse(order))) this.scheduler.pollAt(order, 0, this.deps.now());
+    } else if (stopped) this.window?.park(order);
     else this.scheduler.submitLater(order);
+  }
+
+  /**
+   * A created order whose part an earlier run wrote (the parts file, output.ts) and
+   * whose final status the journal holds is counted from them: no read.
+   */
+  private async reuse(order: OrderState): Promise<boolean> {
+    const { checkoutId, status } = order.outcome;
+    if (!checkoutId || !status || !TERMINAL_ORDER_STATUSES.has(status)) return false;
+    const units = await this.results.reuse(order.index, checkoutId, status);
+    if (!units) return false;
+    this.stats.finished += 1;
+    this.stats.codes += units.delivered;
+    this.stats.failedUnits += units.failed;
+    return true;
   }
 
   private lines(order: OrderState) {
@@ -453,7 +469,7 @@ export class Runner {
         const count = (this.throttles.get(order.ref) ?? 0) + 1;
         this.stats.retries += 1;
         this.throttles.set(order.ref, count);
-        this.deps.limit.onRateLimited();
+        this.deps.limit.onRateLimited(failure.retryAfterMs);
         if (count > MAX_THROTTLES) {
           await record({ t: 'unknown', ref: order.ref, reason: 'still rate limited', at });
           return;
@@ -557,7 +573,7 @@ export class Runner {
       }
       if (error instanceof RateLimitError) {
         // Nothing was read; try again at the (now lower) pace, keeping the poll schedule.
-        this.deps.limit.onRateLimited();
+        this.deps.limit.onRateLimited(error.retryAfterMs);
         this.stats.retries += 1;
         this.reschedulePoll(order, attempt);
         return;
@@ -591,8 +607,7 @@ export class Runner {
     const known = order.outcome;
     if (known.status !== fetched.status || known.total !== fetched.totalAmount)
       await this.recordCreated(order, fetched, known.paidBy);
-    this.results.count(fetched);
-    await this.results.add(order.index, records);
+    await this.results.add(order.index, records, order.ref, fetched);
     this.stats.finished += 1;
     for (const r of records) {
       if (r.status === 'completed') this.stats.codes += 1;

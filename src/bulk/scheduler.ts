@@ -45,6 +45,8 @@ export class Scheduler {
   private inflight = 0;
   private inflightSubmits = 0;
   private pollPhaseStart: number | undefined;
+  /** A due read went last: a submission that is ready goes next. */
+  private submitsTurn = false;
   /** Idle workers: every one is woken when something changes (an answer may free several). */
   private readonly sleepers = new Set<() => void>();
   /** The plan, drawn a window at a time (see `feed`); none: only what was queued. */
@@ -153,16 +155,20 @@ export class Scheduler {
     if (this.interrupted || this.fatal !== undefined) return 'done';
     const now = this.deps.now();
     const firstPoll = this.polls[0];
-    if (firstPoll && firstPoll.due <= now) {
+    const pollDue = firstPoll !== undefined && firstPoll.due <= now;
+    const next = this.stopReason ? undefined : this.submitQueue[0];
+    const submittable = next !== undefined && this.steps.maySubmit(next);
+    // Due reads go first, but never all of them before any submission: with both ready
+    // the two take turns, so a resume that reads back many orders still buys meanwhile.
+    if (firstPoll && pollDue && !(submittable && this.submitsTurn)) {
       this.polls.shift();
+      this.submitsTurn = true;
       return { kind: 'poll', order: firstPoll.order, attempt: firstPoll.attempt };
     }
-    if (!this.stopReason) {
-      const order = this.submitQueue[0];
-      if (order && this.steps.maySubmit(order)) {
-        this.submitQueue.shift();
-        return { kind: 'submit', order };
-      }
+    if (next && submittable) {
+      this.submitQueue.shift();
+      this.submitsTurn = false;
+      return { kind: 'submit', order: next };
     }
     const planDrawn = this.planDrawn();
     if (this.inflightSubmits === 0 && (this.stopReason || (this.submitQueue.length === 0 && planDrawn))) {

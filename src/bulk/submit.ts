@@ -79,22 +79,39 @@ export function classifySubmitError(error: unknown): SubmitFailure {
  * may start. Both learn from 429s, because the service's rate is not published
  * (spec section 8: "Numeric request rates per rateLimitTier: not shown").
  *
- * - Pace: unlimited until the first 429; then the rate the service actually let
- *   through in the last second, raised by 1% every few successes until the next 429.
- *   Pacing below the limit wastes far less than hitting it: every 429 costs a round
- *   trip and a Retry-After wait.
+ * - Pace: unlimited until the first 429. Then the rate the service let through over the
+ *   last second of sending (a pause asked by a Retry-After is not sending: a rate seen
+ *   while asleep says nothing of the limit) becomes the *ceiling*, and the run paces
+ *   itself a little below it (`HEADROOM`). That first estimate errs low, so the ceiling
+ *   doubles every second (slow start) until a 429 comes at a pace. A 429 while paced lowers the ceiling to the
+ *   pace it came at, or to what went through in the last second if that is less (the
+ *   first estimate, made over a short start, counts the service's burst too). Every `CLEAN_WINDOW` successes in a row without a 429 the ceiling
+ *   is probed upwards, by a step that doubles with each clean window (3%, 6%, 12%...):
+ *   a wrong, low ceiling is left within a few windows, and a right one is overshot only
+ *   briefly, once per few hundred requests, so 429s stay rare.
+ * - A 429 before the run has seen anything go through (nothing to learn a rate from):
+ *   every start waits out its Retry-After (or `UNLEARNED_PAUSE_MS`), then the run goes
+ *   on unpaced, at full speed.
  * - Concurrency: additive increase, multiplicative decrease, never below 2 while the
  *   pace governs (one request at a time is bound by latency, not by the rate).
  */
 export class AdaptiveLimit {
   private current: number;
   private successes = 0;
-  private paced = 0;
   private lastCut = Number.NEGATIVE_INFINITY;
   private rate: number | undefined;
+  private ceiling: number | undefined;
+  /** Successes in a row since the last 429 or probe. */
+  private clean = 0;
+  /** The next probe's step, doubled after each clean window. */
+  private step = FIRST_PROBE_STEP;
+  /** From the first estimate until a 429 at a pace: the ceiling grows with every success. */
+  private slowStart = false;
+  private grewAt = 0;
   private nextStart = 0;
+  /** No request starts before this (a Retry-After the run could not learn a rate from). */
+  private pauseUntil = Number.NEGATIVE_INFINITY;
   private readonly recent: number[] = [];
-  private firstSuccess = Number.POSITIVE_INFINITY;
 
   constructor(
     readonly max: number,
@@ -115,41 +132,63 @@ export class AdaptiveLimit {
 
   /** Milliseconds to wait before starting the next request; reserves its slot. */
   delayBeforeNext(): number {
-    if (this.rate === undefined) return 0;
     const t = this.now();
-    const at = Math.max(t, this.nextStart);
-    this.nextStart = at + 1000 / this.rate;
+    const at = Math.max(t, this.nextStart, this.pauseUntil);
+    if (this.rate !== undefined) this.nextStart = at + 1000 / this.rate;
     return at - t;
   }
 
-  onRateLimited(): void {
+  /** A 429; `retryAfterMs`: the wait its Retry-After asked for. */
+  onRateLimited(retryAfterMs?: number): void {
     const t = this.now();
     if (t - this.lastCut < this.cooldownMs) return;
-    // A 429 again within two cooldowns of the last cut: the probing keeps overshooting
-    // (it climbs ~28% a second at 50 req/s, more than the 20% floor below takes back), so
-    // the pace goes down to what the service let through, or it would ratchet up and
-    // most requests would come back 429.
-    const sustained = t - this.lastCut <= 2 * this.cooldownMs;
     this.lastCut = t;
-    this.trim(t);
-    // Successes per second over the last second, or over the run so far if shorter.
-    const span = Math.min(1000, Math.max(100, t - this.firstSuccess));
-    const observed = Math.max(1, (this.recent.length * 1000) / span);
-    // One bad second (workers asleep on a Retry-After) must not collapse the pace.
-    this.rate =
-      this.rate === undefined
-        ? observed
-        : Math.max(1, sustained ? 0 : this.rate * 0.8, Math.min(this.rate, observed));
+    this.clean = 0;
+    this.step = FIRST_PROBE_STEP;
+    if (this.rate !== undefined) {
+      // Refused at this pace: the limit is below it, and at most what went through in the
+      // last second (nobody slept on a Retry-After while paced: that second was all sending).
+      this.ceiling = Math.min(this.rate, this.observed(t) ?? this.rate);
+      this.rate = this.ceiling * CUT;
+      this.slowStart = false;
+    } else {
+      const observed = this.observed(t);
+      if (observed === undefined) {
+        // Nothing went through yet to learn a rate from: wait as asked, then full speed.
+        this.pauseUntil = Math.max(this.pauseUntil, t + (retryAfterMs ?? UNLEARNED_PAUSE_MS));
+      } else {
+        // A first estimate, low rather than high (the service's burst counts in it): it
+        // grows fast until the first 429 at a pace (slow start), then probes carefully.
+        this.ceiling = observed;
+        this.rate = observed * CUT;
+        this.slowStart = true;
+        this.grewAt = t;
+      }
+    }
     this.current = Math.max(Math.min(2, this.max), Math.floor(this.current / 2));
     this.successes = 0;
   }
 
   onSuccess(): void {
     const t = this.now();
-    if (this.firstSuccess === Number.POSITIVE_INFINITY) this.firstSuccess = t;
     this.recent.push(t);
     if (this.recent.length > 4096) this.trim(t);
-    if (this.rate !== undefined && ++this.paced % 2 === 0) this.rate *= 1.01;
+    if (this.rate !== undefined && this.ceiling !== undefined) {
+      if (this.slowStart) {
+        // Doubles a second of clean answers, however few they are at a low first estimate.
+        this.ceiling *= 2 ** (Math.max(0, t - this.grewAt) / SLOW_START_DOUBLING_MS);
+        this.grewAt = t;
+      } else if (++this.clean >= CLEAN_WINDOW) {
+        this.clean = 0;
+        this.ceiling *= 1 + this.step;
+        this.step *= 2;
+      }
+      // Back up to just below the ceiling within a few answers after a cut (in slow start
+      // at once: the pace follows the ceiling up).
+      this.rate = this.slowStart
+        ? this.ceiling * HEADROOM
+        : Math.min(this.ceiling * HEADROOM, this.rate * RECOVERY);
+    }
     this.successes += 1;
     if (this.current < this.max && this.successes >= this.current) {
       this.current += 1;
@@ -157,10 +196,41 @@ export class AdaptiveLimit {
     }
   }
 
+  /**
+   * Successes per second over the last second of sending (after any pause); undefined
+   * with too few to tell.
+   */
+  private observed(t: number): number | undefined {
+    this.trim(t);
+    // Over the whole second (less any pause), even early in the run: a short span would
+    // count the service's burst as its rate.
+    const from = Math.max(t - 1000, this.pauseUntil);
+    let n = 0;
+    for (const at of this.recent) if (at > from) n += 1;
+    if (n < MIN_SAMPLES) return undefined;
+    return Math.max(1, (n * 1000) / Math.max(100, t - from));
+  }
+
   private trim(t: number): void {
     while (this.recent.length && (this.recent[0] ?? 0) <= t - 1000) this.recent.shift();
   }
 }
+
+/** The pace kept below the learned ceiling. */
+const HEADROOM = 0.97;
+/** The pace right after a 429. */
+const CUT = 0.9;
+/** Growth of the pace per answer while it is below HEADROOM x ceiling. */
+const RECOVERY = 1.02;
+/** In slow start the ceiling doubles this often. */
+const SLOW_START_DOUBLING_MS = 1_000;
+/** Successes in a row without a 429 before the ceiling is probed upwards. */
+const CLEAN_WINDOW = 100;
+const FIRST_PROBE_STEP = 0.03;
+/** Successes in the last second needed to learn a rate from them. */
+const MIN_SAMPLES = 5;
+/** The wait after a 429 without a Retry-After when no rate could be learned. */
+const UNLEARNED_PAUSE_MS = 250;
 
 /** The longest a poll waits on an estimate: past it, a wrong estimate costs too much lateness. */
 export const POLL_ESTIMATE_MAX_MS = 60_000;

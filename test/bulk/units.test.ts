@@ -287,7 +287,7 @@ describe('submit outcomes', () => {
     expect(l.value).toBe(2);
   });
 
-  it('paces to the rate the service let through, then probes upwards', () => {
+  it('paces below the rate the service let through, grows to it, then probes upwards (issue 25)', () => {
     let t = 0;
     const l = new AdaptiveLimit(8, () => t, 1000);
     expect(l.delayBeforeNext()).toBe(0);
@@ -295,21 +295,47 @@ describe('submit outcomes', () => {
       t += 20;
       l.onSuccess();
     }
-    l.onRateLimited();
-    // 40 successes over the 780 ms since the first one: about 51 per second.
-    const pace = (40 * 1000) / 780;
-    expect(l.pace).toBeCloseTo(pace, 9);
-    const gap = 1000 / pace;
+    l.onRateLimited(1_000);
+    // 40 successes in the last second: a ceiling of 40 a second, paced 10% below it, and
+    // no pause (a rate was learned: the pace, not a Retry-After, spaces the requests).
+    expect(l.pace).toBeCloseTo(36, 9);
+    const gap = 1000 / 36;
     const delays = [l.delayBeforeNext(), l.delayBeforeNext(), l.delayBeforeNext()];
     expect(delays[0]).toBe(0);
     expect(delays[1]).toBeCloseTo(gap, 9);
     expect(delays[2]).toBeCloseTo(2 * gap, 9);
-    for (let i = 0; i < 50; i++) l.onSuccess();
-    expect(l.pace).toBeCloseTo(pace * 1.01 ** 25, 9);
-    // A later 429 in a thin second never cuts the pace below 80%.
-    t += 5_000;
+    // Slow start: the ceiling doubles a second while answers come back clean.
+    t += 500;
+    l.onSuccess();
+    expect(l.pace).toBeCloseTo(40 * Math.SQRT2 * 0.97, 9);
+    // A 429 at a pace: the ceiling is that pace or what went through in the last second.
+    for (let i = 0; i < 30; i++) {
+      t += 10;
+      l.onSuccess();
+    }
+    t += 700;
     l.onRateLimited();
-    expect(l.pace).toBeCloseTo(pace * 1.01 ** 25 * 0.8, 9);
+    expect(l.pace).toBeCloseTo(30 * 0.9, 9);
+    // Below the ceiling the pace comes back up to 97% of it within a few answers.
+    for (let i = 0; i < 10; i++) l.onSuccess();
+    expect(l.pace).toBeCloseTo(30 * 0.97, 9);
+    // 100 clean answers in a row: the ceiling is probed 3% higher, then 6% more.
+    for (let i = 0; i < 95; i++) l.onSuccess();
+    expect(l.pace).toBeCloseTo(30 * 1.03 * 0.97, 9);
+    for (let i = 0; i < 100; i++) l.onSuccess();
+    expect(l.pace).toBeCloseTo(30 * 1.03 * 1.06 * 0.97, 9);
+  });
+
+  it('a 429 before anything went through: every start waits out its Retry-After, then full speed', () => {
+    let t = 0;
+    const l = new AdaptiveLimit(8, () => t, 1000);
+    l.onRateLimited(2_000);
+    expect(l.pace).toBeUndefined();
+    expect(l.delayBeforeNext()).toBe(2_000);
+    expect(l.delayBeforeNext()).toBe(2_000);
+    t = 2_000;
+    expect(l.delayBeforeNext()).toBe(0);
+    expect(l.delayBeforeNext()).toBe(0);
   });
 
   it('polls with capped backoff', () => {

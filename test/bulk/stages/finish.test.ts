@@ -171,8 +171,10 @@ describe('finishRun', () => {
     expect(result.outputSha256).toBe(sha);
     expect(await s.readJournal()).toEqual([
       { t: 'output-pending', sha256: sha },
-      { t: 'output', sha256: sha },
+      // Every order delivered: the record keeps the counts a re-run shows without reading an order.
+      { t: 'output', sha256: sha, complete: { format: 'csv', tally: result.tally.snapshot(), spent: [] } },
     ]);
+    expect(result.complete).toBe(true);
     expect(result.ordered).toEqual(
       new Map([
         ['usd', 5],

@@ -1,8 +1,8 @@
 /**
  * The scheduler on its own: fake steps that record what ran, a clock the test moves,
- * and a sleep that returns at once. What it promises the runner: due reads first, the
- * anchor rule (`maySubmit`), stop and interruption, the wait timeout, and never more
- * steps in flight than the adaptive limit allows.
+ * and a sleep that returns at once. What it promises the runner: due reads first (taking
+ * turns with ready submissions), the anchor rule (`maySubmit`), stop and interruption,
+ * the wait timeout, and never more steps in flight than the adaptive limit allows.
  */
 import { describe, expect, it } from 'vitest';
 import type { OrderState } from '../../../src/bulk/journal.js';
@@ -92,6 +92,15 @@ describe('Scheduler', () => {
     expect(h.scheduler.waitTimedOut).toBe(false);
   });
 
+  it('takes turns between due reads and submissions: a resume buys while it reads back (issue 25)', async () => {
+    const h = harness({}, { concurrency: 1 });
+    // Orders an earlier run created, all due for a read now, and orders never sent.
+    for (const ref of ['old1', 'old2', 'old3']) h.scheduler.pollAt(order(ref), 0, 0);
+    for (const ref of ['new1', 'new2']) h.scheduler.submitLater(order(ref));
+    await h.scheduler.run();
+    expect(h.log).toEqual(['poll old1#0', 'submit new1', 'poll old2#0', 'submit new2', 'poll old3#0']);
+  });
+
   it('reads in due order whatever order they were scheduled in', async () => {
     const h = harness({});
     h.scheduler.pollAt(order('third'), 0, 300);
@@ -144,7 +153,8 @@ describe('Scheduler', () => {
     });
     for (const ref of ['A', 'B', 'C', 'D']) h.scheduler.submitLater(order(ref));
     await h.scheduler.run();
-    expect(h.log).toEqual(['submit A', 'poll A#0', 'poll A#1', 'submit B', 'poll B#0', 'poll B#1']);
+    // A due read and a submission take turns; after the stop only reads run.
+    expect(h.log).toEqual(['submit A', 'poll A#0', 'submit B', 'poll A#1', 'poll B#0', 'poll B#1']);
     expect(h.scheduler.stopReason).toBe('daily cap');
     expect(h.scheduler.interrupted).toBe(false);
   });
