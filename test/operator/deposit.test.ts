@@ -111,6 +111,26 @@ describe('deposit create / get', () => {
     expect(res.stderr).toContain('--method');
   });
 
+  it('without --method, a key that can read the payment methods lists them and opens no deposit', async () => {
+    const { env, userId } = op.account({ balanceUsd: 0 });
+    op.sandbox.patchAccount(userId, { capabilities: ['b2b', 'retailer'] });
+    const res = await runInProcess(['deposit', 'create', '--amount', '50'], { env });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toMatch(/btc/);
+    expect(res.stderr).not.toMatch(/opened/);
+    const list = await runInProcess(['deposit', 'list', '--json'], { env });
+    expect(JSON.parse(list.stdout).data).toHaveLength(0);
+  });
+
+  it('without --method, a b2b-only key opens one method-less deposit and says which', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const res = await runInProcess(['deposit', 'create', '--amount', '50'], { env });
+    expect(res.code, res.stderr).toBe(0);
+    const list = JSON.parse((await runInProcess(['deposit', 'list', '--json'], { env })).stdout).data;
+    expect(list).toHaveLength(1);
+    expect(res.stderr).toContain(`opened deposit ${list[0].depositId} without an invoice`);
+  });
+
   it('refuses an amount above the live maxDepositUSD before calling the service (exit 2)', async () => {
     const { env, userId } = op.account({ balanceUsd: 0 });
     op.sandbox.patchAccount(userId, { limits: { maxDepositUSD: 100 } });

@@ -160,7 +160,7 @@ describe('deposit create: the answer is lost', () => {
   it('finds the deposit it made in the pending list and names it, instead of inviting another', async () => {
     const acc = await retailAccount();
     await failAfterCommit('POST /b2b/deposits');
-    const res = await cli(acc.env, ['deposit', 'create', '--amount', '100', '--currency', 'BTC']);
+    const res = await cli(acc.env, ['deposit', 'create', '--amount', '100', '--method', 'btc']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/A deposit was created \(dep_\w+, pending/);
     expect(res.stderr).toContain('Do not create another');

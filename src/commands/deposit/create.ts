@@ -81,8 +81,23 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
   const valid = checkAmount(decimalText(opts.amount), account?.data.limits.maxDepositUSD);
   if (valid !== true) throw new UsageError(`--amount: ${valid}`);
 
+  if (!opts.method) {
+    // Only the methods are asked for: listed without opening a deposit where the key allows.
+    const { depositMethods, openedDepositNote } = await import('../shared/deposit-methods.js');
+    const listing = await depositMethods(http, opts.amount);
+    if (ctx.flags.json)
+      printJson(ctx.io, {
+        paymentMethods: listing.methods,
+        openedDepositId: listing.openedDepositId ?? null,
+      });
+    else printTable(ctx.io, METHOD_HEAD, methodRows(sortMethods(listing.methods, opts.amount)));
+    const note = openedDepositNote(listing);
+    if (note) err(ctx.io, note);
+    err(ctx.io, 'Choose a method and run again with --method <id> to get the invoice.');
+    return;
+  }
   const currency = (
-    opts.currency ?? (opts.method ? await inferPayCurrency(ctx, http, opts.method, opts.amount) : 'USD')
+    opts.currency ?? (await inferPayCurrency(ctx, http, opts.method, opts.amount))
   ).toUpperCase();
   const created = await createDeposit(http, {
     amount: opts.amount,

@@ -10,6 +10,7 @@ import type { HttpClient } from '../../api/http.js';
 import { listPaymentMethods } from '../../api/payment-methods.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
+import { err } from '../../io/streams.js';
 import type { PaymentMethod } from '../../schemas/payments.js';
 import { payCurrencyFor } from '../shared/methods.js';
 
@@ -32,8 +33,12 @@ export async function inferPayCurrency(
   let method = (await retailerMethods(http))?.find((m) => m.id === methodId);
   if (!method) {
     const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
-    if (listing.depositId)
-      ctx.debug(`method listing created deposit ${listing.depositId} (no invoice; it expires unpaid)`);
+    // Never a stray deposit left unsaid: this key could not list the methods otherwise.
+    err(
+      ctx.io,
+      `finding the currency of --method ${methodId} opened ${listing.depositId ? `deposit ${listing.depositId}` : 'a deposit'} without an invoice ` +
+        '(this key cannot read GET /retailer/v1/payment-methods): nothing is owed on it and it expires unpaid; pass --currency to avoid it',
+    );
     method = (listing.data.availablePaymentMethods ?? []).find((m) => m.id === methodId);
   }
   if (!method) {
