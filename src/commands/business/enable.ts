@@ -1,7 +1,8 @@
 /** `giftcodes business enable`: enable a capability (POST /user/business/enable); b2b stays on. */
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
+import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
@@ -34,7 +35,14 @@ export async function runBusinessEnable(
     'Enable the retailer surface for this account (capabilities b2b and retailer)?',
   );
   // The spec's body lists both capabilities: b2b must stay enabled.
-  const res = await enableBusiness(http, ['b2b', 'retailer']);
+  const res = await enableBusiness(http, ['b2b', 'retailer']).catch((error: unknown) => {
+    // Enabling is the same however often it is asked: a lost answer is settled by asking again.
+    if (writeOutcome(error) !== 'maybe-applied') throw error;
+    throw withOutcomeAdvice(
+      error,
+      `The retailer capability may be on already. Enabling it again changes nothing else: ${giftcodesCommand('business', 'enable', '--retailer', '--yes')}`,
+    );
+  });
   if (ctx.flags.json) {
     printJson(ctx.io, res.raw ?? null);
     return;

@@ -9,7 +9,7 @@ import { accountView } from '../views.js';
 export const accountRoutes: RouteDef[] = [
   api('GET', '/b2b/account', ({ core, account }) => ok(accountView(core, account, 'b2b'))),
   api('GET', '/retailer/v1/account', ({ core, account }) => ok(accountView(core, account, 'retailer'))),
-  api('PATCH', '/retailer/v1/account', ({ account, body }) => {
+  api('PATCH', '/retailer/v1/account', ({ core, account, body }) => {
     const record = (body ?? {}) as Record<string, unknown>;
     const field = [MARKUP_FIELD, ...MARKUP_FIELD_ALIASES].find((f) => record[f] !== undefined);
     if (!field) {
@@ -27,6 +27,8 @@ export const accountRoutes: RouteDef[] = [
     if (parsed.data > cap)
       throw limitExceeded('maxMarkupPercent', cap, account.tier, { requested: parsed.data });
     account.markupPercent = parsed.data;
+    // The spec does not show this call's response.
+    if (core.specMinimal) return ok({});
     // Only the setting (choices.ts MARKUP_PATCH_RESPONSE): this key may lack balance:read.
     return ok({ [MARKUP_FIELD]: account.markupPercent });
   }),

@@ -24,6 +24,13 @@ function newSecret(core: Core): string {
   return core.store.ids.token('whsec_', 32);
 }
 
+/** The configuration as the spec shows it under --spec-minimal: `url`, `events`, `secret` only. */
+function shown(core: Core, view: Record<string, unknown>): Record<string, unknown> {
+  if (!core.specMinimal) return view;
+  const { url, events, secret } = view;
+  return { url, events, ...(secret !== undefined ? { secret } : {}) };
+}
+
 function requireWebhook(account: AccountState): WebhookEndpoint {
   if (!account.webhook) throw notFound('Webhook endpoint');
   return account.webhook;
@@ -40,7 +47,7 @@ export const webhookRoutes: RouteDef[] = [
       account.webhook.url = input.url;
       account.webhook.events = events;
       account.webhook.updatedAt = now;
-      return ok(webhookConfigView(account.webhook, 'omit'));
+      return ok(shown(core, webhookConfigView(account.webhook, 'omit')));
     }
     account.webhook = {
       url: input.url,
@@ -52,15 +59,15 @@ export const webhookRoutes: RouteDef[] = [
       updatedAt: now,
       secretRotatedAt: null,
     };
-    return ok(webhookConfigView(account.webhook, 'plain'), WEBHOOK_CREATE_STATUS);
+    return ok(shown(core, webhookConfigView(account.webhook, 'plain')), WEBHOOK_CREATE_STATUS);
   }),
-  api('GET', '/retailer/v1/webhook', ({ account }) =>
-    ok(webhookConfigView(requireWebhook(account), 'masked')),
+  api('GET', '/retailer/v1/webhook', ({ core, account }) =>
+    ok(shown(core, webhookConfigView(requireWebhook(account), 'masked'))),
   ),
-  api('DELETE', '/retailer/v1/webhook', ({ account }) => {
+  api('DELETE', '/retailer/v1/webhook', ({ core, account }) => {
     requireWebhook(account);
     account.webhook = null;
-    return ok({ deleted: true });
+    return ok(core.specMinimal ? {} : { deleted: true });
   }),
   api('POST', '/retailer/v1/webhook/rotate', ({ core, account }) => {
     const wh = requireWebhook(account);
@@ -70,6 +77,7 @@ export const webhookRoutes: RouteDef[] = [
     wh.secret = newSecret(core);
     wh.secretRotatedAt = now;
     wh.updatedAt = now;
+    if (core.specMinimal) return ok(shown(core, webhookConfigView(wh, 'plain')));
     return ok({ ...webhookConfigView(wh, 'plain'), previousSecretExpiresAt: wh.previousSecretExpiresAt });
   }),
   api('POST', '/retailer/v1/webhook/test', async ({ core, account }) =>
