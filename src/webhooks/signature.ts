@@ -99,11 +99,8 @@ export function parseSignatureHeader(value: string | string[] | undefined | null
 
 /** HMAC-SHA256(secret, `${t}.` + rawBody) as lowercase hex (spec section 6, step 3). */
 export function computeSignature(secret: string, timestamp: number, payload: RawBody): string {
-  const hmac = createHmac('sha256', secret);
-  hmac.update(`${timestamp}.`, 'utf8');
-  if (typeof payload === 'string') hmac.update(payload, 'utf8');
-  else hmac.update(payload);
-  return hmac.digest('hex');
+  // `update` hashes a string as UTF-8 and bytes as they are.
+  return createHmac('sha256', secret).update(`${timestamp}.`).update(payload).digest('hex');
 }
 
 /**

@@ -6,8 +6,15 @@
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseSignatureHeader, verifySignature } from '../../src/webhooks/signature.js';
-import { verifyWebhook } from '../../src/webhooks/verify.js';
+import {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  parseSignatureHeader,
+  SIGNATURE_HEADER,
+  signatureHeader,
+  verifySignature,
+} from '../../src/webhooks/signature.js';
+import { constructWebhookEvent, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/verify.js';
 
 const SECRET = 'whsec_edges_secret_value';
 const T = 1_767_225_600_000;
@@ -169,5 +176,130 @@ describe('header parser edges', () => {
   it('a 16-digit t is the longest accepted', () => {
     expect(parseSignatureHeader(`t=${'9'.repeat(16)},v1=a`)).toMatchObject({ ok: true });
     expect(parseSignatureHeader(`t=${'9'.repeat(17)},v1=a`)).toMatchObject({ ok: false });
+  });
+});
+
+describe('what a refusal says', () => {
+  it('counts the entries and the secrets it tried', () => {
+    expect(verify(`t=${T},v1=${'0'.repeat(64)}`)).toMatchObject({
+      message: 'no matching signature: none of the 1 v1 entry matches the secret for this body',
+      timestamp: T,
+    });
+    expect(
+      verify(`t=${T},v1=${'0'.repeat(64)},v1=${'1'.repeat(64)}`, { secret: [SECRET, 'whsec_b'] }),
+    ).toMatchObject({
+      message: 'no matching signature: none of the 2 v1 entries matches any of the 2 secrets for this body',
+    });
+  });
+
+  it('says how old, or how far in the future, a signed delivery is', () => {
+    expect(verify(`t=${T},v1=${GOOD}`, { now: T + 301_400 })).toEqual({
+      valid: false,
+      reason: 'timestamp_outside_tolerance',
+      message: 'timestamp outside tolerance: t is 301s old, tolerance 300s',
+      timestamp: T,
+    });
+    expect(verify(`t=${T},v1=${GOOD}`, { now: T - 400_600 })).toMatchObject({
+      message: 'timestamp outside tolerance: t is 401s in the future, tolerance 300s',
+    });
+  });
+
+  it('hints that a t in seconds is not the milliseconds the spec requires, and only then', () => {
+    const seconds = T / 1000;
+    const header = `t=${seconds},v1=${hmac(SECRET, seconds)}`;
+    expect(verify(header)).toMatchObject({
+      message: `timestamp outside tolerance: t is ${Math.round((T - seconds) / 1000)}s old, tolerance 300s (t looks like seconds; the service sends milliseconds)`,
+    });
+    // The smallest 12-digit t is milliseconds (1973): no hint.
+    const ms = 100_000_000_000;
+    const msHeader = `t=${ms},v1=${hmac(SECRET, ms)}`;
+    expect(verify(msHeader).valid).toBe(false);
+    expect(verify(msHeader)).not.toMatchObject({ message: expect.stringContaining('looks like seconds') });
+    expect(verify(`t=${ms - 1},v1=${hmac(SECRET, ms - 1)}`)).toMatchObject({
+      message: expect.stringContaining('(t looks like seconds; the service sends milliseconds)'),
+    });
+  });
+
+  it('clips what it quotes from the header to 24 characters', () => {
+    expect(parseSignatureHeader(`t=${T},${'x'.repeat(30)}`)).toEqual({
+      ok: false,
+      message: `entry "${'x'.repeat(24)}..." is not key=value`,
+    });
+    expect(parseSignatureHeader(`t=${T},${'x'.repeat(24)}`)).toEqual({
+      ok: false,
+      message: `entry "${'x'.repeat(24)}" is not key=value`,
+    });
+  });
+});
+
+describe('more header corners', () => {
+  it('refuses a null header like a missing one', () => {
+    expect(parseSignatureHeader(null)).toEqual({ ok: false, message: 'no signature header' });
+  });
+
+  it('strips a pasted header name only at the start', () => {
+    expect(verify(`t=${T},v1=${GOOD},note=x-service-signature:`).valid).toBe(true);
+    expect(parseSignatureHeader('x-service-signature:   ')).toEqual({
+      ok: false,
+      message: 'the signature header is empty',
+    });
+  });
+
+  it('skips an entry of blanks between commas', () => {
+    expect(verify(`t=${T}, ,v1=${GOOD}`).valid).toBe(true);
+  });
+});
+
+describe('the library face', () => {
+  it('names its headers as Node presents them', () => {
+    expect([SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER]).toEqual([
+      'x-service-signature',
+      'x-service-event',
+      'x-service-delivery',
+    ]);
+  });
+
+  it('signs nothing without a secret', () => {
+    expect(() => signatureHeader({ secrets: [], timestamp: T, payload: BODY })).toThrow(
+      new TypeError('at least one secret is required'),
+    );
+    expect(signatureHeader({ secrets: [SECRET], timestamp: T, payload: BODY })).toBe(`t=${T},v1=${GOOD}`);
+  });
+
+  it('verifies against the system clock when no now is given', () => {
+    const t = Date.now();
+    expect(
+      verifyWebhook({ payload: BODY, header: `t=${t},v1=${hmac(SECRET, t)}`, secret: SECRET }).valid,
+    ).toBe(true);
+    // Signed at T (2026-01-01): judged against today's clock, not T.
+    expect(verifyWebhook({ payload: BODY, header: `t=${T},v1=${GOOD}`, secret: SECRET, now: T }).valid).toBe(
+      true,
+    );
+  });
+
+  it('constructWebhookEvent reads a Uint8Array body as UTF-8', () => {
+    const bytes = new TextEncoder().encode(BODY);
+    expect(
+      constructWebhookEvent({ payload: bytes, header: `t=${T},v1=${GOOD}`, secret: SECRET, now: T }),
+    ).toEqual(JSON.parse(BODY));
+  });
+
+  it.each([
+    ['not JSON', '{"id":', 'the signed body is not JSON'],
+    ['a string', '"whd_1"', 'the signed body is not an event {id, type, createdAt, data}'],
+    ['null', 'null', 'the signed body is not an event {id, type, createdAt, data}'],
+    ['no id', '{"type":"ping"}', 'the signed body is not an event {id, type, createdAt, data}'],
+    ['no type', '{"id":"whd_1"}', 'the signed body is not an event {id, type, createdAt, data}'],
+    ['a numeric id', '{"id":1,"type":"ping"}', 'the signed body is not an event {id, type, createdAt, data}'],
+  ])('constructWebhookEvent refuses a signed body that is %s', (_name, body, message) => {
+    const header = `t=${T},v1=${hmac(SECRET, T, body)}`;
+    let caught: unknown;
+    try {
+      constructWebhookEvent({ payload: body, header, secret: SECRET, now: T });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(WebhookVerificationError);
+    expect(caught).toMatchObject({ name: 'WebhookVerificationError', reason: 'invalid_json', message });
   });
 });
