@@ -18,7 +18,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOURNAL_VERSION } from '../../src/bulk/journal.js';
 import { splitOrder } from '../../src/bulk/plan.js';
-import { anchorRef, defaultBatchId, orderRef } from '../../src/bulk/refs.js';
+import { anchorRef, defaultBatchId, isValidBatchId, orderRef } from '../../src/bulk/refs.js';
 import { checkAndPreview, planSpool, type SpooledInput, spoolInput } from '../../src/bulk/stream-plan.js';
 import type { PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';
 import { productIndex } from '../../src/bulk/validate.js';
@@ -173,6 +173,60 @@ describe('refs are a contract between releases (literal goldens)', () => {
       [`${root}.2f6eb.23e54.2f196.270d2.2bfc7.23b61`, '1:253+4'],
       [`${root}.2f6eb.23e54.2f196.270d2.2bfc7.23b61.297e5`, '1:255+2'],
       ['gc-h-ec1d2507b0b8ead0540771caee87adb4c03b4dff41cbae3cb0bd64cb9e7be48d', '1:256+1'],
+    ]);
+  });
+
+  it('pins required fields by name, sorted, joined with &', () => {
+    const line = (requiredFields: Record<string, string>): PlannedLine => ({
+      row: 2,
+      productId: 'gold_game',
+      skuId: 'gold_game_range',
+      amount: 10,
+      quantity: 1,
+      firstUnit: 1,
+      unitUsd: 10,
+      requiredFields,
+    });
+    // Key order in the row does not matter; the fields do.
+    expect(orderRef('b9c23d7193405cb4', 0, [line({ zone: 'Z1', playerId: 'P-42' })])).toBe(
+      'gc-b9c23d7193405cb4-00001-6f8b88f294',
+    );
+    expect(orderRef('b9c23d7193405cb4', 0, [line({ playerId: 'P-42', zone: 'Z1' })])).toBe(
+      'gc-b9c23d7193405cb4-00001-6f8b88f294',
+    );
+  });
+
+  it('keeps a ref of exactly 128 characters, and hashes one of 129', () => {
+    const plain: PlannedLine = {
+      row: 1,
+      productId: 'gold_us',
+      skuId: 'gold_us_range',
+      amount: 5,
+      quantity: 1,
+      firstUnit: 1,
+      unitUsd: 5,
+    };
+    expect(orderRef('x'.repeat(108), 0, [plain])).toBe(`gc-${'x'.repeat(108)}-00001-4e1e4c1f3d`);
+    expect(orderRef('x'.repeat(109), 0, [plain])).toBe(
+      'gc-h-b317754a3f0618304f641e0d921535de45a3eb7df80de1ebe01adbba530f9685',
+    );
+  });
+
+  it('accepts a --batch of 1 to 64 letters, digits, _ and - only', () => {
+    expect(['a', 'A-b_9', 'x'.repeat(64), 'b9c23d7193405cb4'].map(isValidBatchId)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['', 'x'.repeat(65), 'a b', 'ab!', '!ab', '../x', 'é'].map(isValidBatchId)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
     ]);
   });
 

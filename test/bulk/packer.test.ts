@@ -7,7 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { heldByAnchor } from '../../src/bulk/anchor-gate.js';
 import type { OrderPhase } from '../../src/bulk/order-book.js';
-import { ORDER_AMOUNT_HEADROOM, Packer, Planner, packLines } from '../../src/bulk/plan.js';
+import {
+  limitsFrom,
+  ORDER_AMOUNT_HEADROOM,
+  orderUsd,
+  Packer,
+  Planner,
+  packLines,
+  splitOrder,
+  unitUsd,
+} from '../../src/bulk/plan.js';
 import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';
 import { productIndex } from '../../src/bulk/validate.js';
 import type { Product } from '../../src/schemas/catalog.js';
@@ -179,5 +188,65 @@ describe('the anchor gate', () => {
 
   it('holds nothing in a plan without an anchor (journal version 1)', () => {
     expect(heldByAnchor(undefined, other)).toBe(false);
+  });
+});
+
+describe('plan.ts details the mutation run found untested', () => {
+  const rates = { base: 'USD', rates: { USD: 1, EUR: 0.5 } };
+
+  it('unitUsd takes the larger reading of the face value, or the cost reading alone', () => {
+    expect(unitUsd(10, { costCurrency: 'USD', productCurrency: 'EUR' }, rates)).toBe(20);
+    expect(unitUsd(10, { costCurrency: 'EUR', productCurrency: 'USD' }, rates)).toBe(20);
+    expect(unitUsd(10, { costCurrency: 'EUR', productCurrency: 'EUR' }, rates)).toBe(20);
+    expect(unitUsd(10, { costCurrency: 'USD' } as never, rates)).toBe(10);
+  });
+
+  it('limitsFrom reads zero, negative and missing limits as none', () => {
+    expect(limitsFrom({ limits: { maxItemsPerOrder: 0, maxOrderAmountUSD: -5 } } as never)).toEqual({
+      maxItemsPerOrder: inf,
+      maxQuantityPerItem: inf,
+      maxOrderAmountUSD: inf,
+    });
+    expect(
+      limitsFrom({ limits: { maxItemsPerOrder: 3, maxQuantityPerItem: 1, maxOrderAmountUSD: 0.5 } } as never),
+    ).toEqual({
+      maxItemsPerOrder: 3,
+      maxQuantityPerItem: 1,
+      maxOrderAmountUSD: 0.5,
+    });
+  });
+
+  it('a re-split packs under the new limits when that gives parts, and halves only otherwise', () => {
+    const order = { ref: 'R', lines: [1, 2, 3, 4].map((r) => ({ ...source(r, 1), firstUnit: 1 })) };
+    expect(shape((splitOrder(order, limits({ maxItemsPerOrder: 3 })) ?? []).map((o) => o.lines))).toEqual([
+      '1:1+1 2:1+1 3:1+1',
+      '4:1+1',
+    ]);
+    expect(shape((splitOrder(order, limits()) ?? []).map((o) => o.lines))).toEqual([
+      '1:1+1 2:1+1',
+      '3:1+1 4:1+1',
+    ]);
+    expect(splitOrder({ ref: 'R', lines: [source(1, 1)] }, limits())).toBeUndefined();
+  });
+
+  it('orderUsd sums units at their micro-dollar estimate', () => {
+    expect(orderUsd({ lines: [source(1, 2, 1.5), source(2, 4, 0.25)] })).toBe(4);
+  });
+
+  it('carries each row’s buyer ref on its lines, and refuses a product that vanished', () => {
+    const products = productIndex([
+      { productId: 'p', name: 'p', costCurrency: 'USD', skus: [] } as unknown as Product,
+    ]);
+    const orders: PlannedOrder[] = [];
+    const planner = new Planner(products, { base: 'USD', rates: { USD: 1 } }, limits(), 'B', (o) =>
+      orders.push(o),
+    );
+    planner.add({ row: 1, productId: 'p', skuId: 's', amount: 10, quantity: 1, ref: 'alpha' });
+    planner.add({ row: 2, productId: 'p', skuId: 's', amount: 10, quantity: 1, ref: '' });
+    planner.end();
+    expect(orders[0]?.lines.map((l) => l.ref)).toEqual(['alpha', undefined]);
+    expect(() =>
+      planner.add({ row: 3, productId: 'nope', skuId: 's', amount: 10, quantity: 1, ref: '' }),
+    ).toThrow('row 3: product nope vanished after validation');
   });
 });
