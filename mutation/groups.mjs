@@ -40,6 +40,7 @@ export const GROUPS = {
     what: 'submit classification and retry',
     mutate: ['src/bulk/submit.ts', 'src/api/retry.ts'],
     tests: [
+      'test/bulk/submit-edges.test.ts',
       'test/bulk/units.test.ts',
       'test/bulk/poll-schedule.test.ts',
       'test/bulk/stages/runner.test.ts',
