@@ -4,6 +4,18 @@
  * compiled dist/, which a mutant never reaches, so they are left out: they would only
  * cost time). Run one with `npm run mutation -- --group <name>`.
  */
+import { readFileSync } from 'node:fs';
+
+/**
+ * main.ts up to `runFromProcess`: that function (signals, EPIPE, the process's exit code)
+ * runs only in the binary, on dist/, which no mutant reaches; the binary tests cover it.
+ */
+function mainBeforeRunFromProcess() {
+  const lines = readFileSync(new URL('../src/main.ts', import.meta.url), 'utf8').split('\n');
+  const at = lines.findIndex((line) => line.startsWith('export async function runFromProcess'));
+  return at > 0 ? `src/main.ts:1-${at}` : 'src/main.ts';
+}
+
 export const GROUPS = {
   signature: {
     what: 'webhook signature and verification',
@@ -51,8 +63,9 @@ export const GROUPS = {
   },
   errors: {
     what: 'error to write outcome and exit code',
-    mutate: ['src/errors.ts', 'src/main.ts'],
+    mutate: ['src/errors.ts', mainBeforeRunFromProcess()],
     tests: [
+      'test/unit/errors-edges.test.ts',
       'test/unit/exit-codes.test.ts',
       'test/unit/api-errors.test.ts',
       'test/unit/write-outcome.test.ts',

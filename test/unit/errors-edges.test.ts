@@ -1,0 +1,124 @@
+/**
+ * The error classes' codes, exit codes and messages, and the small predicates around
+ * them, where the mutation run (npm run mutation -- --group errors) found no test.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  apiErrorFrom,
+  asRejectedInput,
+  CliError,
+  DECLINED_MESSAGE,
+  DeclinedError,
+  ExitCode,
+  InvalidInputError,
+  isAccountSuspension,
+  isApiError,
+  isInsufficientBalanceError,
+  LockedError,
+  MissingInputError,
+  NetworkError,
+  RejectedKeyError,
+  ResponseTooDeepError,
+  RetryBudgetSpentError,
+  ServerError,
+  StoppedError,
+  UsageError,
+  ValidationError,
+} from '../../src/errors.js';
+
+describe('error classes', () => {
+  it('counts the problems of an input, singular and plural', () => {
+    expect(new InvalidInputError([{ row: 2, message: 'x' }], 'in.csv').message).toBe(
+      '1 problem in in.csv; nothing was bought',
+    );
+    expect(new InvalidInputError([{ message: 'x' }, { message: 'y' }], 'in.csv').message).toBe(
+      '2 problems in in.csv; nothing was bought',
+    );
+  });
+
+  it('a missing input names the flag, and what it is when told', () => {
+    expect(new MissingInputError('--email')).toMatchObject({
+      message: 'a value is required and stdin is not a terminal: pass --email',
+      code: 'USAGE',
+      exitCode: ExitCode.usage,
+    });
+    expect(new MissingInputError('--email', 'the buyer email').message).toBe(
+      'the buyer email is required and stdin is not a terminal: pass --email',
+    );
+  });
+
+  it.each([
+    [new LockedError('held'), 'LOCKED', ExitCode.usage],
+    [new RejectedKeyError('no'), 'UNAUTHORIZED', ExitCode.usage],
+    [new UsageError('bad'), 'USAGE', ExitCode.usage],
+    [new StoppedError('later'), 'STOPPED', ExitCode.stoppedResumable],
+    [new DeclinedError(), 'CANCELLED', ExitCode.usage],
+    [new ResponseTooDeepError(64), 'UNEXPECTED_RESPONSE', ExitCode.service],
+    [new NetworkError('timeout', 't'), 'TIMEOUT', ExitCode.service],
+    [new NetworkError('connection', 'c'), 'NETWORK', ExitCode.service],
+    [new NetworkError('unresolved', 'u'), 'HOST_NOT_FOUND', ExitCode.service],
+  ])('%s: code %s, exit %i', (error, code, exitCode) => {
+    expect(error).toMatchObject({ code, exitCode });
+  });
+
+  it('says what a declined confirmation and a too-deep answer mean', () => {
+    expect(DECLINED_MESSAGE).toBe('cancelled at the confirmation: nothing was done');
+    expect(new DeclinedError().message).toBe(DECLINED_MESSAGE);
+    expect(new ResponseTooDeepError(64).message).toBe(
+      'unexpected response: nested deeper than 64 levels; refusing to process it',
+    );
+  });
+
+  it('keeps a cause only when given one', () => {
+    const cause = new Error('root');
+    expect(new CliError('m', { exitCode: 1, code: 'X', cause }).cause).toBe(cause);
+    expect('cause' in new CliError('m', { exitCode: 1, code: 'X' })).toBe(false);
+  });
+
+  it('a spent budget keeps the last failure in its message', () => {
+    const last = new ServerError({ status: 503, code: 'X', message: 'down' });
+    expect(new RetryBudgetSpentError(last, 3).message).toBe(
+      "down; the run's 3 retries are spent, so it stopped: run it again later",
+    );
+  });
+});
+
+describe('predicates', () => {
+  it('reads insufficient balance with or without a separator, and survives null details', () => {
+    expect(isInsufficientBalanceError(400, 'VALIDATION_ERROR', 'x', { reason: 'INSUFFICIENTFUNDS' })).toBe(
+      true,
+    );
+    expect(isInsufficientBalanceError(400, 'VALIDATION_ERROR', 'Insufficient-balance', null)).toBe(true);
+    expect(isInsufficientBalanceError(400, 'VALIDATION_ERROR', 'bad amount', null)).toBe(false);
+  });
+
+  it('a suspension is told by the message or by details.status', () => {
+    expect(isAccountSuspension(undefined, { status: 'suspended' })).toBe(true);
+    expect(isAccountSuspension('Account suspended', undefined)).toBe(true);
+    expect(isAccountSuspension(undefined, { status: 'active' })).toBe(false);
+    expect(isAccountSuspension('forbidden', null)).toBe(false);
+  });
+
+  it('a 500 is a ServerError', () => {
+    expect(apiErrorFrom({ status: 500, code: 'INTERNAL_ERROR', message: 'x' })).toBeInstanceOf(ServerError);
+    expect(apiErrorFrom({ status: 499, code: 'ODD', message: 'x' })).not.toBeInstanceOf(ServerError);
+  });
+
+  it('asRejectedInput turns only a 404 into a rejected input', () => {
+    const server = new ServerError({ status: 500, code: 'X', message: 'down' });
+    expect(asRejectedInput(server)).toBe(server);
+    const usage = new UsageError('u');
+    expect(asRejectedInput(usage)).toBe(usage);
+    const notFound = apiErrorFrom({ status: 404, code: 'NOT_FOUND', message: 'no such product' });
+    expect(asRejectedInput(notFound)).toBeInstanceOf(ValidationError);
+  });
+
+  it('isApiError matches the class and, when asked, the code', () => {
+    const api = new ApiError({ status: 409, code: 'CONFLICT', message: 'c', exitCode: 1 });
+    expect(isApiError(api)).toBe(true);
+    expect(isApiError(api, 'CONFLICT')).toBe(true);
+    expect(isApiError(api, 'NOT_FOUND')).toBe(false);
+    expect(isApiError(new UsageError('u'))).toBe(false);
+  });
+});
