@@ -15,16 +15,20 @@ import {
   isAccountSuspension,
   isApiError,
   isInsufficientBalanceError,
+  LimitExceededError,
   LockedError,
   MissingInputError,
   NetworkError,
+  RateLimitError,
   RejectedKeyError,
   ResponseTooDeepError,
+  ResponseTooLargeError,
   RetryBudgetSpentError,
   ServerError,
   StoppedError,
   UsageError,
   ValidationError,
+  WaitTimeoutError,
 } from '../../src/errors.js';
 
 describe('error classes', () => {
@@ -120,5 +124,59 @@ describe('predicates', () => {
     expect(isApiError(api, 'CONFLICT')).toBe(true);
     expect(isApiError(api, 'NOT_FOUND')).toBe(false);
     expect(isApiError(new UsageError('u'))).toBe(false);
+  });
+});
+
+describe('more classes', () => {
+  it('a 429 becomes a RateLimitError keeping its message, request id and Retry-After', () => {
+    expect(
+      apiErrorFrom({
+        status: 429,
+        code: 'RATE_LIMITED',
+        message: 'slow down',
+        requestId: 'req_9',
+        retryAfterMs: 1500,
+      }),
+    ).toEqual(expect.objectContaining({ message: 'slow down', requestId: 'req_9', retryAfterMs: 1500 }));
+    expect(apiErrorFrom({ status: 429, code: 'RATE_LIMITED', message: 'x' })).toBeInstanceOf(RateLimitError);
+  });
+
+  it('a limit keeps only well-typed details', () => {
+    const error = new LimitExceededError({
+      status: 422,
+      code: 'B2B_LIMIT_EXCEEDED',
+      message: 'cap',
+      details: {
+        limit: 'dailySpendCapUSD',
+        window: 5,
+        limitValue: '100',
+        current: 90,
+        requested: 20,
+        tier: 3,
+      },
+    });
+    expect(error).toMatchObject({ limit: 'dailySpendCapUSD', current: 90, requested: 20 });
+    expect([error.window, error.limitValue, error.tier]).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('a wait that ran out is resumable, code WAIT_TIMEOUT, carrying the last read', () => {
+    expect(new WaitTimeoutError('late', { id: 1 })).toMatchObject({
+      code: 'WAIT_TIMEOUT',
+      exitCode: ExitCode.stoppedResumable,
+      lastRaw: { id: 1 },
+    });
+  });
+
+  it('an answer over the cap says which request and how to raise the cap', () => {
+    const error = new ResponseTooLargeError({
+      status: 200,
+      method: 'GET',
+      path: '/b2b/orders',
+      limitBytes: 10,
+    });
+    expect(error.message).toBe(
+      'unexpected response (HTTP 200): the response to GET /b2b/orders is larger than 10 bytes, the response cap (raise it with --max-response-bytes or GIFTCODES_MAX_RESPONSE_BYTES)',
+    );
+    expect(error.code).toBe('RESPONSE_TOO_LARGE');
   });
 });
