@@ -130,7 +130,9 @@ describe('chooseJournal: the journal beside --out', () => {
     const error = await refusal(s.choose());
     expect(error.message).toContain('batch b0 already bought rows 1-2 (4 units in 2 orders: co_9');
     expect(error.message).toContain('1 of them with an unknown outcome');
-    expect(error.message).toContain('Running this file here would buy those rows again');
+    expect(error.message).toContain(
+      'Running this file here would buy those rows again. To buy only rows that are new, put them in a file of their own and run it with another --out; keep this output and its journal',
+    );
     expect(error.message).not.toContain('--force');
   });
 
@@ -335,4 +337,13 @@ describe('chooseJournal: edges the mutation run found untested', () => {
     expect(error).toBe(failure);
     expect(s.notices).toEqual([]);
   });
+});
+
+it('a journal file with no batch record does not crash the choice', async () => {
+  const s = setup();
+  await mkdir(dirname(s.journalPath), { recursive: true });
+  writeFileSync(s.journalPath, `${JSON.stringify({ t: 'planned', orders: 0 })}\n`);
+  const choice = await s.choose();
+  expect(choice.journal?.batch).toBeUndefined();
+  expect(choice.displaced).toBeUndefined();
 });
