@@ -53,17 +53,18 @@ describe('error classes', () => {
   });
 
   it.each([
-    [new LockedError('held'), 'LOCKED', ExitCode.usage],
-    [new RejectedKeyError('no'), 'UNAUTHORIZED', ExitCode.usage],
-    [new UsageError('bad'), 'USAGE', ExitCode.usage],
-    [new StoppedError('later'), 'STOPPED', ExitCode.stoppedResumable],
-    [new DeclinedError(), 'CANCELLED', ExitCode.usage],
-    [new ResponseTooDeepError(64), 'UNEXPECTED_RESPONSE', ExitCode.service],
-    [new NetworkError('timeout', 't'), 'TIMEOUT', ExitCode.service],
-    [new NetworkError('connection', 'c'), 'NETWORK', ExitCode.service],
-    [new NetworkError('unresolved', 'u'), 'HOST_NOT_FOUND', ExitCode.service],
-  ])('%s: code %s, exit %i', (error, code, exitCode) => {
-    expect(error).toMatchObject({ code, exitCode });
+    ['LockedError', () => new LockedError('held'), 'LOCKED', ExitCode.usage],
+    ['RejectedKeyError', () => new RejectedKeyError('no'), 'UNAUTHORIZED', ExitCode.usage],
+    ['UsageError', () => new UsageError('bad'), 'USAGE', ExitCode.usage],
+    ['StoppedError', () => new StoppedError('later'), 'STOPPED', ExitCode.stoppedResumable],
+    ['DeclinedError', () => new DeclinedError(), 'CANCELLED', ExitCode.usage],
+    ['ResponseTooDeepError', () => new ResponseTooDeepError(64), 'UNEXPECTED_RESPONSE', ExitCode.service],
+    ['NetworkError', () => new NetworkError('timeout', 't'), 'TIMEOUT', ExitCode.service],
+    ['NetworkError', () => new NetworkError('connection', 'c'), 'NETWORK', ExitCode.service],
+    ['NetworkError', () => new NetworkError('unresolved', 'u'), 'HOST_NOT_FOUND', ExitCode.service],
+  ] as const)('%s: code %s, exit %i', (_name, make, code, exitCode) => {
+    // Made inside the test: a constructor that throws must fail a test, not the file's collection.
+    expect(make()).toMatchObject({ code, exitCode });
   });
 
   it('says what a declined confirmation and a too-deep answer mean', () => {
