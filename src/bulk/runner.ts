@@ -14,6 +14,7 @@ import { getAccount } from '../api/account.js';
 import { createOrder, getOrder } from '../api/orders.js';
 import { ApiError, InterruptedError, RateLimitError, UnexpectedResponseError } from '../errors.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
+import { heldByAnchor } from './anchor-gate.js';
 import { findByRef, lookupRef, patient } from './discovery.js';
 import { heapBudget } from './heap-budget.js';
 import { type JournalRecord, type JournalState, linesOf, type OrderState } from './journal.js';
@@ -234,9 +235,7 @@ export class Runner {
    * answered that the anchor exists (discovery.ts relies on it).
    */
   private heldByAnchor(order: OrderState): boolean {
-    const anchor = this.anchor();
-    if (!anchor || order.ref === anchor.ref) return false;
-    return anchor.phase !== 'created';
+    return heldByAnchor(this.anchor(), order);
   }
 
   /** After the anchor's submission failed for good (or its outcome is unknown), the run stops. */

@@ -101,3 +101,21 @@ describe('sumAmounts (compensated, never rounded)', () => {
     expect(sumAmounts([])).toBe(0);
   });
 });
+
+describe('money edges the mutation run found untested', () => {
+  const jpy = RATES;
+
+  it('a conversion to the same currency (any case) returns the amount untouched, not amount / r * r', () => {
+    // 3.3 / 0.79 * 0.79 is 3.2999999999999994: the shortcut must not go through the formula.
+    expect(convertAmount(3.3, 'GBP', 'GBP', jpy)).toBe(3.3);
+    expect(convertAmount(3.3, 'gbp', 'GBP', jpy)).toBe(3.3);
+    expect(convertAmount(3.3, 'GBP', 'gbp', jpy)).toBe(3.3);
+    expect(convertAmount(0.3, 'JPY', 'jpy', jpy)).toBe(0.3);
+  });
+
+  it('compensates whichever operand is larger (Neumaier, not Kahan)', () => {
+    // Kahan's compensation loses both 1s here; Neumaier's keeps them.
+    expect(sumAmounts([1, 1e100, 1, -1e100])).toBe(2);
+    expect(new MoneySum().add(1).add(1e100).add(1).add(-1e100).value).toBe(2);
+  });
+});

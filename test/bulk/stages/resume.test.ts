@@ -130,7 +130,9 @@ describe('chooseJournal: the journal beside --out', () => {
     const error = await refusal(s.choose());
     expect(error.message).toContain('batch b0 already bought rows 1-2 (4 units in 2 orders: co_9');
     expect(error.message).toContain('1 of them with an unknown outcome');
-    expect(error.message).toContain('Running this file here would buy those rows again');
+    expect(error.message).toContain(
+      'Running this file here would buy those rows again. To buy only rows that are new, put them in a file of their own and run it with another --out; keep this output and its journal',
+    );
     expect(error.message).not.toContain('--force');
   });
 
@@ -265,4 +267,83 @@ describe('chooseJournal: the copy in the state directory', () => {
     const error = await refusal(s.choose());
     expect(error.message).toContain(`${s.copyPath} is a symbolic link`);
   });
+});
+
+describe('chooseJournal: edges the mutation run found untested', () => {
+  it('names both --seal choices in the refusal, whichever way round', async () => {
+    const s = setup({ seal: true });
+    await writeJournal(s.journalPath, header({ seal: false }), orders);
+    expect((await refusal(s.choose())).message).toBe(
+      `${s.journalPath} is batch b1 bought without --seal: resume it without --seal, or pass a new --batch to buy the file sealed`,
+    );
+    const t = setup();
+    await writeJournal(t.journalPath, header({ seal: true }), orders);
+    expect((await refusal(t.choose())).message).toBe(
+      `${t.journalPath} is batch b1 bought with --seal: resume it with --seal, or pass a new --batch to buy the file unsealed`,
+    );
+  });
+
+  it('another batch bought with the other --seal is refused as another batch', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header({ batch: 'b0', seal: true }), orders);
+    expect((await refusal(s.choose())).message).toContain('belongs to another batch (b0');
+  });
+
+  it('goes on without the copy when the state directory cannot exist (a file in its path)', async () => {
+    const s = setup();
+    writeFileSync(join(s.dir, 'state'), 'not a folder');
+    const choice = await s.choose();
+    expect(choice.copyPath).toBeUndefined();
+    expect(s.notices).toEqual([
+      `cannot keep the journal's copy in ${dirname(s.copyPath)} (ENOTDIR): going on without it; set GIFTCODES_STATE_DIR to a folder you can write`,
+    ]);
+  });
+
+  it.each(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS'])(
+    'a copy lock failing with %s costs the copy, not the run',
+    async (code) => {
+      const s = setup();
+      const choice = await chooseJournal(
+        s.opts,
+        parsedInput('b1', SHA),
+        { notice: (l) => s.notices.push(l) },
+        async () => {
+          throw Object.assign(new Error(code), { code });
+        },
+      );
+      chosen.push(choice);
+      expect(choice.copyPath).toBeUndefined();
+      expect(s.notices).toHaveLength(1);
+      expect(s.notices[0]).toContain(`(${code}): going on without it`);
+    },
+  );
+
+  it.each([
+    ['another code', Object.assign(new Error('disk on fire'), { code: 'EIO' })],
+    ['no code', new Error('held by another run')],
+  ])('a copy lock failing with %s stops the run', async (_name, failure) => {
+    const s = setup();
+    const error = await chooseJournal(
+      s.opts,
+      parsedInput('b1', SHA),
+      { notice: (l) => s.notices.push(l) },
+      async () => {
+        throw failure;
+      },
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBe(failure);
+    expect(s.notices).toEqual([]);
+  });
+});
+
+it('a journal file with no batch record does not crash the choice', async () => {
+  const s = setup();
+  await mkdir(dirname(s.journalPath), { recursive: true });
+  writeFileSync(s.journalPath, `${JSON.stringify({ t: 'planned', orders: 0 })}\n`);
+  const choice = await s.choose();
+  expect(choice.journal?.batch).toBeUndefined();
+  expect(choice.displaced).toBeUndefined();
 });
