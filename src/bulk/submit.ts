@@ -249,7 +249,9 @@ export function pollDelay(
   attempt: number,
   opts: { firstMs: number; maxMs: number; expectedInMs?: number },
 ): number {
-  const backoff = Math.min(opts.maxMs, Math.round(opts.firstMs * 1.5 ** attempt));
+  // The exponent capped: 1.5 ** 1,800 is Infinity, and 0 x Infinity a NaN due time (a
+  // read never due again, and a worker that waited for it spun).
+  const backoff = Math.min(opts.maxMs, Math.round(opts.firstMs * 1.5 ** Math.min(attempt, 60)));
   const expected = opts.expectedInMs;
   if (expected === undefined || !Number.isFinite(expected) || expected <= 0) return backoff;
   return Math.min(POLL_ESTIMATE_MAX_MS, Math.ceil(expected * 1.05 + 25));
