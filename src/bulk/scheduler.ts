@@ -151,6 +151,36 @@ export class Scheduler {
     });
   }
 
+  /** Until `ms` pass on the run's clock, or something changes (`notify`), whichever comes first. */
+  private async idleUntil(ms: number): Promise<void> {
+    const stop = new AbortController();
+    const before = this.deps.now();
+    let woke = false;
+    let wake: () => void = () => {};
+    const woken = new Promise<void>((resolve) => {
+      wake = () => {
+        woke = true;
+        resolve();
+      };
+      this.sleepers.add(wake);
+    });
+    try {
+      await Promise.race([
+        woken,
+        this.deps.sleep(Math.max(1, ms), stop.signal).catch(() => {
+          // Cut short by a wake-up, or the run's own Ctrl-C: the loop looks again either way.
+        }),
+      ]);
+    } finally {
+      this.sleepers.delete(wake);
+      stop.abort();
+    }
+    // A sleep that returned before its time (one that does not move the clock it reads):
+    // the rest on real timers, never a loop that spins without letting time pass.
+    const slept = this.deps.now() - before;
+    if (!woke && slept < ms) await this.idle(ms - slept);
+  }
+
   private take(): Task | 'wait' | 'done' {
     if (this.interrupted || this.fatal !== undefined) return 'done';
     const now = this.deps.now();
@@ -197,8 +227,12 @@ export class Scheduler {
       if (task === 'wait') {
         const next = this.polls[0];
         const now = this.deps.now();
-        const until = next ? next.due : now + 250;
-        await this.idle(Math.min(250, until - now));
+        const ms = Number.isFinite(next?.due) ? Math.min(250, (next?.due ?? 0) - now) : 250;
+        // Nothing in flight and a read due later: only time can change anything, so the
+        // worker sleeps on the run's clock (an injected one moves only when slept on: real
+        // timers would wait for a time that never comes). Otherwise an answer will come.
+        if (next && this.inflight === 0) await this.idleUntil(ms);
+        else await this.idle(ms);
         continue;
       }
       this.inflight += 1;

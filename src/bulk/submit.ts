@@ -82,13 +82,15 @@ export function classifySubmitError(error: unknown): SubmitFailure {
  * - Pace: unlimited until the first 429. Then the rate the service let through over the
  *   last second of sending (a pause asked by a Retry-After is not sending: a rate seen
  *   while asleep says nothing of the limit) becomes the *ceiling*, and the run paces
- *   itself a little below it (`HEADROOM`). That first estimate errs low, so the ceiling
- *   doubles every second (slow start) until a 429 comes at a pace. A 429 while paced lowers the ceiling to the
- *   pace it came at, or to what went through in the last second if that is less (the
- *   first estimate, made over a short start, counts the service's burst too). Every `CLEAN_WINDOW` successes in a row without a 429 the ceiling
- *   is probed upwards, by a step that doubles with each clean window (3%, 6%, 12%...):
- *   a wrong, low ceiling is left within a few windows, and a right one is overshot only
- *   briefly, once per few hundred requests, so 429s stay rare.
+ *   itself a little below it (`HEADROOM`). That first estimate errs low (a second that
+ *   began before the run did), so the ceiling doubles every second (slow start) until a
+ *   429 comes at a pace. A 429 while paced lowers the ceiling to the pace it came at, or
+ *   to what went through in the last second if that is less, a step lower again when it
+ *   follows the last cut closely (what went through then counted the service's burst).
+ *   Every `CLEAN_WINDOW` successes in a row without a 429 the ceiling is probed upwards,
+ *   by a step that doubles with each clean window (3%, 6%, 12%...): a low ceiling is left
+ *   within a few windows, and a right one is overshot only briefly, once per several
+ *   hundred requests, so 429s stay rare.
  * - A 429 before the run has seen anything go through (nothing to learn a rate from):
  *   every start waits out its Retry-After (or `UNLEARNED_PAUSE_MS`), then the run goes
  *   on unpaced, at full speed.
@@ -142,13 +144,16 @@ export class AdaptiveLimit {
   onRateLimited(retryAfterMs?: number): void {
     const t = this.now();
     if (t - this.lastCut < this.cooldownMs) return;
+    // Refused again soon after a cut: what went through then counted the service's burst
+    // on top of its rate, so the ceiling goes a step below it.
+    const again = t - this.lastCut <= 2 * this.cooldownMs;
     this.lastCut = t;
     this.clean = 0;
     this.step = FIRST_PROBE_STEP;
     if (this.rate !== undefined) {
       // Refused at this pace: the limit is below it, and at most what went through in the
       // last second (nobody slept on a Retry-After while paced: that second was all sending).
-      this.ceiling = Math.min(this.rate, this.observed(t) ?? this.rate);
+      this.ceiling = Math.min(this.rate, this.observed(t) ?? this.rate) * (again ? AGAIN : 1);
       this.rate = this.ceiling * CUT;
       this.slowStart = false;
     } else {
@@ -218,6 +223,8 @@ export class AdaptiveLimit {
 
 /** The pace kept below the learned ceiling. */
 const HEADROOM = 0.97;
+/** The ceiling's extra step down on a 429 within two cooldowns of the last cut. */
+const AGAIN = 0.96;
 /** The pace right after a 429. */
 const CUT = 0.9;
 /** Growth of the pace per answer while it is below HEADROOM x ceiling. */
@@ -225,7 +232,7 @@ const RECOVERY = 1.02;
 /** In slow start the ceiling doubles this often. */
 const SLOW_START_DOUBLING_MS = 1_000;
 /** Successes in a row without a 429 before the ceiling is probed upwards. */
-const CLEAN_WINDOW = 100;
+const CLEAN_WINDOW = 200;
 const FIRST_PROBE_STEP = 0.03;
 /** Successes in the last second needed to learn a rate from them. */
 const MIN_SAMPLES = 5;
@@ -249,7 +256,9 @@ export function pollDelay(
   attempt: number,
   opts: { firstMs: number; maxMs: number; expectedInMs?: number },
 ): number {
-  const backoff = Math.min(opts.maxMs, Math.round(opts.firstMs * 1.5 ** attempt));
+  // The exponent capped: 1.5 ** 1,800 is Infinity, and 0 x Infinity a NaN due time (a
+  // read never due again, and a worker that waited for it spun).
+  const backoff = Math.min(opts.maxMs, Math.round(opts.firstMs * 1.5 ** Math.min(attempt, 60)));
   const expected = opts.expectedInMs;
   if (expected === undefined || !Number.isFinite(expected) || expected <= 0) return backoff;
   return Math.min(POLL_ESTIMATE_MAX_MS, Math.ceil(expected * 1.05 + 25));

@@ -14,6 +14,12 @@ import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv 
 
 const sb = withSandbox({ seed: 23 });
 
+/**
+ * Guards against a hang, never a duration: every kill lands on an event in the journal,
+ * and a loaded machine spends seconds starting each of the dozen binaries a test runs.
+ */
+const HANG_MS = 180_000;
+
 type Counts = { submit: number; created: number; planned: number; pending: number };
 
 function counts(path: string): Counts {
@@ -72,86 +78,96 @@ function journalPhase(path: string): string {
 }
 
 describe('crash safety of the real binary', () => {
-  it('SIGKILL at many points, re-run until done: one charge per order, every code once', async () => {
-    await sb.operator.setFaults({ latencyMs: 40 });
-    const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
-    const dir = tempDir();
-    const lines = mixedRows(24, { partial: true });
-    const input = writeCsv(dir, lines);
-    const out = join(dir, 'codes.csv');
-    const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2', ...FAST];
-    const journal = `${out}.journal`;
-    type When = Parameters<typeof runAndKill>[3];
-    const points: Array<[string, When]> = [
-      ['during start-up and preflight', (_n, _b, ms) => ms > 120],
-      ['right after the plan is durable', (n) => n.planned > 0],
-      ['between a journaled submit and its response', (n, b) => n.submit > b.submit],
-      ['mid-submission', (n, b) => n.created >= b.created + 2],
-      ['mid-submission, later', (n, b) => n.created >= b.created + 3],
-      ['mid-poll', (n, b) => n.created >= b.created + 4],
-      ['mid-poll, later', (n, b) => n.created >= b.created + 6],
-      ['while the output is written', (n, b) => n.pending > b.pending],
-      ['after a resumed submit', (n, b) => n.submit > b.submit],
-      ['mid-poll of a resumed run', (n, b) => n.created >= b.created + 2],
-    ];
-    const phases = new Set<string>();
-    for (const [, when] of points) {
-      const code = await runAndKill(args, acc.env, journal, when);
-      phases.add(journalPhase(journal));
-      if (code !== null) break;
-    }
-    let final = await runBinary(args, { env: acc.env, timeoutMs: 30_000 });
-    for (let i = 0; i < 3 && final.code === 4; i++)
-      final = await runBinary(args, { env: acc.env, timeoutMs: 30_000 });
-    expect(final.code, final.stderr).toBe(3);
-    await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
-    // The kills landed in several different places of the run.
-    expect(phases.size).toBeGreaterThanOrEqual(4);
-    await sb.operator.setFaults({});
-  }, 90_000);
+  it(
+    'SIGKILL at many points, re-run until done: one charge per order, every code once',
+    async () => {
+      await sb.operator.setFaults({ latencyMs: 40 });
+      const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
+      const dir = tempDir();
+      const lines = mixedRows(24, { partial: true });
+      const input = writeCsv(dir, lines);
+      const out = join(dir, 'codes.csv');
+      const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2', ...FAST];
+      const journal = `${out}.journal`;
+      type When = Parameters<typeof runAndKill>[3];
+      const points: Array<[string, When]> = [
+        // Once the run holds its lock (it has started; its plan is not written yet): an
+        // event, not a guessed 120 ms that a loaded machine spends starting Node.
+        ['during start-up and preflight', () => existsSync(`${out}.lock`)],
+        ['right after the plan is durable', (n) => n.planned > 0],
+        ['between a journaled submit and its response', (n, b) => n.submit > b.submit],
+        ['mid-submission', (n, b) => n.created >= b.created + 2],
+        ['mid-submission, later', (n, b) => n.created >= b.created + 3],
+        ['mid-poll', (n, b) => n.created >= b.created + 4],
+        ['mid-poll, later', (n, b) => n.created >= b.created + 6],
+        ['while the output is written', (n, b) => n.pending > b.pending],
+        ['after a resumed submit', (n, b) => n.submit > b.submit],
+        ['mid-poll of a resumed run', (n, b) => n.created >= b.created + 2],
+      ];
+      const phases = new Set<string>();
+      for (const [, when] of points) {
+        const code = await runAndKill(args, acc.env, journal, when);
+        phases.add(journalPhase(journal));
+        if (code !== null) break;
+      }
+      let final = await runBinary(args, { env: acc.env, timeoutMs: HANG_MS });
+      for (let i = 0; i < 3 && final.code === 4; i++)
+        final = await runBinary(args, { env: acc.env, timeoutMs: HANG_MS });
+      expect(final.code, final.stderr).toBe(3);
+      await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
+      // The kills landed in several different places of the run.
+      expect(phases.size).toBeGreaterThanOrEqual(4);
+      await sb.operator.setFaults({});
+    },
+    4 * HANG_MS,
+  );
 
-  it('Ctrl-C mid-run exits 130 with a consistent journal; the same command resumes', async () => {
-    await sb.operator.setFaults({ latencyMs: 40 });
-    const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
-    const dir = tempDir();
-    const lines = mixedRows(16);
-    const input = writeCsv(dir, lines);
-    const out = join(dir, 'codes.csv');
-    const journal = `${out}.journal`;
-    const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2', ...FAST];
-    // No GIFTCODES_TIMEOUT: the config store loads, and with it `when-exit`, which echoes
-    // SIGINT back to the process. The echo must not count as a second Ctrl-C.
-    const env = { ...acc.env, GIFTCODES_TIMEOUT: undefined };
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        env: cleanEnv(env),
-        stdio: ['ignore', 'ignore', 'pipe'],
+  it(
+    'Ctrl-C mid-run exits 130 with a consistent journal; the same command resumes',
+    async () => {
+      await sb.operator.setFaults({ latencyMs: 40 });
+      const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
+      const dir = tempDir();
+      const lines = mixedRows(16);
+      const input = writeCsv(dir, lines);
+      const out = join(dir, 'codes.csv');
+      const journal = `${out}.journal`;
+      const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2', ...FAST];
+      // No GIFTCODES_TIMEOUT: the config store loads, and with it `when-exit`, which echoes
+      // SIGINT back to the process. The echo must not count as a second Ctrl-C.
+      const env = { ...acc.env, GIFTCODES_TIMEOUT: undefined };
+      const result = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, ...args], {
+          env: cleanEnv(env),
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (c) => {
+          stderr += c;
+        });
+        let sent = false;
+        const timer = setInterval(() => {
+          if (!sent && counts(journal).created >= 2) {
+            sent = true;
+            child.kill('SIGINT');
+          }
+        }, 3);
+        child.on('error', reject);
+        child.on('exit', (code) => {
+          clearInterval(timer);
+          resolve({ code, stderr });
+        });
       });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (c) => {
-        stderr += c;
-      });
-      let sent = false;
-      const timer = setInterval(() => {
-        if (!sent && counts(journal).created >= 2) {
-          sent = true;
-          child.kill('SIGINT');
-        }
-      }, 3);
-      child.on('error', reject);
-      child.on('exit', (code) => {
-        clearInterval(timer);
-        resolve({ code, stderr });
-      });
-    });
-    expect(result.code, result.stderr).toBe(130);
-    expect(result.stderr).toMatch(/interrupted/);
-    await proveExactlyOnce(sb, acc.userId, out, { complete: false });
-    const again = await runBinary(args, { env: acc.env, timeoutMs: 30_000 });
-    expect(again.code, again.stderr).toBe(0);
-    await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
-    await sb.operator.setFaults({});
-  }, 60_000);
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toMatch(/interrupted/);
+      await proveExactlyOnce(sb, acc.userId, out, { complete: false });
+      const again = await runBinary(args, { env: acc.env, timeoutMs: HANG_MS });
+      expect(again.code, again.stderr).toBe(0);
+      await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
+      await sb.operator.setFaults({});
+    },
+    2 * HANG_MS,
+  );
 
   // The crash is written into the journal and the folder, not made: both runs are in-process.
   it('a crash while the output was being replaced leaves a file the next run recognises as its own', async () => {

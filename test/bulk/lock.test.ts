@@ -277,9 +277,16 @@ function background(args: string[], env: Record<string, string>): Background {
   return { child, stderr: () => stderr, done };
 }
 
+/**
+ * Waits on what the runs leave on disk and at the gate. The deadline only stops a hung
+ * test: two binaries starting on a loaded machine took more than the 20 s this was.
+ */
 function until(what: string, check: () => boolean): Promise<boolean> {
-  return waitFor(check, { what, timeoutMs: 20_000 });
+  return waitFor(check, { what, timeoutMs: HANG_MS });
 }
+
+/** Guards against a hang, never a duration: a test here waits on events only. */
+const HANG_MS = 180_000;
 
 function journalHas(out: string, marker: string): boolean {
   const path = `${out}.journal`;
@@ -305,97 +312,116 @@ async function gatedBatch(pass = 0) {
 }
 
 describe('two real runs of the same batch and --out', () => {
-  it('the second refuses at once with exit 2 naming the holder; a dry run only warns; the first finishes', async () => {
-    const { acc, env, gate, lines, out, args, lock } = await gatedBatch();
-    const first = background(args, env);
-    await until(
-      'the first run to hold the lock, plan, and wait at the gate',
-      () => existsSync(lock) && journalHas(out, '"t":"planned"') && gate.held > 0,
-    );
+  it(
+    'the second refuses at once with exit 2 naming the holder; a dry run only warns; the first finishes',
+    async () => {
+      const { acc, env, gate, lines, out, args, lock } = await gatedBatch();
+      const first = background(args, env);
+      await until(
+        'the first run to hold the lock, plan, and wait at the gate',
+        () => existsSync(lock) && journalHas(out, '"t":"planned"') && gate.held > 0,
+      );
 
-    // Both while the first run holds the lock (its first order waits at the gate).
-    const [second, dry] = await Promise.all([
-      runBinary(args, { env }),
-      runBinary([...args, '--dry-run'], { env }),
-    ]);
-    expect(second.code, second.stderr).toBe(2);
-    expect(second.stderr).toContain('error LOCKED: another run holds');
-    expect(second.stderr).toContain(`pid ${first.child.pid} on host "${hostname()}" since `);
-    expect(second.stderr).toMatch(/since \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)/);
+      // Both while the first run holds the lock (its first order waits at the gate).
+      const [second, dry] = await Promise.all([
+        runBinary(args, { env }),
+        runBinary([...args, '--dry-run'], { env }),
+      ]);
+      expect(second.code, second.stderr).toBe(2);
+      expect(second.stderr).toContain('error LOCKED: another run holds');
+      expect(second.stderr).toContain(`pid ${first.child.pid} on host "${hostname()}" since `);
+      expect(second.stderr).toMatch(/since \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)/);
 
-    expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout + dry.stderr).toContain(`another run holds ${lock}`);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout + dry.stderr).toContain(`another run holds ${lock}`);
 
-    gate.open();
-    const done = await first.done;
-    expect(done.code, done.stderr).toBe(0);
-    expect(existsSync(lock)).toBe(false);
-    // The refused run wrote nothing: one batch header in the journal, every order bought once.
-    expect(readFileSync(`${out}.journal`, 'utf8').split('"t":"batch"').length - 1).toBe(1);
-    await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
-  }, 60_000);
+      gate.open();
+      const done = await first.done;
+      expect(done.code, done.stderr).toBe(0);
+      expect(existsSync(lock)).toBe(false);
+      // The refused run wrote nothing: one batch header in the journal, every order bought once.
+      expect(readFileSync(`${out}.journal`, 'utf8').split('"t":"batch"').length - 1).toBe(1);
+      await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
+    },
+    2 * HANG_MS,
+  );
 
-  it('--wait-lock: the second says who holds it, waits, then resumes; nothing is bought twice', async () => {
-    const { acc, env, gate, lines, out, args, lock } = await gatedBatch();
-    const first = background(args, env);
-    await until('the first run to hold the lock', () => existsSync(lock));
-    const second = background([...args, '--wait-lock', '60s'], env);
-    await until('the second run to say it waits', () => second.stderr().includes('waiting up to'));
-    expect(second.stderr()).toContain(`held by pid ${first.child.pid} on host "${hostname()}"`);
+  it(
+    '--wait-lock: the second says who holds it, waits, then resumes; nothing is bought twice',
+    async () => {
+      const { acc, env, gate, lines, out, args, lock } = await gatedBatch();
+      const first = background(args, env);
+      await until('the first run to hold the lock', () => existsSync(lock));
+      const second = background([...args, '--wait-lock', '30m'], env);
+      await until('the second run to say it waits', () => second.stderr().includes('waiting up to'));
+      expect(second.stderr()).toContain(`held by pid ${first.child.pid} on host "${hostname()}"`);
 
-    gate.open();
-    const [one, two] = await Promise.all([first.done, second.done]);
-    expect(one.code, one.stderr).toBe(0);
-    expect(two.code, two.stderr).toBe(0);
-    expect(two.stderr.match(/waiting up to/g)).toHaveLength(1);
-    expect(existsSync(lock)).toBe(false);
-    const { orders } = await proveExactlyOnce(sb, acc.userId, out, {
-      complete: true,
-      inputUnits: unitsOf(lines),
-    });
-    // The second run resumed the finished batch: one plan, one submission per order, all by the first.
-    const journal = readFileSync(`${out}.journal`, 'utf8');
-    expect(journal.split('"t":"batch"').length - 1).toBe(1);
-    expect(journal.split('"t":"submit"').length - 1).toBe(orders.length);
-    // The second found the batch finished and its codes file intact: it read no order and
-    // left the file as the first wrote it (issue 25).
-    expect(journal.split('"t":"output"').length - 1).toBe(1);
-  }, 60_000);
+      gate.open();
+      const [one, two] = await Promise.all([first.done, second.done]);
+      expect(one.code, one.stderr).toBe(0);
+      expect(two.code, two.stderr).toBe(0);
+      expect(two.stderr.match(/waiting up to/g)).toHaveLength(1);
+      expect(existsSync(lock)).toBe(false);
+      const { orders } = await proveExactlyOnce(sb, acc.userId, out, {
+        complete: true,
+        inputUnits: unitsOf(lines),
+      });
+      // The second run resumed the finished batch: one plan, one submission per order, all by the first.
+      const journal = readFileSync(`${out}.journal`, 'utf8');
+      expect(journal.split('"t":"batch"').length - 1).toBe(1);
+      expect(journal.split('"t":"submit"').length - 1).toBe(orders.length);
+      // The second found the batch finished and its codes file intact: it read no order and
+      // left the file as the first wrote it (issue 25).
+      expect(journal.split('"t":"output"').length - 1).toBe(1);
+    },
+    2 * HANG_MS,
+  );
 
-  it('every way out releases the lock: refused input (exit 2), Ctrl-C (exit 130)', async () => {
-    const { env, gate, out, args, lock } = await gatedBatch(1);
-    const bad = writeCsv(join(out, '..'), ['productId,skuId,amount', 'prd_nope,sku_nope,5'], 'bad.csv');
-    const refused = await runBinary(['order', 'bulk', bad, '--out', out, '--yes', ...FAST], { env });
-    expect(refused.code, refused.stderr).toBe(2);
-    expect(existsSync(lock)).toBe(false);
+  it(
+    'every way out releases the lock: refused input (exit 2), Ctrl-C (exit 130)',
+    async () => {
+      const { env, gate, out, args, lock } = await gatedBatch(1);
+      const bad = writeCsv(join(out, '..'), ['productId,skuId,amount', 'prd_nope,sku_nope,5'], 'bad.csv');
+      const refused = await runBinary(['order', 'bulk', bad, '--out', out, '--yes', ...FAST], { env });
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(existsSync(lock)).toBe(false);
 
-    const run = background(args, env);
-    await until(
-      'the first order, and the second at the gate',
-      () => journalHas(out, '"t":"created"') && gate.held > 0,
-    );
-    run.child.kill('SIGINT');
-    const done = await run.done;
-    expect(done.code, done.stderr).toBe(130);
-    expect(existsSync(lock)).toBe(false);
-  }, 60_000);
+      const run = background(args, env);
+      await until(
+        'the first order, and the second at the gate',
+        () => journalHas(out, '"t":"created"') && gate.held > 0,
+      );
+      run.child.kill('SIGINT');
+      const done = await run.done;
+      expect(done.code, done.stderr).toBe(130);
+      expect(existsSync(lock)).toBe(false);
+    },
+    2 * HANG_MS,
+  );
 
-  it('a lock left by a SIGKILLed run is taken over by the next, which says so and finishes', async () => {
-    const { acc, env, gate, lines, out, args, lock } = await gatedBatch(1);
-    const first = background(args, env);
-    await until('the first run to create an order', () => journalHas(out, '"t":"created"') && gate.held > 0);
-    first.child.kill('SIGKILL');
-    await first.done;
-    const left = JSON.parse(readFileSync(lock, 'utf8'));
-    expect(left).toMatchObject({ pid: first.child.pid, host: hostname() });
+  it(
+    'a lock left by a SIGKILLed run is taken over by the next, which says so and finishes',
+    async () => {
+      const { acc, env, gate, lines, out, args, lock } = await gatedBatch(1);
+      const first = background(args, env);
+      await until(
+        'the first run to create an order',
+        () => journalHas(out, '"t":"created"') && gate.held > 0,
+      );
+      first.child.kill('SIGKILL');
+      await first.done;
+      const left = JSON.parse(readFileSync(lock, 'utf8'));
+      expect(left).toMatchObject({ pid: first.child.pid, host: hostname() });
 
-    // The order the killed run had in flight goes on to the service, as it would have.
-    gate.open();
-    const next = await runBinary(args, { env, timeoutMs: 30_000 });
-    expect(next.code, next.stderr).toBe(0);
-    expect(next.stderr).toContain(`took over ${lock}: it was left by pid ${first.child.pid} on host`);
-    expect(next.stderr).toContain('which no longer runs');
-    expect(existsSync(lock)).toBe(false);
-    await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
-  }, 60_000);
+      // The order the killed run had in flight goes on to the service, as it would have.
+      gate.open();
+      const next = await runBinary(args, { env, timeoutMs: HANG_MS });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).toContain(`took over ${lock}: it was left by pid ${first.child.pid} on host`);
+      expect(next.stderr).toContain('which no longer runs');
+      expect(existsSync(lock)).toBe(false);
+      await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
+    },
+    2 * HANG_MS,
+  );
 });
