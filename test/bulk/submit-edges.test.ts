@@ -11,7 +11,7 @@ import {
   parseRetryAfter,
   RetryBudget,
 } from '../../src/api/retry.js';
-import { AdaptiveLimit, classifySubmitError, FulfillmentPace } from '../../src/bulk/submit.js';
+import { classifySubmitError, FulfillmentPace } from '../../src/bulk/submit.js';
 import {
   ApiError,
   LimitExceededError,
@@ -136,31 +136,6 @@ describe('retry policy edges', () => {
     expect(budget.exhausted).toBe(false);
     expect(budget.take()).toBe(true);
     expect(budget.exhausted).toBe(true);
-  });
-});
-
-describe('AdaptiveLimit pacing', () => {
-  it('raises the pace by 1% every second success, and a 429 within two cooldowns takes it to what got through', () => {
-    let t = 0;
-    const limit = new AdaptiveLimit(8, () => t, 1_000);
-    for (let i = 0; i < 10; i++) {
-      t = i * 10;
-      limit.onSuccess();
-    }
-    t = 100;
-    limit.onRateLimited();
-    // 10 successes in the first 100 ms.
-    expect(limit.pace).toBe(100);
-    t = 110;
-    limit.onSuccess();
-    expect(limit.pace).toBe(100);
-    t = 120;
-    limit.onSuccess();
-    expect(limit.pace).toBeCloseTo(101, 9);
-    // Exactly two cooldowns after the cut, with nothing through in the last second: sustained.
-    t = 2_100;
-    limit.onRateLimited();
-    expect(limit.pace).toBe(1);
   });
 });
 

@@ -127,7 +127,7 @@ describe('Ctrl-C while a write is out, after the service committed it', () => {
     const acc = await retailAccount();
     const res = await ctrlCWhileOut(
       acc.env,
-      ['deposit', 'create', '--amount', '100', '--currency', 'BTC'],
+      ['deposit', 'create', '--amount', '100', '--method', 'btc'],
       'POST /b2b/deposits',
       async () => {
         const listed = await sb.api('GET', '/b2b/deposits', { apiKey: acc.apiKey });
