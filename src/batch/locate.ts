@@ -15,16 +15,16 @@
 import { readFile } from 'node:fs/promises';
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
-import { findByRef } from '../bulk/discovery.js';
+import { isValidBatchId } from '../bulk/plan/refs.js';
+import { findByRef } from '../bulk/run/discovery.js';
 import {
   effectiveOrders,
   type JournalState,
   linesOf,
   type OrderPhase,
   parseJournal,
-} from '../bulk/journal.js';
-import { journalCopyPathFor, journalPathFor } from '../bulk/journal-files.js';
-import { isValidBatchId } from '../bulk/refs.js';
+} from '../bulk/store/journal.js';
+import { journalCopyPathFor, journalPathFor } from '../bulk/store/journal-files.js';
 import type { PlannedLine } from '../bulk/types.js';
 import { UsageError } from '../errors.js';
 

@@ -10,8 +10,8 @@
  */
 import { mkdir, type open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsyncDir } from '../bulk/journal-writer.js';
-import { createExclusive, openOwn } from '../bulk/safe-files.js';
+import { fsyncDir } from '../bulk/store/journal-writer.js';
+import { createExclusive, openOwn } from '../bulk/store/safe-files.js';
 import { writeAll } from '../io/safe-write.js';
 
 export type RefundLogRecord =

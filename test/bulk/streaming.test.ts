@@ -8,21 +8,21 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { runBulk } from '../../src/bulk/engine.js';
+import { planInto, planOrders } from '../../src/bulk/plan/plan.js';
+import { anchorRef } from '../../src/bulk/plan/refs.js';
+import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
+import { OrderWindow } from '../../src/bulk/run/window.js';
 import {
   effectiveOrders,
   type JournalRecord,
   linesOf,
   loadJournal,
   parseJournal,
-} from '../../src/bulk/journal.js';
-import { writeSpooledPlan } from '../../src/bulk/journal-files.js';
-import { JournalWriter } from '../../src/bulk/journal-writer.js';
-import { planInto, planOrders } from '../../src/bulk/plan.js';
-import { anchorRef } from '../../src/bulk/refs.js';
-import { RowSpool } from '../../src/bulk/spool.js';
-import { AdaptiveLimit } from '../../src/bulk/submit.js';
+} from '../../src/bulk/store/journal.js';
+import { writeSpooledPlan } from '../../src/bulk/store/journal-files.js';
+import { JournalWriter } from '../../src/bulk/store/journal-writer.js';
+import { RowSpool } from '../../src/bulk/store/spool.js';
 import type { InputRow, PlannedLine } from '../../src/bulk/types.js';
-import { OrderWindow } from '../../src/bulk/window.js';
 import type { Product } from '../../src/schemas/catalog.js';
 import type { Rates } from '../../src/schemas/rates.js';
 import { withSandbox } from '../helpers/sandbox.js';

@@ -22,7 +22,7 @@ import {
   type JournalState,
   linesOf,
   loadJournal,
-} from '../../../src/bulk/journal.js';
+} from '../../../src/bulk/store/journal.js';
 import {
   accountFingerprint,
   type BatchHeader,
@@ -32,8 +32,8 @@ import {
   partsPathFor,
   readJournalCopy,
   writePlan,
-} from '../../../src/bulk/journal-files.js';
-import { ensurePrivateDir } from '../../../src/bulk/safe-files.js';
+} from '../../../src/bulk/store/journal-files.js';
+import { ensurePrivateDir } from '../../../src/bulk/store/safe-files.js';
 import { UnsafeFileError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
 import { line, rootRefs, writeJournal } from './fixtures.js';
