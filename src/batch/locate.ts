@@ -20,11 +20,12 @@ import { findByRef } from '../bulk/run/discovery.js';
 import {
   effectiveOrders,
   type JournalState,
+  journalCopyPathFor,
+  journalPathFor,
   linesOf,
   type OrderPhase,
   parseJournal,
-} from '../bulk/store/journal.js';
-import { journalCopyPathFor, journalPathFor } from '../bulk/store/journal-files.js';
+} from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';
 import { UsageError } from '../errors.js';
 

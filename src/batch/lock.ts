@@ -17,9 +17,14 @@
  */
 import { dirname } from 'node:path';
 import { UNUSABLE_DIR } from '../bulk/run/resume.js';
-import { journalCopyPathFor } from '../bulk/store/journal-files.js';
-import { acquireLock, type HeldLock, type LockDeps, lockPathFor } from '../bulk/store/lock.js';
-import { ensurePrivateDir } from '../bulk/store/safe-files.js';
+import {
+  acquireLock,
+  ensurePrivateDir,
+  type HeldLock,
+  journalCopyPathFor,
+  type LockDeps,
+  lockPathFor,
+} from '../bulk/store/index.js';
 
 export interface BatchLocks {
   /** The codes file's lock (`order bulk`'s `<out>.lock`); call before the batch is located. */

@@ -10,8 +10,7 @@
  */
 import { mkdir, type open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsyncDir } from '../bulk/store/journal-writer.js';
-import { createExclusive, openOwn } from '../bulk/store/safe-files.js';
+import { createExclusive, fsyncDir, openOwn } from '../bulk/store/index.js';
 import { writeAll } from '../io/safe-write.js';
 
 export type RefundLogRecord =

@@ -30,22 +30,30 @@ import { type ParsedInput, readInput, readLive } from './run/preflight.js';
 import { chooseJournal } from './run/resume.js';
 import { Runner, type RunnerOutcome } from './run/runner.js';
 import type { BulkDeps, BulkOptions, BulkResult, BulkStats } from './run-types.js';
+import type { RowSpool } from './store/index.js';
 import {
+  acquireLock,
   applyAt,
+  archiveJournal,
+  assertOutPathUsable,
+  assertOutReplaceable,
   eachEffectiveOrder,
+  ensurePrivateDir,
+  type HeldLock,
   type JournalRecord,
   type JournalState,
   LINES_CARRY_REFS,
+  lockPathFor,
+  lockWarning,
   type OutputSummary,
-} from './store/journal.js';
-import { openJournals, partsPathFor, writeSpooledPlan } from './store/journal-files.js';
-import { archiveJournal } from './store/journal-writer.js';
-import { acquireLock, type HeldLock, lockPathFor, lockWarning } from './store/lock.js';
-import { assertOutPathUsable, assertOutReplaceable } from './store/out-path.js';
-import { PartStore, sha256File } from './store/output.js';
-import { ensurePrivateDir } from './store/safe-files.js';
-import type { RowSpool } from './store/spool.js';
-import { tooManyForWorkbook, XLSX_MAX_ROWS } from './store/xlsx.js';
+  openJournals,
+  PartStore,
+  partsPathFor,
+  sha256File,
+  tooManyForWorkbook,
+  writeSpooledPlan,
+  XLSX_MAX_ROWS,
+} from './store/index.js';
 
 export { InvalidInputError } from '../errors.js';
 export type {
@@ -62,7 +70,7 @@ export {
   journalCopyPathFor,
   journalPathFor,
   partsPathFor,
-} from './store/journal-files.js';
+} from './store/index.js';
 
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is

@@ -19,11 +19,11 @@ export type { Amount, ChargedSum, RunMoney } from './report/accounting.js';
 export { type BoughtSoFar, describeBought } from './report/bought.js';
 export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './report/summary.js';
 export { AdaptiveLimit, pollDelay } from './run/submit.js';
-export { loadJournal } from './store/journal.js';
-export { JournalWriter } from './store/journal-writer.js';
 export {
   fileExists,
   formatFor,
+  JournalWriter,
+  loadJournal,
   OUTPUT_FORMATS,
   type OutputFormat,
   type OutputStyle,
@@ -31,5 +31,5 @@ export {
   renderOutput,
   sha256File,
   writeAtomic,
-} from './store/output.js';
+} from './store/index.js';
 export type { OutputRecord } from './types.js';

@@ -11,7 +11,7 @@ import type { RunMoney } from './report/accounting.js';
 import type { BoughtSoFar } from './report/bought.js';
 import type { Tally } from './report/records.js';
 import type { AdaptiveLimit } from './run/submit.js';
-import type { OutputFormat } from './store/output.js';
+import type { OutputFormat } from './store/index.js';
 import type { PlanLimits } from './types.js';
 
 export interface BulkOptions {

@@ -12,8 +12,8 @@
 import { InvalidInputError } from '../../errors.js';
 import type { Live, ParsedInput } from '../run/preflight.js';
 import type { JournalChoice } from '../run/resume.js';
-import { apply, emptyState, type JournalState, linesOf, type OrderState } from '../store/journal.js';
-import type { RowSpool } from '../store/spool.js';
+import type { RowSpool } from '../store/index.js';
+import { apply, emptyState, type JournalState, linesOf, type OrderState } from '../store/index.js';
 import { checkAndPreview, type PlanInputs, type PlanPreview, planSpool } from './stream-plan.js';
 
 export type PlanOutcome =

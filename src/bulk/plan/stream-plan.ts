@@ -9,9 +9,7 @@
  * Planning is deterministic, so the plan summed before the confirmation and the plan
  * written after it are the same plan.
  */
-import { heapBudget } from '../store/heap-budget.js';
-import { RowSpool } from '../store/spool.js';
-import { RefColumn } from '../store/table.js';
+import { heapBudget, RefColumn, RowSpool } from '../store/index.js';
 import type { PlannedOrder, RowError } from '../types.js';
 import { readFile } from './parse.js';
 import { EstimateSum, LegacyFirstRef, type PlanEstimate, Planner } from './plan.js';

@@ -11,7 +11,7 @@
  * again by the next run) is counted among the orders but not in the amounts, and said.
  */
 import { MoneySum } from '../../money.js';
-import type { OrderState } from '../store/order-book.js';
+import type { OrderState } from '../store/index.js';
 
 export interface Amount {
   currency: string;

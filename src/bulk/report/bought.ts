@@ -6,7 +6,7 @@
  */
 import { formatMoney } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
-import { effectiveOrders, type JournalState, linesOf } from '../store/journal.js';
+import { effectiveOrders, type JournalState, linesOf } from '../store/index.js';
 
 export interface BoughtSoFar {
   batch: string;

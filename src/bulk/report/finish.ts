@@ -8,9 +8,14 @@ import { FileWriteError } from '../../errors.js';
 import type { FileOps } from '../../io/safe-write.js';
 import type { RunnerOutcome } from '../run/runner.js';
 import type { BulkOptions, BulkResult, Outcome } from '../run-types.js';
-import { eachEffectiveOrder, type JournalState, type OrderState } from '../store/journal.js';
-import type { JournalWriter } from '../store/journal-writer.js';
-import { assembleOutput, writeAtomic } from '../store/output.js';
+import type { JournalWriter } from '../store/index.js';
+import {
+  assembleOutput,
+  eachEffectiveOrder,
+  type JournalState,
+  type OrderState,
+  writeAtomic,
+} from '../store/index.js';
 import { MoneyAccount } from './accounting.js';
 import type { Results } from './results.js';
 

@@ -9,9 +9,8 @@ import { EstimateSum, type PlanEstimate } from '../plan/plan.js';
 import { currencyOf } from '../plan/planning.js';
 import type { Live } from '../run/preflight.js';
 import type { PlanReport } from '../run-types.js';
-import { collectEvery, WALK_COLLECT_ORDERS } from '../store/heap-budget.js';
-import type { JournalState, OrderState } from '../store/journal.js';
-import { linesOf } from '../store/journal.js';
+import type { JournalState, OrderState } from '../store/index.js';
+import { collectEvery, linesOf, WALK_COLLECT_ORDERS } from '../store/index.js';
 import type { BoughtSoFar } from './bought.js';
 import { describeBought } from './bought.js';
 

@@ -7,9 +7,8 @@
 import { MoneySum } from '../../money.js';
 import type { Order } from '../../schemas/orders.js';
 import type { BulkResult } from '../run-types.js';
-import type { OutputSummary } from '../store/journal.js';
-import type { OutputFormat, PartMeta, PartStore } from '../store/output.js';
-import { renderPart } from '../store/output.js';
+import type { OutputFormat, OutputSummary, PartMeta, PartStore } from '../store/index.js';
+import { renderPart } from '../store/index.js';
 import type { OutputRecord } from '../types.js';
 import { Tally } from './records.js';
 

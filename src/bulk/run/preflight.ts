@@ -18,9 +18,8 @@ import type { RepeatedRefs } from '../plan/repeated-refs.js';
 import { spoolInput } from '../plan/stream-plan.js';
 import { productIndex, validateAccount } from '../plan/validate.js';
 import type { BulkOptions } from '../run-types.js';
-import { journalPathFor, partsPathFor } from '../store/journal-files.js';
-import { checkCompanions } from '../store/safe-files.js';
-import type { RowSpool } from '../store/spool.js';
+import type { RowSpool } from '../store/index.js';
+import { checkCompanions, journalPathFor, partsPathFor } from '../store/index.js';
 import type { PlanLimits, RowError } from '../types.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 

@@ -10,15 +10,16 @@ import { dirname } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { type BoughtSoFar, boughtSoFar, describeBought } from '../report/bought.js';
 import type { BulkOptions } from '../run-types.js';
-import { type JournalState, loadJournal } from '../store/journal.js';
 import {
   type JournalCopy,
+  type JournalState,
   journalCopyPathFor,
   journalPathFor,
+  journalSize,
+  loadJournal,
+  lockPathFor,
   readJournalCopy,
-} from '../store/journal-files.js';
-import { journalSize } from '../store/journal-writer.js';
-import { lockPathFor } from '../store/lock.js';
+} from '../store/index.js';
 import type { DiscoveryDeps } from './discovery.js';
 import type { ParsedInput } from './preflight.js';
 

@@ -18,8 +18,13 @@ import { limitsFrom, orderUsd, splitOrder } from '../plan/plan.js';
 import { orderRecords, rejectedRecords } from '../report/records.js';
 import type { Results } from '../report/results.js';
 import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats } from '../run-types.js';
-import { heapBudget } from '../store/heap-budget.js';
-import { type JournalRecord, type JournalState, linesOf, type OrderState } from '../store/journal.js';
+import {
+  heapBudget,
+  type JournalRecord,
+  type JournalState,
+  linesOf,
+  type OrderState,
+} from '../store/index.js';
 import { findByRef, lookupRef, patient } from './discovery.js';
 import { Scheduler } from './scheduler.js';
 import { computeShortfall, describeShortfall } from './shortfall.js';

@@ -10,7 +10,7 @@
  * whole plan.
  */
 import { InterruptedError } from '../../errors.js';
-import type { OrderState } from '../store/journal.js';
+import type { OrderState } from '../store/index.js';
 import type { AdaptiveLimit } from './submit.js';
 import type { OrderWindow } from './window.js';
 

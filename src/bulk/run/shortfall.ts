@@ -9,8 +9,13 @@ import { formatMoney } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
 import { needsBuying } from '../report/report.js';
 import type { BalanceShortfall } from '../run-types.js';
-import { collectEvery, WALK_COLLECT_ORDERS } from '../store/heap-budget.js';
-import { eachEffectiveOrder, type JournalState, linesOf } from '../store/journal.js';
+import {
+  collectEvery,
+  eachEffectiveOrder,
+  type JournalState,
+  linesOf,
+  WALK_COLLECT_ORDERS,
+} from '../store/index.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 
 /**
