@@ -237,12 +237,13 @@ async function fromCopy(
 async function fromJournal(http: HttpClient, journal: JournalState): Promise<BatchOrder[]> {
   const orders: BatchOrder[] = [];
   for (const order of effectiveOrders(journal)) {
+    const { checkoutId, message } = order.outcome;
     const entry: BatchOrder = {
       ref: order.ref,
       phase: order.phase,
       lines: linesOf(journal, order),
-      ...(order.checkoutId ? { checkoutId: order.checkoutId } : {}),
-      ...(order.message !== undefined ? { message: order.message } : {}),
+      ...(checkoutId ? { checkoutId } : {}),
+      ...(message !== undefined ? { message } : {}),
     };
     if (!entry.checkoutId && (order.phase === 'submitted' || order.phase === 'unknown')) {
       const found = await findByRef(http, order.ref);

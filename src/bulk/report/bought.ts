@@ -43,7 +43,8 @@ export function boughtSoFar(state: JournalState): BoughtSoFar {
       rows.add(line.row);
     }
     usd += orderUsd({ lines });
-    if (order.checkoutId) bought.checkoutIds.push(order.checkoutId);
+    const { checkoutId } = order.outcome;
+    if (checkoutId) bought.checkoutIds.push(checkoutId);
   }
   bought.usd = Math.round(usd * 100) / 100;
   bought.rows = [...rows].sort((a, b) => a - b);

@@ -190,7 +190,7 @@ export class Runner {
     if (order.phase === 'rejected') {
       await this.results.add(
         order.index,
-        rejectedRecords(order.ref, this.lines(order), order.message ?? '', this.input.refOf),
+        rejectedRecords(order.ref, this.lines(order), order.outcome.message ?? '', this.input.refOf),
       );
     } else if (order.phase === 'created') {
       if (!(await this.reuse(order))) this.scheduler.pollAt(order, 0, this.deps.now());
@@ -248,14 +248,15 @@ export class Runner {
   private stopIfAnchorBlocked(): void {
     const anchor = this.anchor();
     if (!anchor || this.scheduler.stopReason) return;
-    if (anchor.phase === 'rejected')
+    if (anchor.phase === 'rejected') {
+      const { message, code } = anchor.outcome;
       this.stop(
-        `the batch's first order (${anchor.ref}: one unit of row ${this.lines(anchor)[0]?.row ?? 1}) was refused: ${anchor.message ?? anchor.code ?? ''}; ` +
+        `the batch's first order (${anchor.ref}: one unit of row ${this.lines(anchor)[0]?.row ?? 1}) was refused: ${message ?? code ?? ''}; ` +
           'nothing else of the batch is sent before it exists. Correct that row and run the file again (an edited file is a new batch)',
       );
-    else if (anchor.phase === 'unknown')
+    } else if (anchor.phase === 'unknown')
       this.stop(
-        `the batch's first order (${anchor.ref}) has an unknown outcome (${anchor.message ?? 'no answer'}); ` +
+        `the batch's first order (${anchor.ref}) has an unknown outcome (${anchor.outcome.message ?? 'no answer'}); ` +
           'nothing else of the batch is sent before it is known: run the same command again',
       );
   }
@@ -564,7 +565,7 @@ export class Runner {
   }
 
   private async poll(order: OrderState, attempt: number): Promise<void> {
-    const checkoutId = order.checkoutId;
+    const { checkoutId } = order.outcome;
     if (!checkoutId) return;
     let fetched: Order;
     try {
