@@ -27,7 +27,7 @@ import {
   parseJournal,
 } from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';
-import { UsageError } from '../errors.js';
+import { JournalDamagedError, UsageError } from '../errors.js';
 
 export interface BatchOrder {
   ref: string;
@@ -139,8 +139,9 @@ export async function readJournal(path: string): Promise<JournalState | undefine
     throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
   }
   try {
-    return parseJournal(text).state;
+    return parseJournal(text, path).state;
   } catch (error) {
+    if (error instanceof JournalDamagedError) throw error;
     throw new UsageError(`${path}: ${(error as Error).message}`);
   }
 }

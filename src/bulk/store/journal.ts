@@ -11,6 +11,7 @@
  */
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { JournalDamagedError } from '../../errors.js';
 import type { TallySnapshot } from '../report/records.js';
 import type { PlannedLine, PlannedOrder } from '../types.js';
 import { collectEvery } from './heap-budget.js';
@@ -107,7 +108,7 @@ export interface JournalState {
    * read back one order at a time (a large plan): see `loadJournal` and `writeSpooledPlan` (journal-files.ts).
    * Orders' outcomes are then read back from it too.
    */
-  disk?: { fd: number; close(): Promise<void> };
+  disk?: { fd: number; close(): Promise<void>; path?: string };
 }
 
 export function emptyState(): JournalState {
@@ -150,14 +151,32 @@ function recordAt(state: JournalState, place: RecordPlace): JournalRecord | unde
 }
 
 /** A journal changed under the run (or a wrong place) must never send other lines nor read another order. */
-function changedUnderRun(ref: string, at: number): Error {
-  return new Error(`the journal changed under the run: order ${ref || '?'} is not at byte ${at}`);
+function changedUnderRun(state: JournalState, ref: string, at: number): JournalDamagedError {
+  return new JournalDamagedError(
+    state.disk?.path ?? 'the journal',
+    `(the journal changed under the run: order ${ref || '?'} is not at byte ${at})`,
+    'the run stopped before sending anything for that order; run the same command again once nothing else writes to the file',
+  );
+}
+
+/**
+ * A line before the journal's last does not parse. Moving the file aside bypasses it:
+ * `order export` rebuilds the codes file from the service, and a bulk run resumes from
+ * the journal's other copy (beside --out, or in the state directory) when there is one.
+ */
+function damagedAt(path: string, at: number, batch: string | undefined): JournalDamagedError {
+  const id = batch && /^[A-Za-z0-9_-]{1,64}$/.test(batch) ? batch : '<batch id>';
+  return new JournalDamagedError(
+    path,
+    `at byte ${at} (a line before its last does not parse; a crash tears only the last)`,
+    `move it aside; \`giftcodes order export --batch ${id} --out <codes file> --input <the input CSV>\` rebuilds the codes file from the service without it, and \`giftcodes order bulk\` resumes from the journal's other copy (beside --out, or in the state directory) when there is one`,
+  );
 }
 
 /** An order's outcome, read back from its record in the journal. */
 function outcomeAt(state: JournalState, place: RecordPlace, ref: string): OrderOutcome {
   const record = recordAt(state, place);
-  if (!record || !('ref' in record) || record.ref !== ref) throw changedUnderRun(ref, place.at);
+  if (!record || !('ref' in record) || record.ref !== ref) throw changedUnderRun(state, ref, place.at);
   return outcomeIn(record) ?? {};
 }
 
@@ -193,7 +212,7 @@ export function linesOf(state: JournalState, order: { ref?: string; where: Lines
         ? record.children[where.k]
         : undefined;
   if (!found || (order.ref !== undefined && found.ref !== order.ref))
-    throw changedUnderRun(order.ref ?? '', where.at);
+    throw changedUnderRun(state, order.ref ?? '', where.at);
   return found.lines;
 }
 
@@ -295,7 +314,11 @@ export function* eachEffectiveOrder(state: JournalState): Generator<OrderState> 
  */
 class JournalReader {
   readonly state = emptyState();
-  constructor(private readonly onDisk = false) {}
+  constructor(
+    /** The file read, named by a damage error. */
+    private readonly path: string,
+    private readonly onDisk = false,
+  ) {}
   /** Bytes of complete, valid lines so far. */
   goodBytes = 0;
   torn = false;
@@ -320,7 +343,7 @@ class JournalReader {
   private line(bytes: Buffer): void {
     if (this.bad !== undefined) {
       // Only the last line can be torn; anything else is damage we must not paper over.
-      throw new Error(`journal is damaged at byte ${this.bad}`);
+      throw damagedAt(this.path, this.bad, this.state.batch?.batch);
     }
     const text = bytes.toString('utf8', 0, bytes.length - 1);
     if (text.trim() !== '') {
@@ -342,8 +365,11 @@ class JournalReader {
   }
 }
 
-export function parseJournal(text: string): { state: JournalState; goodBytes: number; torn: boolean } {
-  const reader = new JournalReader();
+export function parseJournal(
+  text: string,
+  path = 'the journal',
+): { state: JournalState; goodBytes: number; torn: boolean } {
+  const reader = new JournalReader(path);
   reader.push(Buffer.from(text));
   reader.end();
   return { state: reader.state, goodBytes: reader.goodBytes, torn: reader.torn };
@@ -366,7 +392,7 @@ export async function loadJournal(
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const reader = new JournalReader(opts.linesOnDisk);
+  const reader = new JournalReader(path, opts.linesOnDisk);
   if (opts.linesOnDisk) reader.state.disk = await openLines(path);
   try {
     // Each planned line's row ref is interned as it is parsed: a collection every few
@@ -393,5 +419,5 @@ const COLLECT_EVERY_CHUNKS = 8;
 /** A read-only descriptor of the user's own journal, for `JournalState.disk`. */
 export async function openLines(path: string): Promise<NonNullable<JournalState['disk']>> {
   const handle = await openOwn(path, 'read');
-  return { fd: handle.fd, close: () => handle.close() };
+  return { fd: handle.fd, close: () => handle.close(), path };
 }
