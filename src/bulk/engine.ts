@@ -19,7 +19,7 @@ import { TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
 import { planInputs, planOrResume } from './plan/planning.js';
 import { anchorRef, isValidBatchId } from './plan/refs.js';
 import { describeRepeated } from './plan/repeated-refs.js';
-import { planRefs, refsOf } from './plan/stream-plan.js';
+import { planRefs, planSpool, refsOf } from './plan/stream-plan.js';
 import { MoneyAccount, type RunMoney } from './report/accounting.js';
 import { finishRun } from './report/finish.js';
 import { Tally } from './report/records.js';
@@ -228,8 +228,7 @@ async function runParsed(
             : {}),
           anchor: anchorRef(batch),
         },
-        spool,
-        inputs,
+        (emit) => planSpool(spool, inputs, emit),
       );
       const lines = state.disk;
       if (lines) closers.push(() => lines.close());

@@ -10,6 +10,7 @@ import { HttpClient } from '../../src/api/http.js';
 import { runBulk } from '../../src/bulk/engine.js';
 import { planInto, planOrders } from '../../src/bulk/plan/plan.js';
 import { anchorRef } from '../../src/bulk/plan/refs.js';
+import { planSpool } from '../../src/bulk/plan/stream-plan.js';
 import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
 import { OrderWindow } from '../../src/bulk/run/window.js';
 import {
@@ -156,12 +157,9 @@ describe('journal with its lines on disk', () => {
     const writer = await JournalWriter.open(path, 'create', { path: copyPath, mode: 'create' });
     try {
       const header = { batch: 'b2', input: 'sha', seal: false, at: 1, anchor: anchorRef('b2') };
-      const state = await writeSpooledPlan(writer, path, header, spool, {
-        products,
-        rates,
-        limits,
-        batch: 'b2',
-      });
+      const state = await writeSpooledPlan(writer, path, header, (emit) =>
+        planSpool(spool, { products, rates, limits, batch: 'b2' }, emit),
+      );
       try {
         expect(state.planComplete).toBe(true);
         expect(state.lines.length).toBe(0);

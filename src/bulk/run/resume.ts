@@ -143,15 +143,11 @@ async function choose(
     }
   }
   const copy = copyPath
-    ? await readJournalCopy(copyPath, {
-        batch,
-        input: input.sha256,
-        seal: opts.seal,
-        outSize: journal ? await journalSize(journalPath) : -1,
-      })
+    ? await readJournalCopy(copyPath, { outSize: journal ? await journalSize(journalPath) : -1 })
     : undefined;
   if (copy?.state) opened.push(copy.state);
   if (copy?.state) {
+    refuseOtherRun(copy.state, copy.path, { batch, input: input.sha256, seal: opts.seal });
     deps.notice(
       journal
         ? `the copy of this batch's journal (${copy.path}) is further along than ${journalPath}: resuming from the copy`
@@ -161,4 +157,27 @@ async function choose(
     torn = false;
   }
   return { journalPath, journal, torn, displaced, rebuy, copyPath, copy };
+}
+
+/**
+ * A copy is written only for this account and batch; one made from another input under
+ * the same --batch id, or with the other --seal, is refused like such a journal beside
+ * --out (its lines are closed by the caller, chooseJournal).
+ */
+function refuseOtherRun(
+  state: JournalState,
+  path: string,
+  expect: { batch: string; input: string; seal: boolean },
+): void {
+  const header = state.batch;
+  if (!header) return;
+  if (header.input !== expect.input)
+    throw new UsageError(
+      `batch ${expect.batch} was bought from another input file (${describeBought(boughtSoFar(state))}; its journal is kept at ${path}): ` +
+        'pass another --batch to buy this file',
+    );
+  if (header.seal !== expect.seal)
+    throw new UsageError(
+      `batch ${expect.batch} was bought ${header.seal ? 'with' : 'without'} --seal (its journal is kept at ${path}): resume it ${header.seal ? 'with' : 'without'} --seal, or pass a new --batch`,
+    );
 }

@@ -6,10 +6,8 @@
 
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { UsageError } from '../../errors.js';
 import type { FileOps } from '../../io/safe-write.js';
-import { type PlanInputs, planSpool } from '../plan/stream-plan.js';
-import { boughtSoFar, describeBought } from '../report/bought.js';
+import type { PlannedOrder } from '../types.js';
 import {
   applyAt,
   emptyState,
@@ -22,7 +20,6 @@ import {
 } from './journal.js';
 import { copyJournal, JournalWriter, journalSize, type OpenMode } from './journal-writer.js';
 import { checkCompanions, ensurePrivateDir } from './safe-files.js';
-import type { RowSpool } from './spool.js';
 
 export function journalPathFor(out: string): string {
   return `${out}.journal`;
@@ -58,36 +55,16 @@ export interface JournalCopy {
 /**
  * Reads the batch's journal copy when it is the one to resume from: there is no
  * journal of this batch beside --out (outSize -1), or the copy is longer (a run of the
- * same batch with another --out went further). A copy is written only for this
- * account and batch; one made from another input under the same --batch id, or with
- * the other --seal, is refused like such a journal beside --out.
+ * same batch with another --out went further). Whether its batch may be resumed (the
+ * same input, the same --seal) is resume.ts's to judge, and to phrase.
  */
-export async function readJournalCopy(
-  path: string,
-  expect: { batch: string; input: string; seal: boolean; outSize: number },
-): Promise<JournalCopy> {
+export async function readJournalCopy(path: string, expect: { outSize: number }): Promise<JournalCopy> {
   await checkCompanions([path]);
   const size = await journalSize(path);
   if (size <= expect.outSize) return { path, size };
   // Its lines stay on disk (`state.disk`, closed by the caller when it is resumed).
   const state = await loadJournal(path, { linesOnDisk: true });
-  try {
-    if (state?.batch && state.planComplete) {
-      if (state.batch.input !== expect.input)
-        throw new UsageError(
-          `batch ${expect.batch} was bought from another input file (${describeBought(boughtSoFar(state))}; its journal is kept at ${path}): ` +
-            'pass another --batch to buy this file',
-        );
-      if (state.batch.seal !== expect.seal)
-        throw new UsageError(
-          `batch ${expect.batch} was bought ${state.batch.seal ? 'with' : 'without'} --seal (its journal is kept at ${path}): resume it ${state.batch.seal ? 'with' : 'without'} --seal, or pass a new --batch`,
-        );
-      return { path, size, state };
-    }
-  } catch (error) {
-    await state?.disk?.close();
-    throw error;
-  }
+  if (state?.batch && state.planComplete) return { path, size, state };
   await state?.disk?.close();
   return { path, size };
 }
@@ -169,8 +146,7 @@ export async function writeSpooledPlan(
   writer: JournalWriter,
   journalPath: string,
   batch: BatchHeader,
-  spool: RowSpool,
-  inputs: PlanInputs,
+  plan: (emit: (order: PlannedOrder) => undefined | Promise<void>) => Promise<void>,
 ): Promise<JournalState> {
   const header: JournalRecord = { t: 'batch', v: JOURNAL_VERSION, ...batch };
   const state = emptyState();
@@ -190,7 +166,7 @@ export async function writeSpooledPlan(
     let chunk: JournalRecord[] = [];
     let chunkLines = 0;
     let orders = 0;
-    await planSpool(spool, inputs, (order) => {
+    await plan((order) => {
       chunk.push({ t: 'order', ref: order.ref, lines: order.lines });
       orders += 1;
       chunkLines += order.lines.length;
