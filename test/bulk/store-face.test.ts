@@ -42,7 +42,42 @@ function offenders(): string[] {
   return out;
 }
 
+/** A circle of imports among src/bulk's modules (static, re-export or dynamic), if any. */
+function bulkCircle(): string[] | undefined {
+  const bulk = join(SRC, 'bulk');
+  const files = sourceFiles(bulk);
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      specifiers(readFileSync(file, 'utf8'))
+        .map((spec) => resolve(dirname(file), spec).replace(/\.js$/, '.ts'))
+        .filter((target) => files.includes(target)),
+    ]),
+  );
+  const done = new Set<string>();
+  const walk = (file: string, path: string[]): string[] | undefined => {
+    const at = path.indexOf(file);
+    if (at >= 0) return [...path.slice(at), file].map((f) => relative(bulk, f));
+    if (done.has(file)) return undefined;
+    for (const next of edges.get(file) ?? []) {
+      const circle = walk(next, [...path, file]);
+      if (circle) return circle;
+    }
+    done.add(file);
+    return undefined;
+  };
+  for (const file of files) {
+    const circle = walk(file, []);
+    if (circle) return circle;
+  }
+  return undefined;
+}
+
 describe('the store has one face', () => {
+  it('no import circle inside src/bulk (the store calls neither the planner nor the report)', () => {
+    expect(bulkCircle()).toBeUndefined();
+  });
+
   it('no module outside src/bulk/store/ imports a file inside it but its index', () => {
     expect(offenders()).toEqual([]);
   });
