@@ -28,7 +28,7 @@ export const GROUPS = {
   },
   money: {
     what: 'money arithmetic and the balance shortfall',
-    mutate: ['src/money.ts', 'src/bulk/shortfall.ts'],
+    mutate: ['src/money.ts', 'src/bulk/run/shortfall.ts'],
     tests: [
       'test/unit/money.test.ts',
       'test/bulk/shortfall.test.ts',
@@ -37,7 +37,7 @@ export const GROUPS = {
   },
   accounting: {
     what: "a run's money summed from its journal, the money reader and the SKU grid",
-    mutate: ['src/bulk/accounting.ts', 'src/decimal.ts', 'src/sku-grid.ts'],
+    mutate: ['src/bulk/report/accounting.ts', 'src/decimal.ts', 'src/sku-grid.ts'],
     tests: [
       'test/bulk/stages/finish.test.ts',
       'test/bulk/stages/runner.test.ts',
@@ -48,7 +48,12 @@ export const GROUPS = {
   },
   refs: {
     what: 'refs, the plan, the anchor rule and resume',
-    mutate: ['src/bulk/refs.ts', 'src/bulk/plan.ts', 'src/bulk/anchor-gate.ts', 'src/bulk/resume.ts'],
+    mutate: [
+      'src/bulk/plan/refs.ts',
+      'src/bulk/plan/plan.ts',
+      'src/bulk/run/anchor-gate.ts',
+      'src/bulk/run/resume.ts',
+    ],
     tests: [
       'test/bulk/golden-refs.test.ts',
       'test/bulk/plan.test.ts',
@@ -61,7 +66,7 @@ export const GROUPS = {
   },
   submit: {
     what: 'submit classification and retry',
-    mutate: ['src/bulk/submit.ts', 'src/api/retry.ts'],
+    mutate: ['src/bulk/run/submit.ts', 'src/api/retry.ts'],
     tests: [
       'test/bulk/submit-edges.test.ts',
       'test/bulk/units.test.ts',

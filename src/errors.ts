@@ -148,6 +148,25 @@ export class InvalidInputError extends UsageError {
   }
 }
 
+/**
+ * A batch's journal or refund log damaged before its last line, or changed under the run
+ * that reads it: a crash tears only a last line, so anything else is damage no command
+ * may read past (a record skipped could be an order paid for). The same error whichever
+ * command reads the file (`order bulk`, `order reconcile`, `order export`, `refund
+ * batch`), naming the file, where it is damaged, and what rebuilds or bypasses it.
+ * Exit 2 (USAGE): a damaged local file is bad input for the command, not a fault of the
+ * CLI or of the service, and nothing more is sent once it is found.
+ */
+export class JournalDamagedError extends UsageError {
+  constructor(
+    readonly path: string,
+    where: string,
+    remedy: string,
+  ) {
+    super(`${path} is damaged ${where}: ${remedy}`);
+  }
+}
+
 /** Another run holds the output's lock, or it cannot be judged (`bulk/lock.ts`): nothing was done. Exit 2. */
 export class LockedError extends CliError {
   constructor(message: string) {

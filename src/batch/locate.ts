@@ -15,18 +15,19 @@
 import { readFile } from 'node:fs/promises';
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
-import { findByRef } from '../bulk/discovery.js';
+import { isValidBatchId } from '../bulk/plan/refs.js';
+import { findByRef } from '../bulk/run/discovery.js';
 import {
   effectiveOrders,
   type JournalState,
+  journalCopyPathFor,
+  journalPathFor,
   linesOf,
   type OrderPhase,
   parseJournal,
-} from '../bulk/journal.js';
-import { journalCopyPathFor, journalPathFor } from '../bulk/journal-files.js';
-import { isValidBatchId } from '../bulk/refs.js';
+} from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';
-import { UsageError } from '../errors.js';
+import { JournalDamagedError, UsageError } from '../errors.js';
 
 export interface BatchOrder {
   ref: string;
@@ -138,8 +139,9 @@ export async function readJournal(path: string): Promise<JournalState | undefine
     throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
   }
   try {
-    return parseJournal(text).state;
+    return parseJournal(text, path).state;
   } catch (error) {
+    if (error instanceof JournalDamagedError) throw error;
     throw new UsageError(`${path}: ${(error as Error).message}`);
   }
 }
@@ -236,12 +238,13 @@ async function fromCopy(
 async function fromJournal(http: HttpClient, journal: JournalState): Promise<BatchOrder[]> {
   const orders: BatchOrder[] = [];
   for (const order of effectiveOrders(journal)) {
+    const { checkoutId, message } = order.outcome;
     const entry: BatchOrder = {
       ref: order.ref,
       phase: order.phase,
       lines: linesOf(journal, order),
-      ...(order.checkoutId ? { checkoutId: order.checkoutId } : {}),
-      ...(order.message !== undefined ? { message: order.message } : {}),
+      ...(checkoutId ? { checkoutId } : {}),
+      ...(message !== undefined ? { message } : {}),
     };
     if (!entry.checkoutId && (order.phase === 'submitted' || order.phase === 'unknown')) {
       const found = await findByRef(http, order.ref);

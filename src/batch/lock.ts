@@ -16,10 +16,15 @@
  * naming the holder) and the same `--wait-lock`.
  */
 import { dirname } from 'node:path';
-import { journalCopyPathFor } from '../bulk/journal-files.js';
-import { acquireLock, type HeldLock, type LockDeps, lockPathFor } from '../bulk/lock.js';
-import { UNUSABLE_DIR } from '../bulk/resume.js';
-import { ensurePrivateDir } from '../bulk/safe-files.js';
+import { UNUSABLE_DIR } from '../bulk/run/resume.js';
+import {
+  acquireLock,
+  ensurePrivateDir,
+  type HeldLock,
+  journalCopyPathFor,
+  type LockDeps,
+  lockPathFor,
+} from '../bulk/store/index.js';
 
 export interface BatchLocks {
   /** The codes file's lock (`order bulk`'s `<out>.lock`); call before the batch is located. */

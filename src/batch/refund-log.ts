@@ -10,8 +10,8 @@
  */
 import { mkdir, type open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsyncDir } from '../bulk/journal-writer.js';
-import { createExclusive, openOwn } from '../bulk/safe-files.js';
+import { createExclusive, fsyncDir, openOwn } from '../bulk/store/index.js';
+import { JournalDamagedError } from '../errors.js';
 import { writeAll } from '../io/safe-write.js';
 
 export type RefundLogRecord =
@@ -87,7 +87,11 @@ export async function readRefundLog(path: string): Promise<RefundLogRecord[]> {
       // Only a last line cut by a crash may be torn: its request was not sent yet, or
       // its answer is lost (the intent before it stays and marks it unknown).
       if (i < lines.length - 1 && lines.slice(i + 1).some((l) => l.trim() !== ''))
-        throw new Error(`refund log ${path} is damaged at line ${i + 1}`);
+        throw new JournalDamagedError(
+          path,
+          `at line ${i + 1} (a line before its last does not parse; a crash tears only the last)`,
+          'it is the only record of the refunds asked for (the service cannot list them): fix or remove that line by hand, then run the command again',
+        );
     }
   }
   return records;

@@ -13,7 +13,7 @@
  * to the ref is the one planned. An order missing from the account (refused, never sent)
  * leaves a gap, found by looking further along the rows for the next order's hash.
  */
-import { contentHash, defaultBatchId } from '../bulk/refs.js';
+import { contentHash, defaultBatchId } from '../bulk/plan/refs.js';
 import type { InputRow, PlannedLine } from '../bulk/types.js';
 import type { Order } from '../schemas/orders.js';
 import type { BatchOrder } from './locate.js';

@@ -1,7 +1,7 @@
 /** Where a batch's files live: its refund log, and the copy of its journal. */
 import { dirname, join } from 'node:path';
 import type { HttpClient } from '../api/http.js';
-import { accountFingerprint } from '../bulk/journal-files.js';
+import { accountFingerprint } from '../bulk/store/index.js';
 import { stateDir } from '../config/state-dir.js';
 import type { Context } from '../context.js';
 import { maskSecret } from '../io/format.js';

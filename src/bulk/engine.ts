@@ -16,39 +16,46 @@
 import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import { TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
-import { MoneyAccount, type RunMoney } from './accounting.js';
-import { checkBatchIsNew } from './discovery.js';
-import { finishRun } from './finish.js';
+import { planInputs, planOrResume } from './plan/planning.js';
+import { anchorRef, isValidBatchId } from './plan/refs.js';
+import { describeRepeated } from './plan/repeated-refs.js';
+import { planRefs, planSpool, refsOf } from './plan/stream-plan.js';
+import { MoneyAccount, type RunMoney } from './report/accounting.js';
+import { finishRun } from './report/finish.js';
+import { Tally } from './report/records.js';
+import { buildReport, reportOf } from './report/report.js';
+import { Results } from './report/results.js';
+import { checkBatchIsNew } from './run/discovery.js';
+import { type ParsedInput, readInput, readLive } from './run/preflight.js';
+import { chooseJournal } from './run/resume.js';
+import { Runner, type RunnerOutcome } from './run/runner.js';
+import type { BulkDeps, BulkOptions, BulkResult, BulkStats } from './run-types.js';
+import type { RowSpool } from './store/index.js';
 import {
+  acquireLock,
   applyAt,
+  archiveJournal,
+  assertOutPathUsable,
+  assertOutReplaceable,
   eachEffectiveOrder,
+  ensurePrivateDir,
+  type HeldLock,
   type JournalRecord,
   type JournalState,
   LINES_CARRY_REFS,
+  lockPathFor,
+  lockWarning,
   type OutputSummary,
-} from './journal.js';
-import { openJournals, partsPathFor, writeSpooledPlan } from './journal-files.js';
-import { archiveJournal } from './journal-writer.js';
-import { acquireLock, type HeldLock, lockPathFor, lockWarning } from './lock.js';
-import { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
-import { PartStore, sha256File } from './output.js';
-import { planInputs, planOrResume } from './planning.js';
-import { type ParsedInput, readInput, readLive } from './preflight.js';
-import { Tally } from './records.js';
-import { anchorRef, isValidBatchId } from './refs.js';
-import { describeRepeated } from './repeated-refs.js';
-import { buildReport, reportOf } from './report.js';
-import { Results } from './results.js';
-import { chooseJournal } from './resume.js';
-import type { BulkDeps, BulkOptions, BulkResult, BulkStats } from './run-types.js';
-import { Runner, type RunnerOutcome } from './runner.js';
-import { ensurePrivateDir } from './safe-files.js';
-import type { RowSpool } from './spool.js';
-import { planRefs, refsOf } from './stream-plan.js';
-import { tooManyForWorkbook, XLSX_MAX_ROWS } from './xlsx.js';
+  openJournals,
+  PartStore,
+  partsPathFor,
+  sha256File,
+  tooManyForWorkbook,
+  writeSpooledPlan,
+  XLSX_MAX_ROWS,
+} from './store/index.js';
 
 export { InvalidInputError } from '../errors.js';
-export { accountFingerprint, journalCopyPathFor, journalPathFor, partsPathFor } from './journal-files.js';
 export type {
   BalanceShortfall,
   BulkDeps,
@@ -58,6 +65,12 @@ export type {
   Outcome,
   PlanReport,
 } from './run-types.js';
+export {
+  accountFingerprint,
+  journalCopyPathFor,
+  journalPathFor,
+  partsPathFor,
+} from './store/index.js';
 
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is
@@ -215,8 +228,7 @@ async function runParsed(
             : {}),
           anchor: anchorRef(batch),
         },
-        spool,
-        inputs,
+        (emit) => planSpool(spool, inputs, emit),
       );
       const lines = state.disk;
       if (lines) closers.push(() => lines.close());

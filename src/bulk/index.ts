@@ -3,8 +3,7 @@
  * (re-exports only; the stages stay free to change behind it). Heavy (csv-parse, zod):
  * commands import it inside their run function, never at the top of the file.
  */
-export type { Amount, ChargedSum, RunMoney } from './accounting.js';
-export { type BoughtSoFar, describeBought } from './bought.js';
+
 export {
   accountFingerprint,
   type BalanceShortfall,
@@ -14,11 +13,17 @@ export {
   type PlanReport,
   runBulk,
 } from './engine.js';
-export { loadJournal } from './journal.js';
-export { JournalWriter } from './journal-writer.js';
+export { readFile } from './plan/parse.js';
+export { describeProblem } from './plan/problems.js';
+export type { Amount, ChargedSum, RunMoney } from './report/accounting.js';
+export { type BoughtSoFar, describeBought } from './report/bought.js';
+export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './report/summary.js';
+export { AdaptiveLimit, pollDelay } from './run/submit.js';
 export {
   fileExists,
   formatFor,
+  JournalWriter,
+  loadJournal,
   OUTPUT_FORMATS,
   type OutputFormat,
   type OutputStyle,
@@ -26,9 +31,5 @@ export {
   renderOutput,
   sha256File,
   writeAtomic,
-} from './output.js';
-export { readFile } from './parse.js';
-export { describeProblem } from './problems.js';
-export { AdaptiveLimit, pollDelay } from './submit.js';
-export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './summary.js';
+} from './store/index.js';
 export type { OutputRecord } from './types.js';

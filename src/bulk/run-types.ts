@@ -6,12 +6,12 @@
 import type { HttpClient } from '../api/http.js';
 import type { FileOps } from '../io/safe-write.js';
 import type { Product } from '../schemas/catalog.js';
-import type { RunMoney } from './accounting.js';
-import type { BoughtSoFar } from './bought.js';
-import type { OutputFormat } from './output.js';
-import type { PlanEstimate } from './plan.js';
-import type { Tally } from './records.js';
-import type { AdaptiveLimit } from './submit.js';
+import type { PlanEstimate } from './plan/plan.js';
+import type { RunMoney } from './report/accounting.js';
+import type { BoughtSoFar } from './report/bought.js';
+import type { Tally } from './report/records.js';
+import type { AdaptiveLimit } from './run/submit.js';
+import type { OutputFormat } from './store/index.js';
 import type { PlanLimits } from './types.js';
 
 export interface BulkOptions {

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/bulk/journal.js';
+import { parseJournal } from '../../src/bulk/store/journal.js';
 import { account, FAST, mixedRows, readCsvOutput, tempDir, writeCsv } from '../bulk/support.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/bulk/journal.js';
+import { parseJournal } from '../../src/bulk/store/journal.js';
 import { ExitCode } from '../../src/errors.js';
 import { account, FAST, mixedRows, tempDir, writeCsv } from '../bulk/support.js';
 import { type RunningCli, runInProcess, startBinary, tempConfigDir } from '../helpers/cli.js';

@@ -1,7 +1,7 @@
 /** What a journal's batch already bought: the facts the --force and changed-input guards state. */
 import { describe, expect, it } from 'vitest';
-import { boughtSoFar, describeBought, describeRows } from '../../src/bulk/bought.js';
-import { apply, emptyState, type JournalRecord } from '../../src/bulk/journal.js';
+import { boughtSoFar, describeBought, describeRows } from '../../src/bulk/report/bought.js';
+import { apply, emptyState, type JournalRecord } from '../../src/bulk/store/journal.js';
 import type { PlannedLine } from '../../src/bulk/types.js';
 
 const line = (row: number, quantity = 1): PlannedLine => ({

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { type BulkDeps, type BulkOptions, runBulk } from '../../src/bulk/engine.js';
-import { AdaptiveLimit } from '../../src/bulk/submit.js';
+import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { type BulkDeps, type BulkOptions, runBulk } from '../../src/bulk/engine.js';
-import { AdaptiveLimit } from '../../src/bulk/submit.js';
+import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
 import { FileWriteError } from '../../src/errors.js';
 import { runInProcess } from '../helpers/cli.js';
 import { fillingDisk } from '../helpers/disk.js';

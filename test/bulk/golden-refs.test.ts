@@ -16,12 +16,17 @@
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOURNAL_VERSION } from '../../src/bulk/journal.js';
-import { splitOrder } from '../../src/bulk/plan.js';
-import { anchorRef, defaultBatchId, isValidBatchId, orderRef } from '../../src/bulk/refs.js';
-import { checkAndPreview, planSpool, type SpooledInput, spoolInput } from '../../src/bulk/stream-plan.js';
+import { splitOrder } from '../../src/bulk/plan/plan.js';
+import { anchorRef, defaultBatchId, isValidBatchId, orderRef } from '../../src/bulk/plan/refs.js';
+import {
+  checkAndPreview,
+  planSpool,
+  type SpooledInput,
+  spoolInput,
+} from '../../src/bulk/plan/stream-plan.js';
+import { productIndex } from '../../src/bulk/plan/validate.js';
+import { JOURNAL_VERSION } from '../../src/bulk/store/journal.js';
 import type { PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';
-import { productIndex } from '../../src/bulk/validate.js';
 import type { Product } from '../../src/schemas/catalog.js';
 
 /** The journal version these goldens belong to. */

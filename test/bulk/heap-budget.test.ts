@@ -4,7 +4,7 @@
  * plan (collectEvery), whose parsed lines would otherwise keep their interned row refs.
  */
 import { describe, expect, it } from 'vitest';
-import { collectEvery, HeapBudget } from '../../src/bulk/heap-budget.js';
+import { collectEvery, HeapBudget } from '../../src/bulk/store/heap-budget.js';
 
 describe('collectEvery', () => {
   it('asks for a collection on every n-th order of a walk, and only then', async () => {

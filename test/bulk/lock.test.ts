@@ -21,7 +21,7 @@ import {
   lockWarning,
   readLock,
   takeOver,
-} from '../../src/bulk/lock.js';
+} from '../../src/bulk/store/lock.js';
 import { LockedError } from '../../src/errors.js';
 import { BIN, cleanEnv, runBinary } from '../helpers/cli.js';
 import { type GateProxy, startGateProxy } from '../helpers/gate-proxy.js';

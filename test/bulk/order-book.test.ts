@@ -6,16 +6,16 @@
 import { openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { anchorRef, childRef, orderRef } from '../../src/bulk/plan/refs.js';
 import {
   apply,
   emptyState,
   type JournalRecord,
   type JournalState,
   loadJournal,
-} from '../../src/bulk/journal.js';
-import { JournalWriter } from '../../src/bulk/journal-writer.js';
-import { OrderBook } from '../../src/bulk/order-book.js';
-import { anchorRef, childRef, orderRef } from '../../src/bulk/refs.js';
+} from '../../src/bulk/store/journal.js';
+import { JournalWriter } from '../../src/bulk/store/journal-writer.js';
+import { OrderBook } from '../../src/bulk/store/order-book.js';
 import { tempDirFor } from '../helpers/temp.js';
 import { line } from './stages/fixtures.js';
 

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AdaptiveLimit } from '../../src/bulk/submit.js';
+import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
 import type { Clock } from '../../src/context.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';

@@ -5,8 +5,6 @@
  * order of a batch until the anchor's create was answered.
  */
 import { describe, expect, it } from 'vitest';
-import { heldByAnchor } from '../../src/bulk/anchor-gate.js';
-import type { OrderPhase } from '../../src/bulk/order-book.js';
 import {
   limitsFrom,
   ORDER_AMOUNT_HEADROOM,
@@ -16,9 +14,11 @@ import {
   packLines,
   splitOrder,
   unitUsd,
-} from '../../src/bulk/plan.js';
+} from '../../src/bulk/plan/plan.js';
+import { productIndex } from '../../src/bulk/plan/validate.js';
+import { heldByAnchor } from '../../src/bulk/run/anchor-gate.js';
+import type { OrderPhase } from '../../src/bulk/store/order-book.js';
 import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';
-import { productIndex } from '../../src/bulk/validate.js';
 import type { Product } from '../../src/schemas/catalog.js';
 
 const inf = Number.POSITIVE_INFINITY;

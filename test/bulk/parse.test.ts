@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseHeader, parseInput } from '../../src/bulk/parse.js';
-import { describeProblem } from '../../src/bulk/problems.js';
+import { parseHeader, parseInput } from '../../src/bulk/plan/parse.js';
+import { describeProblem } from '../../src/bulk/plan/problems.js';
 
 const parse = (text: string | Buffer) =>
   parseInput(Readable.from([typeof text === 'string' ? Buffer.from(text) : text]));

@@ -7,10 +7,10 @@ import {
   planOrders,
   splitOrder,
   unitUsd,
-} from '../../src/bulk/plan.js';
-import { childRef, defaultBatchId, orderRef } from '../../src/bulk/refs.js';
+} from '../../src/bulk/plan/plan.js';
+import { childRef, defaultBatchId, orderRef } from '../../src/bulk/plan/refs.js';
+import { onGrid, productIndex, validateRow } from '../../src/bulk/plan/validate.js';
 import type { InputRow, PlanLimits, PlannedLine } from '../../src/bulk/types.js';
-import { onGrid, productIndex, validateRow } from '../../src/bulk/validate.js';
 import type { Product } from '../../src/schemas/catalog.js';
 
 const rates = { base: 'USD', rates: { USD: 1, EUR: 0.5 } };

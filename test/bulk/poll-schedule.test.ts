@@ -6,7 +6,7 @@ import {
   type OrderProgress,
   POLL_ESTIMATE_MAX_MS,
   pollDelay,
-} from '../../src/bulk/submit.js';
+} from '../../src/bulk/run/submit.js';
 
 const base = { firstMs: 300, maxMs: 5_000 };
 

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/bulk/journal.js';
+import { parseJournal } from '../../src/bulk/store/journal.js';
 import { BIN, cleanEnv, runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { type Handler, json, type Recorded, startServer } from '../helpers/server.js';

@@ -9,8 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/journal.js';
-import { orderUsd } from '../../src/bulk/plan.js';
+import { orderUsd } from '../../src/bulk/plan/plan.js';
+import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/store/journal.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { account, FAST, mixedRows, tempDir, writeCsv } from './support.js';

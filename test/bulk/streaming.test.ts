@@ -8,21 +8,22 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { runBulk } from '../../src/bulk/engine.js';
+import { planInto, planOrders } from '../../src/bulk/plan/plan.js';
+import { anchorRef } from '../../src/bulk/plan/refs.js';
+import { planSpool } from '../../src/bulk/plan/stream-plan.js';
+import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
+import { OrderWindow } from '../../src/bulk/run/window.js';
 import {
   effectiveOrders,
   type JournalRecord,
   linesOf,
   loadJournal,
   parseJournal,
-} from '../../src/bulk/journal.js';
-import { writeSpooledPlan } from '../../src/bulk/journal-files.js';
-import { JournalWriter } from '../../src/bulk/journal-writer.js';
-import { planInto, planOrders } from '../../src/bulk/plan.js';
-import { anchorRef } from '../../src/bulk/refs.js';
-import { RowSpool } from '../../src/bulk/spool.js';
-import { AdaptiveLimit } from '../../src/bulk/submit.js';
+} from '../../src/bulk/store/journal.js';
+import { writeSpooledPlan } from '../../src/bulk/store/journal-files.js';
+import { JournalWriter } from '../../src/bulk/store/journal-writer.js';
+import { RowSpool } from '../../src/bulk/store/spool.js';
 import type { InputRow, PlannedLine } from '../../src/bulk/types.js';
-import { OrderWindow } from '../../src/bulk/window.js';
 import type { Product } from '../../src/schemas/catalog.js';
 import type { Rates } from '../../src/schemas/rates.js';
 import { withSandbox } from '../helpers/sandbox.js';
@@ -156,12 +157,9 @@ describe('journal with its lines on disk', () => {
     const writer = await JournalWriter.open(path, 'create', { path: copyPath, mode: 'create' });
     try {
       const header = { batch: 'b2', input: 'sha', seal: false, at: 1, anchor: anchorRef('b2') };
-      const state = await writeSpooledPlan(writer, path, header, spool, {
-        products,
-        rates,
-        limits,
-        batch: 'b2',
-      });
+      const state = await writeSpooledPlan(writer, path, header, (emit) =>
+        planSpool(spool, { products, rates, limits, batch: 'b2' }, emit),
+      );
       try {
         expect(state.planComplete).toBe(true);
         expect(state.lines.length).toBe(0);

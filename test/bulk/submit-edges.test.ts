@@ -11,7 +11,7 @@ import {
   parseRetryAfter,
   RetryBudget,
 } from '../../src/api/retry.js';
-import { classifySubmitError, FulfillmentPace } from '../../src/bulk/submit.js';
+import { classifySubmitError, FulfillmentPace } from '../../src/bulk/run/submit.js';
 import {
   ApiError,
   LimitExceededError,

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
-import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/journal.js';
+import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/store/journal.js';
 import { OUTPUT_COLUMNS } from '../../src/bulk/types.js';
 import type { SandboxHandle } from '../helpers/sandbox.js';
 import type { Handler } from '../helpers/server.js';

@@ -8,8 +8,8 @@ import {
   linesOf,
   loadJournal,
   parseJournal,
-} from '../../src/bulk/journal.js';
-import { LineTable, PlaceColumn, RefColumn, StringColumn, WideColumn } from '../../src/bulk/table.js';
+} from '../../src/bulk/store/journal.js';
+import { LineTable, PlaceColumn, RefColumn, StringColumn, WideColumn } from '../../src/bulk/store/table.js';
 import type { PlannedLine } from '../../src/bulk/types.js';
 
 const dirs: string[] = [];

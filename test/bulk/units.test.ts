@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { matchItems, orderRecords } from '../../src/bulk/report/records.js';
+import { AdaptiveLimit, classifySubmitError, pollDelay } from '../../src/bulk/run/submit.js';
 import {
   apply,
   effectiveOrders,
@@ -9,8 +11,8 @@ import {
   type JournalRecord,
   loadJournal,
   parseJournal,
-} from '../../src/bulk/journal.js';
-import { JournalWriter } from '../../src/bulk/journal-writer.js';
+} from '../../src/bulk/store/journal.js';
+import { JournalWriter } from '../../src/bulk/store/journal-writer.js';
 import {
   csvLine,
   jsonRecord,
@@ -18,9 +20,7 @@ import {
   renderOutput,
   sha256File,
   writeAtomic,
-} from '../../src/bulk/output.js';
-import { matchItems, orderRecords } from '../../src/bulk/records.js';
-import { AdaptiveLimit, classifySubmitError, pollDelay } from '../../src/bulk/submit.js';
+} from '../../src/bulk/store/output.js';
 import { OUTPUT_COLUMNS, type OutputRecord, type PlannedLine } from '../../src/bulk/types.js';
 import {
   ApiError,

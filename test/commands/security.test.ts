@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { refundCommand } from '../../src/bulk/summary.js';
+import { refundCommand } from '../../src/bulk/report/summary.js';
 import { BIN, cleanEnv, runBinary, runInProcess } from '../helpers/cli.js';
 import { json, startServer, type TestServer } from '../helpers/server.js';
 

@@ -11,7 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/bulk/journal.js';
+import { parseJournal } from '../../src/bulk/store/journal.js';
 import { ExitCode } from '../../src/errors.js';
 import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from '../bulk/support.js';
 import { BIN, cleanEnv, runInProcess, runJson } from '../helpers/cli.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCodesText, unprotect } from '../../src/batch/codes-file.js';
-import { csvHeader, csvLine, protectFormula } from '../../src/bulk/output.js';
+import { csvHeader, csvLine, protectFormula } from '../../src/bulk/store/output.js';
 import type { OutputRecord } from '../../src/bulk/types.js';
 import { seeded as prng } from '../helpers/random.js';
 

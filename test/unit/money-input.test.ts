@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseInput } from '../../src/bulk/parse.js';
+import { parseInput } from '../../src/bulk/plan/parse.js';
 import { parseItemFlag } from '../../src/commands/checkout/items.js';
 import { checkAmount } from '../../src/commands/deposit/deposit.js';
 import { amount, nonNegativeAmount, positiveInt } from '../../src/commands/parse.js';

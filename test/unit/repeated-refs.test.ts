@@ -1,6 +1,6 @@
 /** src/bulk/repeated-refs.ts: refs repeated in one input file, found with a compact table. */
 import { describe, expect, it } from 'vitest';
-import { describeRepeated, RepeatedRefFinder } from '../../src/bulk/repeated-refs.js';
+import { describeRepeated, RepeatedRefFinder } from '../../src/bulk/plan/repeated-refs.js';
 
 describe('RepeatedRefFinder', () => {
   it('names the rows of a repeated ref; empty refs are not refs', () => {

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BatchOrder } from '../../src/batch/locate.js';
 import { fileMatchesBatch, linesFromInput } from '../../src/batch/replan.js';
-import { planInto } from '../../src/bulk/plan.js';
-import { defaultBatchId } from '../../src/bulk/refs.js';
+import { planInto } from '../../src/bulk/plan/plan.js';
+import { defaultBatchId } from '../../src/bulk/plan/refs.js';
 import type { InputRow, PlannedOrder } from '../../src/bulk/types.js';
 import type { Product } from '../../src/schemas/catalog.js';
 import type { Order } from '../../src/schemas/orders.js';

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeAtomic } from '../../src/bulk/output.js';
+import { writeAtomic } from '../../src/bulk/store/output.js';
 import { writeEnvTo } from '../../src/commands/sandbox/write-env.js';
 import { openConfigStore } from '../../src/config/store.js';
 import { FileWriteError, UnsafeFileError } from '../../src/errors.js';
@@ -164,7 +164,7 @@ describe('writes are whole or an error', () => {
   });
 
   it('the journal is not told a record is durable unless it was written whole', async () => {
-    const { JournalWriter } = await import('../../src/bulk/journal-writer.js');
+    const { JournalWriter } = await import('../../src/bulk/store/journal-writer.js');
     const dir = tempDirFor('giftcodes-safe-write-');
     const path = join(dir, 'codes.csv.journal');
     const writer = await JournalWriter.open(path, 'create', undefined, fillingDisk(60));

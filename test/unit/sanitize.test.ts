@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { protectFormula } from '../../src/bulk/output.js';
+import { protectFormula } from '../../src/bulk/store/output.js';
 import { maskCodes } from '../../src/commands/shared/codes.js';
 import { maskSecret } from '../../src/io/format.js';
 import { printFields, printJson, printTable } from '../../src/io/output.js';

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateRow } from '../../src/bulk/validate.js';
+import { validateRow } from '../../src/bulk/plan/validate.js';
 import type { Product } from '../../src/schemas/catalog.js';
 import { checkGrid } from '../../src/sku-grid.js';
 import { FAST, tempDir, writeCsv } from '../bulk/support.js';

@@ -392,7 +392,7 @@ async function confirmRebuy(ctx: Context, bought: BoughtSoFar): Promise<boolean>
  */
 async function offerTopUp(ctx: Context, shortfall: BalanceShortfall): Promise<boolean> {
   const prompter = await ctx.prompter();
-  const { topUpQuestion } = await import('../../bulk/shortfall.js');
+  const { topUpQuestion } = await import('../../bulk/run/shortfall.js');
   const question = topUpQuestion(shortfall);
   const topUp = await prompter.confirm({ message: question.message, default: true });
   if (!topUp) return false;

@@ -150,7 +150,7 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
     : undefined;
   const refOf: (row: number) => string = input?.refOf ?? (() => '');
   // Journals before version 3 keep no row refs: only the input can fill that column then.
-  const { LINES_CARRY_REFS } = await import('../../bulk/journal.js');
+  const { LINES_CARRY_REFS } = await import('../../bulk/store/index.js');
   const journalVersion = target.journal?.batch?.v;
   if (!input && journalVersion !== undefined && journalVersion < LINES_CARRY_REFS)
     err(
@@ -168,7 +168,7 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
   }
 
   const fetched = await fetchOrders(http, target.orders);
-  const { XLSX_MAX_ROWS, tooManyForWorkbook } = await import('../../bulk/xlsx.js');
+  const { XLSX_MAX_ROWS, tooManyForWorkbook } = await import('../../bulk/store/index.js');
   // The journal is gone: the input's rows give the orders their planned lines again.
   let unproved: string[] = [];
   if (input && target.orders.some((o) => !o.lines)) {

@@ -94,7 +94,7 @@ const REFUNDABLE = new Set(['partial', 'failed']);
 export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Promise<ExitCode> {
   const { locateBatch, splitBatchPath } = await import('../../batch/locate.js');
   const { batchLocks } = await import('../../batch/lock.js');
-  const { isValidBatchId } = await import('../../bulk/refs.js');
+  const { isValidBatchId } = await import('../../bulk/plan/refs.js');
   const { journalCopies, refundLogPath } = await import('../../batch/target.js');
   assertCanConsent(ctx, opts.yes, 'request refunds for a batch');
   if (opts.file !== undefined) {

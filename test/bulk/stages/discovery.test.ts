@@ -5,8 +5,8 @@
  * today's plan, only when it is found.
  */
 import { describe, expect, it } from 'vitest';
-import { checkBatchIsNew, findByRef, lookupRef, patient } from '../../../src/bulk/discovery.js';
-import { AdaptiveLimit } from '../../../src/bulk/submit.js';
+import { checkBatchIsNew, findByRef, lookupRef, patient } from '../../../src/bulk/run/discovery.js';
+import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
 import { RateLimitError, UsageError } from '../../../src/errors.js';
 import { type Handler, json, type Recorded } from '../../helpers/server.js';
 import { line, scriptedService, stateOf } from './fixtures.js';

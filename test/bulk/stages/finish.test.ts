@@ -8,19 +8,24 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { finishRun } from '../../../src/bulk/finish.js';
+import { finishRun } from '../../../src/bulk/report/finish.js';
+import { buildReport } from '../../../src/bulk/report/report.js';
+import { Results } from '../../../src/bulk/report/results.js';
+import type { RunnerOutcome } from '../../../src/bulk/run/runner.js';
 import {
   effectiveOrders,
   type JournalRecord,
   type JournalState,
   loadJournal,
-} from '../../../src/bulk/journal.js';
-import { journalPathFor, openJournals, partsPathFor, writePlan } from '../../../src/bulk/journal-files.js';
-import type { JournalWriter } from '../../../src/bulk/journal-writer.js';
-import { csvHeader, csvLine, PartStore } from '../../../src/bulk/output.js';
-import { buildReport } from '../../../src/bulk/report.js';
-import { Results } from '../../../src/bulk/results.js';
-import type { RunnerOutcome } from '../../../src/bulk/runner.js';
+} from '../../../src/bulk/store/journal.js';
+import {
+  journalPathFor,
+  openJournals,
+  partsPathFor,
+  writePlan,
+} from '../../../src/bulk/store/journal-files.js';
+import type { JournalWriter } from '../../../src/bulk/store/journal-writer.js';
+import { csvHeader, csvLine, PartStore } from '../../../src/bulk/store/output.js';
 import type { OutputRecord, PlannedLine } from '../../../src/bulk/types.js';
 import { tempDirFor } from '../../helpers/temp.js';
 import { freshStats, line, live, stateOf } from './fixtures.js';

@@ -6,20 +6,20 @@
 import { dirname } from 'node:path';
 import { afterEach } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
+import { productIndex } from '../../../src/bulk/plan/validate.js';
+import type { Live, ParsedInput } from '../../../src/bulk/run/preflight.js';
+import type { BulkOptions, BulkStats } from '../../../src/bulk/run-types.js';
 import {
   apply,
   emptyState,
   JOURNAL_VERSION,
   type JournalRecord,
   type JournalState,
-} from '../../../src/bulk/journal.js';
-import { type BatchHeader, writePlan } from '../../../src/bulk/journal-files.js';
-import { JournalWriter } from '../../../src/bulk/journal-writer.js';
-import type { Live, ParsedInput } from '../../../src/bulk/preflight.js';
-import type { BulkOptions, BulkStats } from '../../../src/bulk/run-types.js';
-import { ensurePrivateDir } from '../../../src/bulk/safe-files.js';
+} from '../../../src/bulk/store/journal.js';
+import { type BatchHeader, writePlan } from '../../../src/bulk/store/journal-files.js';
+import { JournalWriter } from '../../../src/bulk/store/journal-writer.js';
+import { ensurePrivateDir } from '../../../src/bulk/store/safe-files.js';
 import type { PlanLimits, PlannedLine } from '../../../src/bulk/types.js';
-import { productIndex } from '../../../src/bulk/validate.js';
 import type { Account } from '../../../src/schemas/account.js';
 import type { Product } from '../../../src/schemas/catalog.js';
 import { type Handler, startServer, type TestServer } from '../../helpers/server.js';

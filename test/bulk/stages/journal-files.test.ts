@@ -22,7 +22,7 @@ import {
   type JournalState,
   linesOf,
   loadJournal,
-} from '../../../src/bulk/journal.js';
+} from '../../../src/bulk/store/journal.js';
 import {
   accountFingerprint,
   type BatchHeader,
@@ -32,8 +32,8 @@ import {
   partsPathFor,
   readJournalCopy,
   writePlan,
-} from '../../../src/bulk/journal-files.js';
-import { ensurePrivateDir } from '../../../src/bulk/safe-files.js';
+} from '../../../src/bulk/store/journal-files.js';
+import { ensurePrivateDir } from '../../../src/bulk/store/safe-files.js';
 import { UnsafeFileError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
 import { line, rootRefs, writeJournal } from './fixtures.js';
@@ -171,12 +171,7 @@ describe('openJournals', () => {
   it('resuming from the copy: the journal beside --out is rewritten from it', async () => {
     const { journalPath, copyPath } = paths();
     await writeJournal(copyPath, header, orders, { more: submitted });
-    const copy = await readJournalCopy(copyPath, {
-      batch: 'b1',
-      input: header.input,
-      seal: false,
-      outSize: -1,
-    });
+    const copy = await readJournalCopy(copyPath, { outSize: -1 });
     expect(copy.state).toBeDefined();
     expect(existsSync(journalPath)).toBe(false);
     const writer = await openJournals(journalPath, 'append', copy, copyPath);
@@ -193,12 +188,7 @@ describe('openJournals', () => {
     const { journalPath, copyPath } = paths();
     await writeJournal(journalPath, header, orders, { torn: true });
     await writeJournal(copyPath, header, orders, { torn: true });
-    const copy = await readJournalCopy(copyPath, {
-      batch: 'b1',
-      input: header.input,
-      seal: false,
-      outSize: -1,
-    });
+    const copy = await readJournalCopy(copyPath, { outSize: -1 });
     const writer = await openJournals(journalPath, 'truncate', copy, copyPath);
     await writePlan(writer, planState(orders.slice(0, 1)), header);
     await writer.close();
@@ -229,9 +219,9 @@ describe('openJournals', () => {
     expect(error).toBeInstanceOf(UnsafeFileError);
     expect((error as Error).message).toContain(copyPath);
     expect(readFileSync(target, 'utf8')).toBe('precious\n');
-    await expect(
-      readJournalCopy(copyPath, { batch: 'b1', input: header.input, seal: false, outSize: -1 }),
-    ).rejects.toThrow(`${copyPath} is a symbolic link`);
+    await expect(readJournalCopy(copyPath, { outSize: -1 })).rejects.toThrow(
+      `${copyPath} is a symbolic link`,
+    );
   });
 
   it('refuses a copy folder that is a link', async () => {

@@ -4,10 +4,10 @@
  * taken as it is, whatever the live limits say now.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { effectiveOrders, linesOf } from '../../../src/bulk/journal.js';
-import { planInputs, planOrResume as planStage, planState } from '../../../src/bulk/planning.js';
-import { anchorRef, orderRef } from '../../../src/bulk/refs.js';
-import { RowSpool } from '../../../src/bulk/spool.js';
+import { planInputs, planOrResume as planStage, planState } from '../../../src/bulk/plan/planning.js';
+import { anchorRef, orderRef } from '../../../src/bulk/plan/refs.js';
+import { effectiveOrders, linesOf } from '../../../src/bulk/store/journal.js';
+import { RowSpool } from '../../../src/bulk/store/spool.js';
 import type { RowError } from '../../../src/bulk/types.js';
 import { InvalidInputError } from '../../../src/errors.js';
 import { line, live, parsedInput, rootRefs, stateOf } from './fixtures.js';

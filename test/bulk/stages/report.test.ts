@@ -3,9 +3,9 @@
  * warning for each thing that will stop the run part-way (or buy again under --force).
  */
 import { describe, expect, it } from 'vitest';
-import { boughtSoFar } from '../../../src/bulk/bought.js';
-import { apply, effectiveOrders, type OrderPhase } from '../../../src/bulk/journal.js';
-import { buildReport, needsBuying } from '../../../src/bulk/report.js';
+import { boughtSoFar } from '../../../src/bulk/report/bought.js';
+import { buildReport, needsBuying } from '../../../src/bulk/report/report.js';
+import { apply, effectiveOrders, type OrderPhase } from '../../../src/bulk/store/journal.js';
 import { line, live, stateOf } from './fixtures.js';
 
 // Three orders of 10 USD units: 1 + 2 + 3 units, 60 USD in all.

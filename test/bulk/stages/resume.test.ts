@@ -7,11 +7,15 @@ import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JournalRecord } from '../../../src/bulk/journal.js';
-import { type BatchHeader, journalCopyPathFor, journalPathFor } from '../../../src/bulk/journal-files.js';
-import { lockPathFor } from '../../../src/bulk/lock.js';
-import { chooseJournal, type JournalChoice } from '../../../src/bulk/resume.js';
+import { chooseJournal, type JournalChoice } from '../../../src/bulk/run/resume.js';
 import type { BulkOptions } from '../../../src/bulk/run-types.js';
+import type { JournalRecord } from '../../../src/bulk/store/journal.js';
+import {
+  type BatchHeader,
+  journalCopyPathFor,
+  journalPathFor,
+} from '../../../src/bulk/store/journal-files.js';
+import { lockPathFor } from '../../../src/bulk/store/lock.js';
 import { UsageError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
 import { line, options, parsedInput, rootRefs, writeJournal } from './fixtures.js';

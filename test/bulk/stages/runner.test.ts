@@ -8,13 +8,18 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
-import { MoneyAccount } from '../../../src/bulk/accounting.js';
-import { apply, effectiveOrders, type JournalRecord, type JournalState } from '../../../src/bulk/journal.js';
-import { PartStore } from '../../../src/bulk/output.js';
-import { Results } from '../../../src/bulk/results.js';
+import { MoneyAccount } from '../../../src/bulk/report/accounting.js';
+import { Results } from '../../../src/bulk/report/results.js';
+import { nextReset, Runner } from '../../../src/bulk/run/runner.js';
+import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
 import type { BulkDeps, BulkOptions } from '../../../src/bulk/run-types.js';
-import { nextReset, Runner } from '../../../src/bulk/runner.js';
-import { AdaptiveLimit } from '../../../src/bulk/submit.js';
+import {
+  apply,
+  effectiveOrders,
+  type JournalRecord,
+  type JournalState,
+} from '../../../src/bulk/store/journal.js';
+import { PartStore } from '../../../src/bulk/store/output.js';
 import type { PlannedLine } from '../../../src/bulk/types.js';
 import { type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
 import { tempDirFor } from '../../helpers/temp.js';

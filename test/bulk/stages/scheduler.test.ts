@@ -5,9 +5,9 @@
  * the wait timeout, and never more steps in flight than the adaptive limit allows.
  */
 import { describe, expect, it } from 'vitest';
-import type { OrderState } from '../../../src/bulk/journal.js';
-import { Scheduler, type Steps } from '../../../src/bulk/scheduler.js';
-import { AdaptiveLimit } from '../../../src/bulk/submit.js';
+import { Scheduler, type Steps } from '../../../src/bulk/run/scheduler.js';
+import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
+import type { OrderState } from '../../../src/bulk/store/journal.js';
 import { InterruptedError } from '../../../src/errors.js';
 
 let orderNumber = 0;

@@ -1,0 +1,77 @@
+/**
+ * Plan, or take the journaled plan: a plan is never recomputed under new limits once
+ * it is journaled. A fresh plan validates every row against the live catalog first
+ * (all bad rows reported at once, nothing bought) and begins with the batch's anchor.
+ *
+ * A fresh plan is not held: one pass over the row spool validates every row and sums
+ * the plan (the estimate the confirmation shows); the plan itself is made again, the
+ * same, as it is written to the journal once the purchase is confirmed
+ * (`writeSpooledPlan`, journal-files.ts).
+ */
+
+import { InvalidInputError } from '../../errors.js';
+import type { Live, ParsedInput } from '../run/preflight.js';
+import type { JournalChoice } from '../run/resume.js';
+import type { RowSpool } from '../store/index.js';
+import { apply, emptyState, type JournalState, linesOf, type OrderState } from '../store/index.js';
+import { checkAndPreview, type PlanInputs, type PlanPreview, planSpool } from './stream-plan.js';
+
+export type PlanOutcome =
+  | {
+      /** The plan came from a journal (or its copy). */
+      resumed: true;
+      state: JournalState;
+    }
+  | {
+      resumed: false;
+      /** The fresh plan's totals and first refs; the plan itself is written later. */
+      preview: PlanPreview;
+      /** A fresh plan's first order as journal version 1 (no anchor) named it: looked up too. */
+      legacyRef?: string;
+    };
+
+export async function planOrResume(
+  choice: Pick<JournalChoice, 'journal'>,
+  input: ParsedInput,
+  spool: RowSpool,
+  live: Live,
+  fileName: string,
+): Promise<PlanOutcome> {
+  if (choice.journal && !input.errors.length) return { state: choice.journal, resumed: true };
+  // Every bad row at once: those that did not parse and those the live catalog refuses.
+  const checked = await checkAndPreview(spool, input.errors, planInputs(input, live), currencyOf(live));
+  if (checked.problems.length || !checked.preview) throw new InvalidInputError(checked.problems, fileName);
+  const { preview } = checked;
+  return { resumed: false, preview, ...(preview.legacyRef ? { legacyRef: preview.legacyRef } : {}) };
+}
+
+/** What planning reads besides the rows: the live catalog, rates and limits, and the batch. */
+export function planInputs(input: Pick<ParsedInput, 'batch'>, live: Live): PlanInputs {
+  return { products: live.products, rates: live.rates, limits: live.limits, batch: input.batch };
+}
+
+/** The currency a product's denominations are in, for the estimate's per-currency face value. */
+export function currencyOf(live: Pick<Live, 'products'>): (productId: string) => string {
+  return (productId) => {
+    const p = live.products.get(productId);
+    return p?.productCurrency ?? p?.costCurrency ?? '?';
+  };
+}
+
+/**
+ * A fresh plan held whole in memory, as `writeSpooledPlan` would journal it (without
+ * the `planned` record): for small plans and tests.
+ */
+export async function planState(spool: RowSpool, inputs: PlanInputs): Promise<JournalState> {
+  const state = emptyState();
+  await planSpool(spool, inputs, (order) => {
+    apply(state, { t: 'order', ref: order.ref, lines: order.lines });
+    return undefined;
+  });
+  return state;
+}
+
+/** Orders with their lines as objects, one order at a time. */
+export function* withLines(state: JournalState, orders: Iterable<OrderState>) {
+  for (const order of orders) yield { ref: order.ref, lines: linesOf(state, order) };
+}

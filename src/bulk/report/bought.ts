@@ -1,0 +1,77 @@
+/**
+ * What an earlier batch recorded in a journal has already bought (or may have: an order
+ * submitted without an answer counts, since the service may have charged it). Used when
+ * the journal beside an output belongs to another batch or another input file: a new
+ * batch has new refs, so nothing the service does would stop it buying those rows again.
+ */
+import { formatMoney } from '../../io/format.js';
+import { orderUsd } from '../plan/plan.js';
+import { effectiveOrders, type JournalState, linesOf } from '../store/index.js';
+
+export interface BoughtSoFar {
+  batch: string;
+  orders: number;
+  units: number;
+  /** Estimated at the plan's rates: what a second purchase of the same rows would cost. */
+  usd: number;
+  /** Input rows (1-based) with at least one unit bought, ascending. */
+  rows: number[];
+  checkoutIds: string[];
+  /** Orders among them whose outcome is unknown (submitted, no answer kept): the service may have charged them. */
+  uncertain: number;
+}
+
+export function boughtSoFar(state: JournalState): BoughtSoFar {
+  const bought: BoughtSoFar = {
+    batch: state.batch?.batch ?? '?',
+    orders: 0,
+    units: 0,
+    usd: 0,
+    rows: [],
+    checkoutIds: [],
+    uncertain: 0,
+  };
+  const rows = new Set<number>();
+  let usd = 0;
+  for (const order of effectiveOrders(state)) {
+    if (order.phase === 'planned' || order.phase === 'rejected') continue;
+    const lines = linesOf(state, order);
+    bought.orders += 1;
+    if (order.phase !== 'created') bought.uncertain += 1;
+    for (const line of lines) {
+      bought.units += line.quantity;
+      rows.add(line.row);
+    }
+    usd += orderUsd({ lines });
+    const { checkoutId } = order.outcome;
+    if (checkoutId) bought.checkoutIds.push(checkoutId);
+  }
+  bought.usd = Math.round(usd * 100) / 100;
+  bought.rows = [...rows].sort((a, b) => a - b);
+  return bought;
+}
+
+/** "1-4, 7, 9-12": at most `max` ranges, then "and N more". */
+export function describeRows(rows: readonly number[], max = 8): string {
+  const ranges: string[] = [];
+  let start = rows[0];
+  for (let i = 1; i <= rows.length && start !== undefined; i++) {
+    const prev = rows[i - 1] as number;
+    if (rows[i] !== prev + 1) {
+      ranges.push(start === prev ? `${start}` : `${start}-${prev}`);
+      start = rows[i];
+    }
+  }
+  const shown = ranges.slice(0, max).join(', ');
+  return ranges.length > max ? `${shown} and ${ranges.length - max} more ranges` : shown;
+}
+
+export function describeBought(bought: BoughtSoFar): string {
+  const ids = bought.checkoutIds.slice(0, 5).join(', ');
+  const more = bought.checkoutIds.length > 5 ? `, and ${bought.checkoutIds.length - 5} more` : '';
+  return (
+    `batch ${bought.batch} already bought rows ${describeRows(bought.rows)} ` +
+    `(${bought.units} units in ${bought.orders} orders${ids ? `: ${ids}${more}` : ''}` +
+    `${bought.uncertain ? `, ${bought.uncertain} of them with an unknown outcome` : ''}; about ${formatMoney(bought.usd, 'USD')})`
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * The first stage of a bulk run: everything checked before a journal is read or a
+ * request sent, then the live reads. Bad input, a planted link beside --out, a
+ * suspended account: each stops the run here, before any money moves.
+ */
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { getAccount, getBalance } from '../../api/account.js';
+import { getCatalog, getRates } from '../../api/catalog.js';
+import type { HttpClient } from '../../api/http.js';
+import { ApiError, InvalidInputError, UsageError } from '../../errors.js';
+import type { Account } from '../../schemas/account.js';
+import type { Product } from '../../schemas/catalog.js';
+import type { Rates } from '../../schemas/rates.js';
+import { limitsFrom } from '../plan/plan.js';
+import { defaultBatchId, isValidBatchId } from '../plan/refs.js';
+import type { RepeatedRefs } from '../plan/repeated-refs.js';
+import { spoolInput } from '../plan/stream-plan.js';
+import { productIndex, validateAccount } from '../plan/validate.js';
+import type { BulkOptions } from '../run-types.js';
+import type { RowSpool } from '../store/index.js';
+import { checkCompanions, journalPathFor, partsPathFor } from '../store/index.js';
+import type { PlanLimits, RowError } from '../types.js';
+import { type DiscoveryDeps, patient } from './discovery.js';
+
+/** The input file, read: the file's hash and the batch id (the rows are in the spool). */
+export interface ParsedInput {
+  rowCount: number;
+  /** Rows that did not parse (reported together with the catalog's refusals). */
+  errors: RowError[];
+  sha256: string;
+  batch: string;
+  /** Rows whose ref repeats an earlier row's (a warning of the plan). */
+  repeatedRefs?: RepeatedRefs;
+}
+
+/**
+ * Checks the input and the files beside --out, then parses the whole file, once,
+ * into a row spool on disk (spool.ts) that validation and planning read back: no
+ * memory per row. The caller closes the spool.
+ */
+export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput; spool: RowSpool }> {
+  if (opts.batch !== undefined && !isValidBatchId(opts.batch)) {
+    throw new UsageError('--batch must be 1-64 letters, digits, "-" or "_"');
+  }
+  try {
+    const info = await stat(opts.input);
+    if (!info.isFile()) throw new UsageError(`${opts.input} is not a file`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${opts.input}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+
+  // The output and its companions: a link or another user's file planted at one of
+  // these names is refused now, before any request, never after a charge.
+  await checkCompanions([opts.out, journalPathFor(opts.out), partsPathFor(opts.out)]);
+
+  // The whole file before anything else.
+  const parsed = await spoolInput(opts.input);
+  // A header problem or one of the whole file: the rows cannot be read as meant.
+  const fileBroken = parsed.errors.some((e) => e.row === undefined);
+  if (fileBroken) {
+    await parsed.spool.close();
+    throw new InvalidInputError(parsed.errors, basename(opts.input));
+  }
+  return {
+    spool: parsed.spool,
+    input: {
+      rowCount: parsed.rows,
+      errors: parsed.errors,
+      sha256: parsed.sha256,
+      batch: opts.batch ?? defaultBatchId(parsed.sha256, { seal: opts.seal }),
+      ...(parsed.repeatedRefs ? { repeatedRefs: parsed.repeatedRefs } : {}),
+    },
+  };
+}
+
+/** What the service says now: catalog, account (and its limits), rates and balance. */
+export interface Live {
+  products: Map<string, Product>;
+  account: Account;
+  limits: PlanLimits;
+  rates: Rates;
+  balanceUsd: number;
+}
+
+export async function readLive(
+  deps: Pick<DiscoveryDeps, 'http' | 'limit' | 'sleep' | 'signal'>,
+): Promise<Live> {
+  let live: Omit<Live, 'limits'>;
+  try {
+    live = await patient(deps, () => fetchLive(deps.http));
+  } catch (error) {
+    // Any 403 here refuses the run before it buys (exit 2), whatever its wording: a
+    // suspended account answers 403 to every call (spec section 5, rule 3), and so does a
+    // key without the scopes the preflight reads need, or a disabled b2b capability.
+    if (error instanceof ApiError && error.status === 403) {
+      throw new UsageError(
+        `the service refused the preflight reads (403 ${error.code}: ${error.message}): the account may be ` +
+          'suspended, the b2b capability off, or the key without products:read and balance:read; nothing was bought',
+      );
+    }
+    throw error;
+  }
+  const accountErrors = validateAccount(live.account);
+  if (accountErrors.length) throw new InvalidInputError(accountErrors, 'the account');
+  return { ...live, limits: limitsFrom(live.account) };
+}
+
+async function fetchLive(http: HttpClient): Promise<Omit<Live, 'limits'>> {
+  const [catalog, account, rates, balance] = await Promise.all([
+    getCatalog(http, 'b2b'),
+    getAccount(http, 'b2b'),
+    getRates(http, 'b2b'),
+    getBalance(http),
+  ]);
+  return {
+    products: productIndex(catalog.data.products),
+    account: account.data,
+    rates: rates.data,
+    balanceUsd: balance.data.balance,
+  };
+}

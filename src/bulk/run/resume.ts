@@ -1,0 +1,183 @@
+/**
+ * The journal decides between a fresh run and a resume: the journal beside --out,
+ * or its copy in the state directory when that one is gone or behind. A journal of
+ * another batch, input, key or --seal is refused here (or, for another batch with
+ * --force, set aside later), before any request.
+ */
+
+import { lstat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { UsageError } from '../../errors.js';
+import { type BoughtSoFar, boughtSoFar, describeBought } from '../report/bought.js';
+import type { BulkOptions } from '../run-types.js';
+import {
+  type JournalCopy,
+  type JournalState,
+  journalCopyPathFor,
+  journalPathFor,
+  journalSize,
+  loadJournal,
+  lockPathFor,
+  readJournalCopy,
+} from '../store/index.js';
+import type { DiscoveryDeps } from './discovery.js';
+import type { ParsedInput } from './preflight.js';
+
+/** Errors that mean the state directory cannot be used here at all. */
+export const UNUSABLE_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
+
+export interface JournalChoice {
+  journalPath: string;
+  /** The journal to resume; undefined: plan afresh. */
+  journal?: JournalState;
+  /** The journal beside --out holds a plan torn by a kill: rewritten by the new plan. */
+  torn: boolean;
+  /** Another batch's journal that --force replaces: moved aside only once money may move. */
+  displaced?: string;
+  /** What the batch that --force displaces bought: a new batch has new refs, so it buys those rows again. */
+  rebuy?: BoughtSoFar;
+  /** The batch's journal copy in the state directory (none without one). */
+  copyPath?: string;
+  copy?: JournalCopy;
+}
+
+/**
+ * The journal chosen is loaded with its plan's lines left on disk (read back an order
+ * at a time: `JournalState.disk`, which the caller closes); any other one read here is
+ * closed before this returns.
+ */
+export async function chooseJournal(
+  opts: BulkOptions,
+  input: ParsedInput,
+  deps: Pick<DiscoveryDeps, 'notice'>,
+  lockBatch: (path: string, batch: string) => Promise<void>,
+): Promise<JournalChoice> {
+  const opened: JournalState[] = [];
+  try {
+    const choice = await choose(opts, input, deps, lockBatch, opened);
+    for (const state of opened) if (state !== choice.journal) await state.disk?.close();
+    return choice;
+  } catch (error) {
+    for (const state of opened) await state.disk?.close();
+    throw error;
+  }
+}
+
+async function choose(
+  opts: BulkOptions,
+  input: ParsedInput,
+  deps: Pick<DiscoveryDeps, 'notice'>,
+  lockBatch: (path: string, batch: string) => Promise<void>,
+  opened: JournalState[],
+): Promise<JournalChoice> {
+  const { batch } = input;
+  const journalPath = journalPathFor(opts.out);
+  let journal = await loadJournal(journalPath, { linesOnDisk: true });
+  if (journal) opened.push(journal);
+  let torn = false;
+  let displaced: string | undefined;
+  if (journal?.batch && journal.batch.batch === batch && journal.batch.seal !== opts.seal) {
+    // The refs do not depend on --seal: resuming (or starting over under the same batch)
+    // would replay the orders already bought one way and buy the rest the other way.
+    throw new UsageError(
+      `${journalPath} is batch ${batch} bought ${journal.batch.seal ? 'with' : 'without'} --seal: resume it ${journal.batch.seal ? 'with' : 'without'} --seal, or pass a new --batch to buy the file ${opts.seal ? 'sealed' : 'unsealed'}`,
+    );
+  }
+  let rebuy: BoughtSoFar | undefined;
+  if (journal?.batch && (journal.batch.batch !== batch || journal.batch.input !== input.sha256)) {
+    const bought = boughtSoFar(journal);
+    if (!opts.force) {
+      const what =
+        journal.batch.batch === batch
+          ? `was written for another input file under batch ${batch}`
+          : `belongs to another batch (${journal.batch.batch}, from another input file or --batch)`;
+      // Never advise --force here once the other batch bought anything: it would buy those rows again.
+      throw new UsageError(
+        bought.orders === 0
+          ? `${journalPath} ${what}, which bought nothing: use another --out, or --force to start over (the old journal is kept aside)`
+          : `${journalPath} ${what}: ${describeBought(bought)}. Running this file here would buy those rows again. ` +
+              'To buy only rows that are new, put them in a file of their own and run it with another --out; keep this output and its journal',
+      );
+    }
+    if (bought.orders > 0) rebuy = bought;
+    displaced = journal.batch.batch;
+    journal = undefined;
+  }
+  if (
+    journal?.batch?.account &&
+    opts.accountFingerprint &&
+    journal.batch.account !== opts.accountFingerprint
+  ) {
+    throw new UsageError(
+      `${journalPath} was written with another API key: resume it with that key, or use another --out`,
+    );
+  }
+  if (journal && !journal.planComplete) {
+    // Killed while writing the plan: nothing was submitted yet, so it is rewritten.
+    journal = undefined;
+    torn = true;
+  }
+
+  // The journal's copy in the state directory stands in for a journal beside --out
+  // that is gone (deleted, another folder, another --out) or older than the copy.
+  let copyPath = opts.stateDir
+    ? journalCopyPathFor(opts.stateDir, opts.accountFingerprint, batch)
+    : undefined;
+  if (copyPath) {
+    try {
+      await lockBatch(lockPathFor(copyPath), batch);
+      await lstat(dirname(copyPath)).catch((error) => {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      });
+    } catch (error) {
+      // The copy is a second safety net (the anchor look-up is the first): a state
+      // directory that cannot exist here (a file in its path, no permission, a
+      // read-only disk) costs the copy, not the run. A link or another user's folder
+      // is still refused (UnsafeFileError).
+      const why = (error as NodeJS.ErrnoException).code;
+      if (!why || !UNUSABLE_DIR.has(why)) throw error;
+      deps.notice(
+        `cannot keep the journal's copy in ${dirname(copyPath)} (${why}): going on without it; set GIFTCODES_STATE_DIR to a folder you can write`,
+      );
+      copyPath = undefined;
+    }
+  }
+  const copy = copyPath
+    ? await readJournalCopy(copyPath, { outSize: journal ? await journalSize(journalPath) : -1 })
+    : undefined;
+  if (copy?.state) opened.push(copy.state);
+  if (copy?.state) {
+    refuseOtherRun(copy.state, copy.path, { batch, input: input.sha256, seal: opts.seal });
+    deps.notice(
+      journal
+        ? `the copy of this batch's journal (${copy.path}) is further along than ${journalPath}: resuming from the copy`
+        : `no journal beside ${opts.out}: resuming batch ${batch} from the copy of its journal (${copy.path})`,
+    );
+    journal = copy.state;
+    torn = false;
+  }
+  return { journalPath, journal, torn, displaced, rebuy, copyPath, copy };
+}
+
+/**
+ * A copy is written only for this account and batch; one made from another input under
+ * the same --batch id, or with the other --seal, is refused like such a journal beside
+ * --out (its lines are closed by the caller, chooseJournal).
+ */
+function refuseOtherRun(
+  state: JournalState,
+  path: string,
+  expect: { batch: string; input: string; seal: boolean },
+): void {
+  const header = state.batch;
+  if (!header) return;
+  if (header.input !== expect.input)
+    throw new UsageError(
+      `batch ${expect.batch} was bought from another input file (${describeBought(boughtSoFar(state))}; its journal is kept at ${path}): ` +
+        'pass another --batch to buy this file',
+    );
+  if (header.seal !== expect.seal)
+    throw new UsageError(
+      `batch ${expect.batch} was bought ${header.seal ? 'with' : 'without'} --seal (its journal is kept at ${path}): resume it ${header.seal ? 'with' : 'without'} --seal, or pass a new --batch`,
+    );
+}

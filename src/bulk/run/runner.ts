@@ -1,0 +1,622 @@
+/**
+ * Buying the plan: each order submitted under its ref, read until it is finished,
+ * and its codes written to its part of the output. The scheduler decides what runs
+ * when; this module is the two steps it runs (submit, read) and what each outcome
+ * means for the journal, the queue and the results.
+ *
+ * Money rules, each enforced here:
+ * - every outcome (created, unknown, rejected, split) is journaled before it is acted on;
+ * - a re-split happens only after the service said no order exists for the old ref;
+ * - the anchor goes alone: nothing else of the batch is sent before it exists;
+ * - codes are never journaled: they go to the output's parts, re-read on every run.
+ */
+import { getAccount } from '../../api/account.js';
+import { createOrder, getOrder } from '../../api/orders.js';
+import { ApiError, InterruptedError, RateLimitError, UnexpectedResponseError } from '../../errors.js';
+import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
+import { limitsFrom, orderUsd, splitOrder } from '../plan/plan.js';
+import { orderRecords, rejectedRecords } from '../report/records.js';
+import type { Results } from '../report/results.js';
+import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats } from '../run-types.js';
+import {
+  heapBudget,
+  type JournalRecord,
+  type JournalState,
+  linesOf,
+  type OrderState,
+} from '../store/index.js';
+import { heldByAnchor } from './anchor-gate.js';
+import { findByRef, lookupRef, patient } from './discovery.js';
+import { Scheduler } from './scheduler.js';
+import { computeShortfall, describeShortfall } from './shortfall.js';
+import { classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
+import { DEFAULT_WINDOW, OrderWindow } from './window.js';
+
+/** The stop reason until the shortfall is known (see execute). */
+const INSUFFICIENT_BALANCE = 'insufficient balance';
+
+/** Micro-USD: --max-spend sums estimates as integers, so no drift over many orders. */
+const MICROS = 1_000_000;
+
+/** --max-spend counts each order at its estimate plus this much (see withinBudget). */
+export const MAX_SPEND_MARGIN = 0.02;
+
+/** The window a spend cap refusal names: the monthly cap's, else the daily one's. */
+function capWindowOf(failure: { limit: string; window?: string }): 'day' | 'month' {
+  return failure.window === 'month' || failure.limit === 'monthlySpendCapUSD' ? 'month' : 'day';
+}
+
+/** When a UTC day or month window that contains `now` ends. */
+export function nextReset(window: 'day' | 'month', now: number): number {
+  const d = new Date(now);
+  return window === 'day'
+    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)
+    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+/** Times one order may come back rate limited in a row before it is left for the next run. */
+const MAX_THROTTLES = 20;
+
+export interface RunnerInput {
+  opts: BulkOptions;
+  deps: BulkDeps;
+  state: JournalState;
+  /** Journals a record (durably, in every copy), then folds it into `state`. */
+  record(rec: JournalRecord): Promise<void>;
+  refOf(row: number): string;
+  stats: BulkStats;
+  results: Results;
+  /** This run's id, written as `paidBy` in the `created` records of the orders its sends created. */
+  runId: string;
+}
+
+/** How the buying ended, for the last stage (output and summary). */
+export interface RunnerOutcome {
+  stopReason?: string;
+  interrupted: boolean;
+  waitTimedOut: boolean;
+  shortfall?: BalanceShortfall;
+}
+
+export class Runner {
+  private readonly scheduler: Scheduler;
+  private balanceStop = false;
+  private shortfall: BalanceShortfall | undefined;
+  private readonly throttles = new Map<string, number>();
+  /** The service's fulfilment time per unit, learned from the orders read in this run. */
+  private readonly pace = new FulfillmentPace();
+  /** When this run saw each order's create answered (local clock), until it is finished. */
+  private readonly createdLocal = new Map<string, number>();
+  private readonly opts: BulkOptions;
+  private readonly deps: BulkDeps;
+  private readonly state: JournalState;
+  private readonly stats: BulkStats;
+  private readonly results: Results;
+  /** The plan, drawn a window at a time (set by execute). */
+  private window: OrderWindow<OrderState> | undefined;
+  /** Collections at checkpoints, so garbage does not pile up with the run's length (heap-budget.ts). */
+  private readonly heap = heapBudget();
+  /**
+   * Orders an earlier run sent without learning the outcome (few: those in flight when
+   * it stopped). Whether that send or this run's created the order decides whose charge
+   * it is, so each is looked up by its ref before this run sends it (see submit).
+   */
+  private readonly sentBefore = new Set<number>();
+  /**
+   * --max-spend: what this run's sends may cost, at the plan's estimates (micro-USD), and
+   * the estimate of each order sent and not yet known to exist (released when the
+   * service says it did nothing).
+   */
+  private committedMicros = 0;
+  private readonly committedFor = new Map<number, number>();
+  /** The spend-cap window that stopped the run, when --continue-after-reset waits it out. */
+  private capWindow: 'day' | 'month' | undefined;
+
+  constructor(private readonly input: RunnerInput) {
+    ({
+      opts: this.opts,
+      deps: this.deps,
+      state: this.state,
+      stats: this.stats,
+      results: this.results,
+    } = input);
+    this.scheduler = new Scheduler(
+      {
+        ...this.deps,
+        afterStep: () => {
+          this.heap.check();
+          this.deps.progress?.(this.stats);
+        },
+      },
+      { concurrency: this.opts.concurrency, waitTimeoutMs: this.opts.waitTimeoutMs },
+      {
+        submit: (order) => this.submit(order),
+        poll: (order, attempt) => this.poll(order, attempt),
+        maySubmit: (order) => !this.heldByAnchor(order),
+        place: (order, stopped) => this.place(order, stopped),
+      },
+    );
+  }
+
+  /**
+   * Buys `orders` (the effective plan, in plan order, walked lazily: the scheduler
+   * draws a window of it at a time) until done, stopped or interrupted.
+   */
+  async execute(orders: Iterable<OrderState>): Promise<RunnerOutcome> {
+    this.window = new OrderWindow(orders, this.opts.windowOrders ?? DEFAULT_WINDOW);
+    this.scheduler.feed(this.window);
+    // An anchor refused for good stops every run of the batch; an unknown one is sent again.
+    if (this.anchor()?.phase === 'rejected') this.stopIfAnchorBlocked();
+    for (;;) {
+      await this.scheduler.run();
+      if (this.balanceStop) {
+        // Only now, with every order in flight settled, is the shortfall exact.
+        this.shortfall = await computeShortfall(this.deps, this.state);
+        if (this.scheduler.stopReason === INSUFFICIENT_BALANCE)
+          this.scheduler.stopReason = describeShortfall(this.shortfall);
+      }
+      const { interrupted, fatal } = this.scheduler;
+      if (this.capWindow && !interrupted && fatal === undefined) {
+        // --continue-after-reset: wait for the window to reset, then carry on in this run.
+        if (!(await this.waitForReset(this.capWindow))) break;
+        this.capWindow = undefined;
+        this.scheduler.resume();
+        continue;
+      }
+      if (!this.balanceStop || interrupted || fatal !== undefined || !this.deps.onInsufficientBalance) break;
+      const shortfall = this.shortfall;
+      if (!shortfall || !(await this.deps.onInsufficientBalance(shortfall))) break;
+      // Topped up: carry on where the run stopped.
+      this.scheduler.resume();
+      this.balanceStop = false;
+      this.shortfall = undefined;
+    }
+    if (this.scheduler.fatal !== undefined) throw this.scheduler.fatal;
+    return {
+      ...(this.scheduler.stopReason !== undefined ? { stopReason: this.scheduler.stopReason } : {}),
+      interrupted: this.scheduler.interrupted,
+      waitTimedOut: this.scheduler.waitTimedOut,
+      ...(this.shortfall ? { shortfall: this.shortfall } : {}),
+    };
+  }
+
+  /** The most orders the run held at once (queued, awaiting a read, in flight). */
+  get heldPeak(): number {
+    return this.window?.peak ?? 0;
+  }
+
+  /** An order drawn from the plan: read back, written as refused, parked or queued. */
+  private async place(order: OrderState, stopped: boolean): Promise<void> {
+    if (order.phase === 'submitted' || order.phase === 'unknown') this.sentBefore.add(order.index);
+    if (order.phase === 'rejected') {
+      await this.results.add(
+        order.index,
+        rejectedRecords(order.ref, this.lines(order), order.outcome.message ?? '', this.input.refOf),
+      );
+    } else if (order.phase === 'created') {
+      if (!(await this.reuse(order))) this.scheduler.pollAt(order, 0, this.deps.now());
+    } else if (stopped) this.window?.park(order);
+    else this.scheduler.submitLater(order);
+  }
+
+  /**
+   * A created order whose part an earlier run wrote (the parts file, output.ts) and
+   * whose final status the journal holds is counted from them: no read.
+   */
+  private async reuse(order: OrderState): Promise<boolean> {
+    const { checkoutId, status } = order.outcome;
+    if (!checkoutId || !status || !TERMINAL_ORDER_STATUSES.has(status)) return false;
+    const units = await this.results.reuse(order.index, checkoutId, status);
+    if (!units) return false;
+    this.stats.finished += 1;
+    this.stats.codes += units.delivered;
+    this.stats.failedUnits += units.failed;
+    return true;
+  }
+
+  private lines(order: OrderState) {
+    return linesOf(this.state, order);
+  }
+
+  /** "row 4" or "rows 4-6": where an order's lines come from in the input file. */
+  private rowsOf(order: OrderState): string {
+    const rows = this.lines(order).map((l) => l.row);
+    const first = Math.min(...rows);
+    const last = Math.max(...rows);
+    return first === last ? `row ${first}` : `rows ${first}-${last}`;
+  }
+
+  private stop(reason: string): void {
+    this.scheduler.stop(reason);
+  }
+
+  private anchor(): OrderState | undefined {
+    const ref = this.state.batch?.anchor;
+    return ref ? this.state.orders.get(ref) : undefined;
+  }
+
+  /**
+   * The anchor goes alone: no other order of the batch is sent until the service has
+   * answered that the anchor exists (discovery.ts relies on it).
+   */
+  private heldByAnchor(order: OrderState): boolean {
+    return heldByAnchor(this.anchor(), order);
+  }
+
+  /** After the anchor's submission failed for good (or its outcome is unknown), the run stops. */
+  private stopIfAnchorBlocked(): void {
+    const anchor = this.anchor();
+    if (!anchor || this.scheduler.stopReason) return;
+    if (anchor.phase === 'rejected') {
+      const { message, code } = anchor.outcome;
+      this.stop(
+        `the batch's first order (${anchor.ref}: one unit of row ${this.lines(anchor)[0]?.row ?? 1}) was refused: ${message ?? code ?? ''}; ` +
+          'nothing else of the batch is sent before it exists. Correct that row and run the file again (an edited file is a new batch)',
+      );
+    } else if (anchor.phase === 'unknown')
+      this.stop(
+        `the batch's first order (${anchor.ref}) has an unknown outcome (${anchor.outcome.message ?? 'no answer'}); ` +
+          'nothing else of the batch is sent before it is known: run the same command again',
+      );
+  }
+
+  /**
+   * Queues the next read of an order. `seen` is what the service last said of it (the
+   * create's answer or a read): with the fulfilment pace learned so far, it says when
+   * the order should be finished, and the read is due then rather than on a blind backoff.
+   */
+  private schedulePoll(order: OrderState, attempt: number, seen?: Order): void {
+    const now = this.deps.now();
+    let expectedInMs: number | undefined;
+    if (seen) {
+      this.pace.observe(seen);
+      const since = this.createdLocal.get(order.ref);
+      if (since !== undefined) expectedInMs = this.pace.expectedIn(seen, now - since);
+    }
+    const delay = pollDelay(attempt, {
+      firstMs: this.opts.pollFirstMs ?? 300,
+      maxMs: this.opts.pollMaxMs ?? 5_000,
+      expectedInMs,
+    });
+    this.scheduler.pollAt(order, attempt, now + delay);
+  }
+
+  /** A read that met a 429: again at the (now lower) pace, keeping the poll schedule. */
+  private reschedulePoll(order: OrderState, attempt: number): void {
+    const pace = this.deps.limit.pace;
+    this.scheduler.pollAt(order, attempt, this.deps.now() + (pace ? Math.ceil(1000 / pace) : 100));
+  }
+
+  private async submit(order: OrderState): Promise<void> {
+    // An earlier run's send with no known outcome: if the order exists, that send made
+    // it (an earlier run's charge) and nothing is sent; if not, this run's send is the
+    // first that can create it.
+    if (this.sentBefore.has(order.index)) {
+      const seen = await this.lookUp(order);
+      if (seen === 'found' || this.deps.signal.aborted) return;
+      if (seen === 'absent') this.sentBefore.delete(order.index);
+    }
+    if (!this.withinBudget(order)) return;
+    await this.input.record({ t: 'submit', ref: order.ref, at: this.deps.now() });
+    this.stats.submitted += 1;
+    const body = {
+      externalRef: order.ref,
+      items: this.lines(order).map((l) => ({
+        productId: l.productId,
+        skuId: l.skuId,
+        amount: l.amount,
+        quantity: l.quantity,
+        ...(l.requiredFields ? { requiredFields: l.requiredFields } : {}),
+      })),
+      sealCards: this.opts.seal,
+    };
+    let created: Order;
+    let replayed: boolean;
+    try {
+      const res = await createOrder(this.deps.http, body);
+      created = res.data;
+      replayed = res.replayed;
+      // The service takes orders again: a count of 429s is of 429s in a row, so one
+      // order at the queue's head through a long run's many short bursts is not given up.
+      if (this.throttles.size) this.throttles.clear();
+    } catch (error) {
+      // A 2xx whose body is not an order (the spec does not show the create's body):
+      // the order exists; its ref finds it.
+      if (error instanceof UnexpectedResponseError && error.status >= 200 && error.status < 300) {
+        const ours = error.status === 201 || !this.sentBefore.has(order.index);
+        const seen = await this.lookUp(order, ours ? 'this-run' : undefined);
+        if (seen === 'found') return;
+      }
+      await this.onSubmitError(order, error);
+      return;
+    }
+    this.deps.limit.onSuccess();
+    // A 201 is this send's creation; a 200 replays an earlier send of the same ref: this
+    // run's own (a lost answer retried), unless an earlier run sent it without an answer
+    // and the look-up above could not tell.
+    this.committedFor.delete(order.index);
+    const paidBy = !replayed || !this.sentBefore.has(order.index) ? this.input.runId : undefined;
+    this.sentBefore.delete(order.index);
+    await this.recordCreated(order, created, paidBy);
+    this.stats.created += 1;
+    if (TERMINAL_ORDER_STATUSES.has(String(created.status))) await this.finishOrder(order, created);
+    else {
+      this.createdLocal.set(order.ref, this.deps.now());
+      this.schedulePoll(order, 0, created);
+    }
+  }
+
+  /** The journal's word that `order` exists, with what the answer said it cost. */
+  private async recordCreated(order: OrderState, seen: Order, paidBy: string | undefined): Promise<void> {
+    await this.input.record({
+      t: 'created',
+      ref: order.ref,
+      checkoutId: seen.checkoutId,
+      status: String(seen.status),
+      at: this.deps.now(),
+      total: seen.totalAmount,
+      ...(seen.paymentCurrency !== undefined ? { currency: seen.paymentCurrency } : {}),
+      ...(paidBy !== undefined ? { paidBy } : {}),
+    });
+  }
+
+  /**
+   * Looks `order` up by its ref (the spec's exact filter). Found: journaled as created
+   * (by `paidBy`: this run, or an earlier one) and read until finished. `unverifiable`:
+   * the list does not filter, so nothing is concluded.
+   */
+  private async lookUp(order: OrderState, paidBy?: 'this-run'): Promise<'found' | 'absent' | 'unverifiable'> {
+    let seen: Awaited<ReturnType<typeof lookupRef>>;
+    try {
+      seen = await patient(this.deps, () => lookupRef(this.deps.http, order.ref));
+    } catch (error) {
+      if (error instanceof InterruptedError) this.scheduler.interrupted = true;
+      else this.deps.notice(`order ${order.ref}: could not look it up (${(error as Error).message})`);
+      return 'unverifiable';
+    }
+    if (seen.kind !== 'found') return seen.kind;
+    this.sentBefore.delete(order.index);
+    await this.input.record({
+      t: 'created',
+      ref: order.ref,
+      checkoutId: seen.entry.checkoutId,
+      status: seen.entry.status ?? 'processing',
+      at: this.deps.now(),
+      ...(paidBy ? { paidBy: this.input.runId } : {}),
+    });
+    this.stats.created += 1;
+    this.createdLocal.set(order.ref, this.deps.now());
+    this.schedulePoll(order, 0);
+    return 'found';
+  }
+
+  /**
+   * --max-spend: sends `order` only if what this run has sent stays within the budget,
+   * at the plan's estimate plus a margin (MAX_SPEND_MARGIN: the estimate reads prices off
+   * the catalog's rounded minCost and live rates, the charge uses the order's own). Else
+   * the order goes back to the queue and the run stops, resumable with a larger budget.
+   */
+  private withinBudget(order: OrderState): boolean {
+    const max = this.opts.maxSpendUsd;
+    if (max === undefined) return true;
+    const estimate = Math.round(orderUsd({ lines: this.lines(order) }) * MICROS * (1 + MAX_SPEND_MARGIN));
+    if (this.committedMicros + estimate > Math.round(max * MICROS)) {
+      this.scheduler.submitNext(order);
+      this.stop(
+        `--max-spend ${max} USD: this run has sent orders for about ${(this.committedMicros / MICROS).toFixed(2)} USD, ` +
+          `and the next (about ${(estimate / MICROS).toFixed(2)} USD with a ${MAX_SPEND_MARGIN * 100}% margin) would pass it; ` +
+          'run again with a larger --max-spend to go on',
+      );
+      return false;
+    }
+    this.committedMicros += estimate;
+    this.committedFor.set(order.index, estimate);
+    return true;
+  }
+
+  /** The service did nothing for `order`: its estimate no longer counts against --max-spend. */
+  private release(order: OrderState): void {
+    const estimate = this.committedFor.get(order.index);
+    if (estimate === undefined) return;
+    this.committedMicros -= estimate;
+    this.committedFor.delete(order.index);
+  }
+
+  /**
+   * --continue-after-reset: sleeps until the spend window that stopped the run resets
+   * (the next UTC day or month: spec section 8's windows), saying so when the wait begins
+   * and every minute. False when interrupted.
+   */
+  private async waitForReset(window: 'day' | 'month'): Promise<boolean> {
+    const until = nextReset(window, this.deps.now());
+    for (;;) {
+      const leftMs = until - this.deps.now();
+      if (leftMs <= 0) return true;
+      this.deps.onCapWait?.({ window, until, leftMs });
+      try {
+        await this.deps.sleep(Math.min(leftMs, 60_000), this.deps.signal);
+      } catch {
+        this.scheduler.interrupted = true;
+        return false;
+      }
+      if (this.deps.signal.aborted) {
+        this.scheduler.interrupted = true;
+        return false;
+      }
+    }
+  }
+
+  private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
+    await this.settleSubmitError(order, error);
+    if (order.ref === this.state.batch?.anchor) this.stopIfAnchorBlocked();
+  }
+
+  private async settleSubmitError(order: OrderState, error: unknown): Promise<void> {
+    const failure = classifySubmitError(error);
+    // Nothing was created (or it may have been: then its estimate stays committed).
+    if (failure.kind !== 'unknown' && failure.kind !== 'interrupted' && failure.kind !== 'fatal')
+      this.release(order);
+    const at = this.deps.now();
+    const record = this.input.record;
+    switch (failure.kind) {
+      case 'interrupted':
+        this.scheduler.interrupted = true;
+        return;
+      case 'fatal':
+        this.scheduler.fatal ??= failure.error;
+        return;
+      case 'unknown':
+        await record({ t: 'unknown', ref: order.ref, reason: failure.reason, at });
+        this.deps.notice(`order ${order.ref}: outcome unknown (${failure.reason}); a re-run resolves it`);
+        return;
+      case 'throttled': {
+        // Nothing was created: back to the head of the queue, with everyone slowed down.
+        const count = (this.throttles.get(order.ref) ?? 0) + 1;
+        this.stats.retries += 1;
+        this.throttles.set(order.ref, count);
+        this.deps.limit.onRateLimited(failure.retryAfterMs);
+        if (count > MAX_THROTTLES) {
+          await record({ t: 'unknown', ref: order.ref, reason: 'still rate limited', at });
+          return;
+        }
+        // The pace (lowered by onRateLimited) decides when it goes again, not a blanket
+        // pause: a concurrency slot asleep on a Retry-After would stall the whole run.
+        this.scheduler.submitNext(order);
+        return;
+      }
+      case 'rejected':
+        await record({ t: 'rejected', ref: order.ref, code: failure.code, message: failure.message, at });
+        await this.results.add(
+          order.index,
+          rejectedRecords(order.ref, this.lines(order), failure.message, this.input.refOf),
+        );
+        this.deps.notice(
+          `order ${order.ref} (${this.rowsOf(order)}) refused, nothing charged: ${failure.code}: ${failure.message}; ` +
+            'correct the row and buy it in a file of its own (an edited file is a new batch)',
+        );
+        return;
+      case 'split':
+        await this.resplit(order, failure.limit);
+        return;
+      case 'cap':
+        await record({ t: 'unsent', ref: order.ref, reason: failure.limit, at });
+        this.scheduler.submitNext(order);
+        this.stop(`the ${failure.limit} was reached (${failure.message})`);
+        if (this.opts.continueAfterReset) this.capWindow = capWindowOf(failure);
+        return;
+      case 'stop':
+        // A 4xx: the service did not create it (spec section 7), so it is not "unknown";
+        // the next run sends the same ref again.
+        await record({ t: 'unsent', ref: order.ref, reason: failure.message, at });
+        this.scheduler.submitNext(order);
+        this.stop(`${failure.message} (${this.rowsOf(order)})`);
+        return;
+      case 'balance':
+        await record({ t: 'unsent', ref: order.ref, reason: INSUFFICIENT_BALANCE, at });
+        // The figure is computed once every order in flight has settled (execute), so
+        // none is counted twice or missed.
+        this.scheduler.submitNext(order);
+        this.balanceStop = true;
+        this.stop(INSUFFICIENT_BALANCE);
+        return;
+    }
+  }
+
+  /** A per-order limit: nothing was created for this ref (checked), so its parts get new refs. */
+  private async resplit(order: OrderState, limit: string): Promise<void> {
+    const found = await patient(this.deps, () => findByRef(this.deps.http, order.ref));
+    if (found) {
+      // An earlier attempt did create it (e.g. before the limit changed): keep that order.
+      await this.input.record({
+        t: 'created',
+        ref: order.ref,
+        checkoutId: found.checkoutId,
+        status: found.status ?? 'processing',
+        at: this.deps.now(),
+      });
+      this.schedulePoll(order, 0);
+      return;
+    }
+    const account = await patient(this.deps, () => getAccount(this.deps.http, 'b2b'));
+    const parts = splitOrder({ ref: order.ref, lines: this.lines(order) }, limitsFrom(account.data));
+    if (!parts) {
+      const message = `cannot be split below the account's ${limit}`;
+      await this.input.record({
+        t: 'rejected',
+        ref: order.ref,
+        code: 'B2B_LIMIT_EXCEEDED',
+        message,
+        at: this.deps.now(),
+      });
+      await this.results.add(
+        order.index,
+        rejectedRecords(order.ref, this.lines(order), message, this.input.refOf),
+      );
+      return;
+    }
+    await this.input.record({ t: 'split', ref: order.ref, children: parts, at: this.deps.now() });
+    this.deps.notice(`order ${order.ref} exceeded ${limit}: split into ${parts.length} orders`);
+    const children = parts
+      .map((p) => this.state.orders.get(p.ref))
+      .filter((o): o is OrderState => Boolean(o));
+    this.stats.orders += children.length - 1;
+    this.scheduler.submitNext(...children);
+  }
+
+  private async poll(order: OrderState, attempt: number): Promise<void> {
+    const { checkoutId } = order.outcome;
+    if (!checkoutId) return;
+    let fetched: Order;
+    try {
+      fetched = (await getOrder(this.deps.http, checkoutId)).data;
+    } catch (error) {
+      if (error instanceof InterruptedError) throw error;
+      if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error;
+      if (error instanceof ApiError && error.status === 404) {
+        this.stop(`order ${checkoutId} is not on this account (another API key or base URL?)`);
+        return;
+      }
+      if (error instanceof RateLimitError) {
+        // Nothing was read; try again at the (now lower) pace, keeping the poll schedule.
+        this.deps.limit.onRateLimited(error.retryAfterMs);
+        this.stats.retries += 1;
+        this.reschedulePoll(order, attempt);
+        return;
+      }
+      this.deps.notice(`order ${checkoutId}: could not read it (${(error as Error).message}); trying again`);
+      this.schedulePoll(order, attempt + 1);
+      return;
+    }
+    this.deps.limit.onSuccess();
+    if (TERMINAL_ORDER_STATUSES.has(String(fetched.status))) {
+      this.pace.observe(fetched);
+      this.createdLocal.delete(order.ref);
+      await this.finishOrder(order, fetched);
+    } else this.schedulePoll(order, attempt + 1, fetched);
+  }
+
+  private async finishOrder(order: OrderState, fetched: Order): Promise<void> {
+    // Already written (and counted) once: a second read changes nothing.
+    if (this.results.has(order.index)) return;
+    const { records, error } = orderRecords(
+      { ...fetched, externalRef: fetched.externalRef ?? order.ref },
+      this.lines(order),
+      this.input.refOf,
+    );
+    if (error) {
+      this.stop(`order ${fetched.checkoutId} does not match its plan (${error}); its codes are not written`);
+      return;
+    }
+    // The journal holds what the order cost (the create's answer may not have said):
+    // the run's money is summed from it (accounting.ts).
+    const known = order.outcome;
+    if (known.status !== fetched.status || known.total !== fetched.totalAmount)
+      await this.recordCreated(order, fetched, known.paidBy);
+    await this.results.add(order.index, records, order.ref, fetched);
+    this.stats.finished += 1;
+    for (const r of records) {
+      if (r.status === 'completed') this.stats.codes += 1;
+      else this.stats.failedUnits += 1;
+    }
+  }
+}

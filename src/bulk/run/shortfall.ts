@@ -1,0 +1,74 @@
+/**
+ * How much more the balance needs after the service refused an order for
+ * insufficient balance, computed once the orders in flight have settled: the remaining
+ * orders at their estimated price (the catalog's price per face unit, plan.ts unitUsd;
+ * the same estimate the plan and the confirmation show) minus the live balance.
+ */
+import { getBalance } from '../../api/account.js';
+import { formatMoney } from '../../io/format.js';
+import { orderUsd } from '../plan/plan.js';
+import { needsBuying } from '../report/report.js';
+import type { BalanceShortfall } from '../run-types.js';
+import {
+  collectEvery,
+  eachEffectiveOrder,
+  type JournalState,
+  linesOf,
+  WALK_COLLECT_ORDERS,
+} from '../store/index.js';
+import { type DiscoveryDeps, patient } from './discovery.js';
+
+/**
+ * Every order of the plan not yet created (nor refused for good), at its planned
+ * estimate, minus the live balance read first: orders that finish meanwhile are then
+ * not counted as still to pay. A balance that cannot be read is said so, never taken as 0.
+ */
+export async function computeShortfall(
+  deps: Pick<DiscoveryDeps, 'http' | 'limit' | 'sleep' | 'signal'>,
+  state: JournalState,
+): Promise<BalanceShortfall> {
+  let balanceUsd: number | null = null;
+  try {
+    balanceUsd = (await patient(deps, () => getBalance(deps.http))).data.balance;
+  } catch {
+    // The amount is advice; the stop itself does not depend on it.
+  }
+  let remainingUsd = 0;
+  let remainingOrders = 0;
+  const step = collectEvery(WALK_COLLECT_ORDERS);
+  for (const order of eachEffectiveOrder(state)) {
+    if (!needsBuying(order)) continue;
+    remainingOrders += 1;
+    remainingUsd += orderUsd({ lines: linesOf(state, order) });
+    await step();
+  }
+  return {
+    missingUsd:
+      balanceUsd === null ? undefined : Math.max(0, Math.round((remainingUsd - balanceUsd) * 100) / 100),
+    balanceUsd,
+    remainingUsd: Math.round(remainingUsd * 100) / 100,
+    remainingOrders,
+  };
+}
+
+export function describeShortfall(shortfall: BalanceShortfall): string {
+  const { missingUsd, balanceUsd, remainingOrders, remainingUsd } = shortfall;
+  if (missingUsd === undefined || balanceUsd === null)
+    return `insufficient balance: the balance could not be read; the remaining ${remainingOrders} orders cost about ${formatMoney(remainingUsd, 'USD')} in all (run \`giftcodes balance\` to see how much more is needed)`;
+  return `insufficient balance: about ${formatMoney(missingUsd, 'USD')} more is needed for the remaining ${remainingOrders} orders (balance ${formatMoney(balanceUsd, 'USD')})`;
+}
+
+/** The top-up question on a terminal; never claims a shortfall the balance read did not show. */
+export function topUpQuestion(shortfall: BalanceShortfall): { message: string; suggestedUsd: number } {
+  const { missingUsd, remainingOrders, remainingUsd } = shortfall;
+  if (missingUsd === undefined)
+    return {
+      message: `The balance could not be read; the remaining ${remainingOrders} orders cost about ${formatMoney(remainingUsd, 'USD')}. Top up now?`,
+      suggestedUsd: Math.ceil(remainingUsd),
+    };
+  const missing = Math.ceil(missingUsd * 100) / 100;
+  return {
+    message: `The balance is about ${formatMoney(missing, 'USD')} short for the remaining ${remainingOrders} orders. Top up now?`,
+    suggestedUsd: Math.ceil(missing),
+  };
+}

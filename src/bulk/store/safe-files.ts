@@ -1,0 +1,158 @@
+/**
+ * Opening the files that sit beside `--out` (journal, parts, temporary output)
+ * without ever following a link planted there. The output folder may be shared
+ * (mode 1777) or writable by someone else: a symlink at a fixed companion name
+ * would otherwise send codes into a file another user owns, or overwrite one of
+ * the user's own files. So every companion is
+ * - checked with lstat in preflight, before any money moves (`checkCompanions`);
+ * - created with O_CREAT|O_EXCL|O_NOFOLLOW (never an existing file) or, when it
+ *   must already exist (a resumed journal), opened with O_NOFOLLOW and checked
+ *   again with fstat on the very descriptor that will be written.
+ */
+import { constants } from 'node:fs';
+import { chmod, type FileHandle, lstat, mkdir } from 'node:fs/promises';
+import { UnsafeFileError } from '../../errors.js';
+import { type FileOps, nodeFileOps } from '../../io/safe-write.js';
+
+// Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** The uid files must belong to; undefined where the platform has none (Windows). */
+export function currentUid(): number | undefined {
+  return process.getuid?.();
+}
+
+function refuse(path: string, why: string): UnsafeFileError {
+  return new UnsafeFileError(
+    `${path} ${why}: refusing to use it (nothing was bought); remove it or choose another --out`,
+  );
+}
+
+function checkStats(
+  path: string,
+  info: { isSymbolicLink(): boolean; isFile(): boolean; uid: number },
+  uid: number | undefined,
+): void {
+  if (info.isSymbolicLink()) throw refuse(path, 'is a symbolic link');
+  if (!info.isFile()) throw refuse(path, 'is not a regular file');
+  if (uid !== undefined && info.uid !== uid) throw refuse(path, `is owned by another user (uid ${info.uid})`);
+}
+
+/**
+ * Preflight: each path either does not exist or is a regular file of the user's
+ * own. Returns which ones exist.
+ */
+export async function checkCompanions(paths: readonly string[], uid = currentUid()): Promise<Set<string>> {
+  const present = new Set<string>();
+  for (const path of paths) {
+    let info: Awaited<ReturnType<typeof lstat>>;
+    try {
+      info = await lstat(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw refuse(path, `cannot be inspected (${(error as NodeJS.ErrnoException).code ?? error})`);
+    }
+    checkStats(path, info, uid);
+    present.add(path);
+  }
+  return present;
+}
+
+function openFailure(path: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  // ELOOP: O_NOFOLLOW met a link; EEXIST: O_EXCL met a file planted since the check.
+  if (code === 'ELOOP') return refuse(path, 'is a symbolic link');
+  if (code === 'EEXIST') return refuse(path, 'appeared while the run was starting');
+  return error as Error;
+}
+
+/** A new file, mode 0600, that did not exist and is not reached through a link. */
+export async function createExclusive(
+  path: string,
+  opts: { read?: boolean; ops?: FileOps } = {},
+): Promise<FileHandle> {
+  const access = opts.read ? constants.O_RDWR : constants.O_WRONLY;
+  try {
+    return await (opts.ops ?? nodeFileOps).open(
+      path,
+      access | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
+      0o600,
+    );
+  } catch (error) {
+    throw openFailure(path, error);
+  }
+}
+
+const OWN_FLAGS = {
+  read: constants.O_RDONLY,
+  update: constants.O_RDWR,
+  append: constants.O_WRONLY | constants.O_APPEND,
+  // Truncated only after the checks below: O_TRUNC would empty another user's file first.
+  truncate: constants.O_WRONLY,
+} as const;
+
+/**
+ * An existing regular file of the user's own, opened without following a link.
+ * The checks run on the open descriptor, so a swap between the preflight lstat and
+ * this open cannot slip through.
+ */
+export async function openOwn(
+  path: string,
+  mode: keyof typeof OWN_FLAGS,
+  uid = currentUid(),
+  ops: FileOps = nodeFileOps,
+): Promise<FileHandle> {
+  const flags = OWN_FLAGS[mode];
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: opening a FIFO planted at the name must not hang the run.
+    handle = await ops.open(path, flags | NOFOLLOW | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    throw openFailure(path, error);
+  }
+  try {
+    const info = await handle.stat();
+    checkStats(path, { isSymbolicLink: () => false, isFile: () => info.isFile(), uid: info.uid }, uid);
+    if (mode === 'truncate') await handle.truncate(0);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+/**
+ * A directory only the user can enter (0700), created if missing: the state
+ * directory that holds journal copies. An existing one that is a link or another
+ * user's is refused; one the user made wider is narrowed.
+ */
+export async function ensurePrivateDir(path: string, uid = currentUid()): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  const info = await lstat(path);
+  const problem = info.isSymbolicLink()
+    ? 'is a symbolic link'
+    : !info.isDirectory()
+      ? 'is not a directory'
+      : uid !== undefined && info.uid !== uid
+        ? `is owned by another user (uid ${info.uid})`
+        : undefined;
+  if (problem)
+    throw new UnsafeFileError(
+      `${path} ${problem}: refusing to keep the journal's copy there (nothing was bought); set GIFTCODES_STATE_DIR to a folder of your own`,
+    );
+  if (process.platform !== 'win32' && (info.mode & 0o077) !== 0) await chmod(path, 0o700);
+}
+
+/**
+ * A file's bytes from the handle's position to its end, through one 256 KB buffer: each
+ * chunk is a view of that buffer, valid until the next is asked for. A fresh buffer per
+ * read (as a read stream makes) leaves freed chunks resident over a large file.
+ */
+export async function* chunksOf(handle: FileHandle): AsyncGenerator<Buffer> {
+  const buffer = Buffer.allocUnsafe(256 * 1024);
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) return;
+    yield buffer.subarray(0, bytesRead);
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * The store's contract (issue 23): what any implementation of a batch's storage must do,
+ * whatever it keeps on disk, in the manner of keyv's test suite. A store is handed to
+ * `describeStoreContract` through a harness that speaks the store's own terms (write the
+ * plan, record an outcome, read an order back as a snapshot) and injects its faults (a
+ * torn tail, a copy behind the other, a file changed under the run, a kill between a
+ * record's write and its acknowledgement). The journal store runs it in
+ * store-contract.test.ts; a future store (SQLite, say) runs the same suite.
+ */
+import { describe, expect, it } from 'vitest';
+import type { PlannedLine } from '../../src/bulk/types.js';
+import { JournalDamagedError } from '../../src/errors.js';
+
+/** An order of the plan: its ref (the externalRef every send of it carries) and lines. */
+export interface ContractOrder {
+  ref: string;
+  lines: PlannedLine[];
+}
+
+/** What the store says of one order: a plain object, read once. */
+export interface OrderSnapshot {
+  ref: string;
+  phase: string;
+  checkoutId?: string;
+  status?: string;
+  code?: string;
+  message?: string;
+}
+
+/** The records a run writes about an order, each durable before `record` resolves. */
+export type ContractRecord =
+  | { t: 'submit'; ref: string; at: number }
+  | { t: 'created'; ref: string; checkoutId: string; status: string; at: number }
+  | { t: 'rejected'; ref: string; code: string; message: string; at: number }
+  | { t: 'unknown'; ref: string; reason: string; at: number };
+
+/** A store open for a run. */
+export interface OpenStore {
+  /** Writes the plan, durable (in every copy) before it resolves. */
+  writePlan(orders: ContractOrder[]): Promise<void>;
+  record(record: ContractRecord): Promise<void>;
+  /** The order as the store has it now; may throw JournalDamagedError. */
+  order(ref: string): OrderSnapshot | undefined;
+  close(): Promise<void>;
+}
+
+/** One batch's storage in a fresh place, and the faults a test may inject into it. */
+export interface StoreHarness {
+  /** Opens the batch for a new plan (nothing stored yet). */
+  create(): Promise<OpenStore>;
+  /** Opens the stored batch again, as a later run of it does (a resume). */
+  resume(): Promise<OpenStore>;
+  /** Every order of the stored plan, in plan order, as a new process reads them. */
+  load(): Promise<{ planComplete: boolean; orders: OrderSnapshot[] }>;
+  /** A kill in the middle of a write: part of a record at the end of the store. */
+  tearTail(): void;
+  /** A kill after the last record reached the disk but before it was acknowledged. */
+  dropLastRecord(): void;
+  /** One copy lost its last record (another run of the batch went further in the other). */
+  putCopyBehind(): void;
+  /** Whether every copy holds the same records. */
+  copiesLevel(): boolean;
+  /** Another program rewrites the stored outcome of `ref` while a store is open. */
+  changeOutcomeOf(ref: string): void;
+}
+
+const line = (row: number, quantity = 1): PlannedLine => ({
+  row,
+  productId: 'usd',
+  skuId: 'usd-range',
+  amount: 10,
+  quantity,
+  firstUnit: 1,
+  unitUsd: 10,
+});
+
+/** Two orders of the same length (the same ref length and lines), so one can stand in the other's place. */
+export const PLAN: ContractOrder[] = [
+  { ref: 'gc-b1-anchor', lines: [line(1)] },
+  { ref: 'gc-b1-00001-aaaaaaaaaa', lines: [line(1, 2), line(2)] },
+  { ref: 'gc-b1-00002-bbbbbbbbbb', lines: [line(3)] },
+];
+const [anchor, second, third] = PLAN.map((o) => o.ref) as [string, string, string];
+
+async function planned(harness: StoreHarness, records: ContractRecord[] = []): Promise<OpenStore> {
+  const store = await harness.create();
+  await store.writePlan(PLAN);
+  for (const record of records) await store.record(record);
+  return store;
+}
+
+export function describeStoreContract(name: string, makeHarness: () => StoreHarness): void {
+  describe(`store contract: ${name}`, () => {
+    it('a record written is read back as a plain snapshot, in plan order, by a new process', async () => {
+      const harness = makeHarness();
+      const store = await planned(harness, [
+        { t: 'submit', ref: anchor, at: 1 },
+        { t: 'created', ref: anchor, checkoutId: 'co_a', status: 'processing', at: 2 },
+        { t: 'submit', ref: second, at: 3 },
+        { t: 'rejected', ref: second, code: 'INVALID_AMOUNT', message: 'amount out of range', at: 4 },
+      ]);
+      const snapshot = store.order(anchor);
+      expect(Object.getPrototypeOf(snapshot)).toBe(Object.prototype);
+      expect(snapshot).toEqual({ ref: anchor, phase: 'created', checkoutId: 'co_a', status: 'processing' });
+      await store.close();
+      const loaded = await harness.load();
+      expect(loaded.planComplete).toBe(true);
+      expect(loaded.orders).toEqual([
+        { ref: anchor, phase: 'created', checkoutId: 'co_a', status: 'processing' },
+        { ref: second, phase: 'rejected', code: 'INVALID_AMOUNT', message: 'amount out of range' },
+        { ref: third, phase: 'planned' },
+      ]);
+    });
+
+    it('a torn tail is dropped on load, and the next record follows the last whole one', async () => {
+      const harness = makeHarness();
+      await (await planned(harness, [{ t: 'submit', ref: anchor, at: 1 }])).close();
+      const before = await harness.load();
+      harness.tearTail();
+      expect(await harness.load()).toEqual(before);
+      const store = await harness.resume();
+      await store.record({ t: 'created', ref: anchor, checkoutId: 'co_a', status: 'completed', at: 2 });
+      await store.close();
+      expect((await harness.load()).orders[0]).toEqual({
+        ref: anchor,
+        phase: 'created',
+        checkoutId: 'co_a',
+        status: 'completed',
+      });
+      expect(harness.copiesLevel()).toBe(true);
+    });
+
+    it('a copy behind the other is brought level before the run records anything', async () => {
+      const harness = makeHarness();
+      await (
+        await planned(harness, [
+          { t: 'submit', ref: anchor, at: 1 },
+          { t: 'created', ref: anchor, checkoutId: 'co_a', status: 'processing', at: 2 },
+        ])
+      ).close();
+      harness.putCopyBehind();
+      expect(harness.copiesLevel()).toBe(false);
+      const store = await harness.resume();
+      expect(harness.copiesLevel()).toBe(true);
+      expect(store.order(anchor)?.checkoutId).toBe('co_a');
+      await store.record({ t: 'submit', ref: second, at: 3 });
+      await store.close();
+      expect(harness.copiesLevel()).toBe(true);
+      expect((await harness.load()).orders.map((o) => o.phase)).toEqual(['created', 'submitted', 'planned']);
+    });
+
+    it('an outcome changed under the run is refused, never read as another order', async () => {
+      const harness = makeHarness();
+      const store = await planned(harness, [
+        { t: 'submit', ref: second, at: 1 },
+        { t: 'created', ref: second, checkoutId: 'co_b', status: 'processing', at: 2 },
+      ]);
+      try {
+        harness.changeOutcomeOf(second);
+        expect(() => store.order(second)).toThrow(JournalDamagedError);
+        expect(() => store.order(second)).toThrow(/changed under the run/);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('a kill between a record and its acknowledgement: the order is not created, and the re-send records it once', async () => {
+      const harness = makeHarness();
+      await (
+        await planned(harness, [
+          { t: 'submit', ref: anchor, at: 1 },
+          { t: 'created', ref: anchor, checkoutId: 'co_a', status: 'processing', at: 2 },
+        ])
+      ).close();
+      harness.dropLastRecord();
+      // Sent but not known to be created: the next run sends it again, with the same ref.
+      const after = await harness.load();
+      expect(after.orders[0]).toEqual({ ref: anchor, phase: 'submitted' });
+      const store = await harness.resume();
+      await store.record({ t: 'submit', ref: anchor, at: 3 });
+      // The service answers the re-send with the order the first send made (same externalRef).
+      await store.record({ t: 'created', ref: anchor, checkoutId: 'co_a', status: 'processing', at: 4 });
+      await store.close();
+      const loaded = await harness.load();
+      expect(loaded.orders.filter((o) => o.ref === anchor)).toEqual([
+        { ref: anchor, phase: 'created', checkoutId: 'co_a', status: 'processing' },
+      ]);
+      expect(loaded.orders).toHaveLength(PLAN.length);
+    });
+  });
+}
