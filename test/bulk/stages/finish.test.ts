@@ -283,7 +283,7 @@ describe('finishRun', () => {
     ]);
     await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']);
     const { money } = await s.finish();
-    expect(money.thisRun).toEqual({
+    expect(money?.thisRun).toEqual({
       orders: 4,
       amounts: [
         { currency: 'USD', amount: 9.75 },
@@ -292,12 +292,12 @@ describe('finishRun', () => {
       ],
       totalUnknown: 0,
     });
-    expect(money.earlierRuns).toEqual({
+    expect(money?.earlierRuns).toEqual({
       orders: 1,
       amounts: [{ currency: 'USD', amount: 0.25 }],
       totalUnknown: 0,
     });
-    expect(money.batch.amounts).toEqual([
+    expect(money?.batch.amounts).toEqual([
       { currency: 'USD', amount: 10 },
       { currency: '', amount: 6.75 },
       { currency: 'EUR', amount: 20 },
