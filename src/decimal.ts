@@ -23,7 +23,7 @@ export const PLAIN_DECIMAL_HINT = 'a plain decimal number such as 25 or 12.50';
  * A plain decimal as a number, or why it is not one. Surrounding whitespace is ignored;
  * hex, binary, octal, exponents, thousands separators, inner spaces, Infinity and NaN are
  * refused, and so is a value with more digits than a number carries exactly (it would be
- * sent as another amount than the one written).
+ * sent as another amount than the one written) or beyond the largest number.
  */
 export function readDecimal(text: string, rule: DecimalRule = {}): Read<number> {
   const trimmed = text.trim();
@@ -32,6 +32,8 @@ export function readDecimal(text: string, rule: DecimalRule = {}): Read<number> 
   const sign = rule.sign ?? 'positive';
   if (match[1] === '-' && sign !== 'signed') return { ok: false, reason: `"${text}" is negative` };
   const value = Number(trimmed);
+  // Past ~1.8e308 a number is Infinity, which decimalText refuses by throwing.
+  if (!Number.isFinite(value)) return { ok: false, reason: `"${text}" is too large` };
   if (canonical(trimmed) !== canonical(decimalText(value)))
     return { ok: false, reason: `"${text}" has more digits than can be sent exactly` };
   if (sign === 'positive' && !(value > 0)) return { ok: false, reason: `"${text}" is not greater than 0` };

@@ -10,7 +10,14 @@ import { parseInput } from '../../src/bulk/plan/parse.js';
 import { parseItemFlag } from '../../src/commands/checkout/items.js';
 import { checkAmount } from '../../src/commands/deposit/deposit.js';
 import { amount, nonNegativeAmount, positiveInt } from '../../src/commands/parse.js';
-import { decimalText, readDecimal, readWhole, roundText } from '../../src/decimal.js';
+import {
+  type DecimalRule,
+  decimalText,
+  readDecimal,
+  readWhole,
+  roundText,
+  unscaled,
+} from '../../src/decimal.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 
@@ -69,11 +76,78 @@ describe('readDecimal', () => {
   });
 });
 
+describe('readDecimal, every reading and every reason (mutation group accounting)', () => {
+  it.each<[string, number]>([
+    ['01005', 1005], // a leading zero, inner zeros kept
+    ['1.050', 1.05], // a trailing zero, inner zeros kept
+    ['000.5', 0.5],
+    ['0.000000125', 1.25e-7], // exponent form with several digits when printed
+    ['1000000000000000000000', 1e21],
+  ])('reads %j as %f', (text, value) => {
+    expect(readDecimal(text)).toEqual({ ok: true, value });
+  });
+
+  it.each<[string, number]>([
+    ['-0', 0],
+    ['-0.00', 0],
+    ['-01.50', -1.5],
+    ['-0.000000125', -1.25e-7],
+  ])('signed: reads %j as %f (never -0)', (text, value) => {
+    const read = readDecimal(text, { sign: 'signed' });
+    expect(read).toEqual({ ok: true, value });
+    expect(read.ok && Object.is(read.value, -0)).toBe(false);
+  });
+
+  it.each<[string, DecimalRule['sign']]>([
+    ['0.30000000000000000001', 'positive'],
+    ['-0.30000000000000000001', 'signed'],
+    ['10000000000000000001', 'positive'],
+    ['-10000000000000000001', 'signed'],
+  ])('refuses %j (%s): more digits than a number sends exactly', (text, sign) => {
+    expect(readDecimal(text, { sign })).toEqual({
+      ok: false,
+      reason: `"${text}" has more digits than can be sent exactly`,
+    });
+  });
+
+  it.each<[string, DecimalRule['sign']]>([
+    ['9'.repeat(400), 'positive'],
+    [`-${'9'.repeat(400)}`, 'signed'],
+  ])('refuses a value beyond any number (%#) as too large, without throwing', (text, sign) => {
+    expect(readDecimal(text, { sign })).toEqual({ ok: false, reason: `"${text}" is too large` });
+  });
+
+  it.each<[string, DecimalRule, string]>([
+    ['0x19', {}, '"0x19" is not a plain decimal number such as 25 or 12.50'],
+    ['-1', {}, '"-1" is negative'],
+    [' -2 ', { sign: 'nonNegative' }, '" -2 " is negative'],
+    ['0', {}, '"0" is not greater than 0'],
+    ['0.00', {}, '"0.00" is not greater than 0'],
+  ])('refuses %j (%o): %s', (text, rule, reason) => {
+    expect(readDecimal(text, rule)).toEqual({ ok: false, reason });
+  });
+});
+
 describe('readWhole', () => {
   it.each(['1e1', '0x10', '1.0', '1.5', '-1', '1,000', '', 'Infinity', '99999999999999999999'])(
     'refuses %j',
     (text) => expect(readWhole(text)).toMatchObject({ ok: false }),
   );
+  it.each<[string, { min?: number }, string]>([
+    ['1.5', {}, '"1.5" is not a whole number (digits only)'],
+    ['99999999999999999999', {}, '"99999999999999999999" is too large'],
+    ['0', {}, '"0" is less than 1'],
+    ['4', { min: 5 }, '"4" is less than 5'],
+  ])('refuses %j (%o): %s', (text, rule, reason) => {
+    expect(readWhole(text, rule)).toEqual({ ok: false, reason });
+  });
+  it.each<[string, number]>([
+    [' 10 ', 10],
+    ['\t7\n', 7],
+    ['007', 7],
+  ])('reads %j as %i, surrounding whitespace ignored', (text, value) => {
+    expect(readWhole(text)).toEqual({ ok: true, value });
+  });
   it('reads digits, within the minimum', () => {
     expect(readWhole('10')).toEqual({ ok: true, value: 10 });
     expect(readWhole('0')).toMatchObject({ ok: false });
@@ -99,7 +173,33 @@ describe('decimal text', () => {
     ['151.64', 0, '152'],
     ['-0.001', 2, '0.00'],
     ['7', 3, '7.000'],
+    ['-0.05', 2, '-0.05'],
+    ['-0.005', 2, '-0.01'],
+    ['-0.5', 0, '-1'],
+    ['0.004', 2, '0.00'],
   ])('roundText(%s, %i) -> %s', (text, digits, rounded) => expect(roundText(text, digits)).toBe(rounded));
+
+  it.each<[number, string]>([
+    [1.25e-7, '0.000000125'],
+    [-1.25e-7, '-0.000000125'],
+    [1.5e21, '1500000000000000000000'],
+    [1.2345e22, '12345000000000000000000'],
+  ])('%f -> %s (exponent forms with several digits)', (value, text) => expect(decimalText(value)).toBe(text));
+
+  it.each([Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NaN])(
+    'decimalText(%f) throws',
+    (value) => {
+      expect(() => decimalText(value)).toThrow(new RangeError(`not a finite number: ${value}`));
+    },
+  );
+
+  it.each<[bigint, number, string]>([
+    [-5n, 2, '-0.05'],
+    [-105n, 2, '-1.05'],
+    [5n, 2, '0.05'],
+    [-7n, 0, '-7'],
+    [0n, 3, '0.000'],
+  ])('unscaled(%s, %i) -> %s', (units, scale, text) => expect(unscaled(units, scale)).toBe(text));
 });
 
 describe('flag parsers use the one reader', () => {
@@ -139,6 +239,14 @@ describe('CSV cells use the one reader and name the row and column', () => {
     const r = await parseInput(Readable.from([`productId,skuId,amount,quantity\np,s,"${text}",1\n`]));
     expect(r.rows).toEqual([]);
     expect(r.errors).toEqual([{ row: 1, line: 2, message: expect.stringMatching(/^amount "/) }]);
+  });
+  it('an amount of 400 digits is refused as too large, not thrown', async () => {
+    const text = '9'.repeat(400);
+    const r = await parseInput(Readable.from([`productId,skuId,amount,quantity\np,s,${text},1\n`]));
+    expect(r.rows).toEqual([]);
+    expect(r.errors).toEqual([
+      { row: 1, line: 2, message: expect.stringMatching(/^amount ".*" is too large/) },
+    ]);
   });
   it.each(['1e1', '0x2', '2.0'])('quantity %j', async (text) => {
     const r = await parseInput(Readable.from([`productId,skuId,amount,quantity\np,s,10,${text}\n`]));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateRow } from '../../src/bulk/plan/validate.js';
 import type { Product } from '../../src/schemas/catalog.js';
-import { checkGrid } from '../../src/sku-grid.js';
+import { checkGrid, describeNeighbours, type GridVerdict } from '../../src/sku-grid.js';
 import { FAST, tempDir, writeCsv } from '../bulk/support.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
@@ -54,6 +54,34 @@ describe('checkGrid, anchored at min (the sandbox rule)', () => {
       above: 100,
     });
     expect(checkGrid(99, { min: 7, max: 99, changeStep: 5 }, 'min')).toEqual({ ok: false, below: 97 });
+  });
+});
+
+describe('checkGrid names only neighbours within min..max, the bounds included', () => {
+  const sku = { min: 5, max: 500, changeStep: 5 };
+  it.each<[number, Sku, GridVerdict]>([
+    [3, sku, { ok: false, above: 5 }], // below (0) is under min
+    [7, sku, { ok: false, below: 5, above: 10 }], // below is min itself
+    [503, sku, { ok: false, below: 500 }], // below is max itself; above (505) is over max
+    [512, sku, { ok: false }], // both over max
+    [1, { min: 10, max: 100, changeStep: 5 }, { ok: false }], // both under min (0 and 5)
+    [99.99, { min: 0.05, max: 100, changeStep: 0.05 }, { ok: false, below: 99.95, above: 100 }],
+  ])('%s on %o: %o', (amount, grid, verdict) => {
+    expect(checkGrid(amount, grid, 'min')).toEqual(verdict);
+    expect(checkGrid(amount, grid, 'either')).toEqual(verdict);
+  });
+});
+
+describe('describeNeighbours', () => {
+  it.each<[GridVerdict, string]>([
+    [{ ok: true }, ''],
+    [{ ok: false }, ''],
+    [{ ok: false, below: 500 }, 'the nearest valid amount is 500'],
+    [{ ok: false, above: 5 }, 'the nearest valid amount is 5'],
+    [{ ok: false, below: 195, above: 200 }, 'the nearest valid amounts are 195 and 200'],
+    [{ ok: false, below: 1e-7, above: 2e-7 }, 'the nearest valid amounts are 0.0000001 and 0.0000002'],
+  ])('%o: %j', (verdict, text) => {
+    expect(describeNeighbours(verdict)).toBe(text);
   });
 });
 

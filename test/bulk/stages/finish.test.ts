@@ -277,6 +277,38 @@ describe('finishRun', () => {
     });
   });
 
+  it('sums a total without a currency under its own empty currency, never as USD', async () => {
+    const s = await setup([
+      { ...created('gc-b1-anchor'), total: 9.75, currency: 'USD', paidBy: 'this-run' },
+      { ...created('A'), total: 5.5, paidBy: 'this-run' }, // the answer carried no currency
+      { ...created('B'), total: 20, currency: 'EUR', paidBy: 'this-run' },
+      split,
+      { ...created('C.1'), total: 1.25, paidBy: 'this-run' },
+      { ...created('C.2'), total: 0.25, currency: 'USD' },
+    ]);
+    await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']);
+    const { money } = await s.finish();
+    expect(money?.thisRun).toEqual({
+      orders: 4,
+      amounts: [
+        { currency: 'USD', amount: 9.75 },
+        { currency: '', amount: 6.75 },
+        { currency: 'EUR', amount: 20 },
+      ],
+      totalUnknown: 0,
+    });
+    expect(money?.earlierRuns).toEqual({
+      orders: 1,
+      amounts: [{ currency: 'USD', amount: 0.25 }],
+      totalUnknown: 0,
+    });
+    expect(money?.batch.amounts).toEqual([
+      { currency: 'USD', amount: 10 },
+      { currency: '', amount: 6.75 },
+      { currency: 'EUR', amount: 20 },
+    ]);
+  });
+
   it('stopped when created orders could not be read back', async () => {
     const s = await setup(allCreated);
     await addParts(s, ['gc-b1-anchor', 'A', 'B']);
