@@ -232,7 +232,12 @@ export class Scheduler {
         // worker sleeps on the run's clock until the read is due (an injected one moves only
         // when slept on: real timers would wait for a time that never comes); anything that
         // happens meanwhile wakes it. Otherwise an answer will come: real timers, 250 ms at most.
-        if (next && this.inflight === 0) await this.idleUntil(dueIn);
+        // Never past the end of --wait-timeout: the wait ends then, read due or not.
+        const deadline =
+          this.pollPhaseStart === undefined
+            ? Number.POSITIVE_INFINITY
+            : this.pollPhaseStart + this.opts.waitTimeoutMs + 1 - now;
+        if (next && this.inflight === 0) await this.idleUntil(Math.max(1, Math.min(dueIn, deadline)));
         else await this.idle(Math.min(250, dueIn));
         continue;
       }
