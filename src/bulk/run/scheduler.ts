@@ -227,12 +227,18 @@ export class Scheduler {
       if (task === 'wait') {
         const next = this.polls[0];
         const now = this.deps.now();
-        const ms = Number.isFinite(next?.due) ? Math.min(250, (next?.due ?? 0) - now) : 250;
+        const dueIn = next && Number.isFinite(next.due) ? next.due - now : 250;
         // Nothing in flight and a read due later: only time can change anything, so the
-        // worker sleeps on the run's clock (an injected one moves only when slept on: real
-        // timers would wait for a time that never comes). Otherwise an answer will come.
-        if (next && this.inflight === 0) await this.idleUntil(ms);
-        else await this.idle(ms);
+        // worker sleeps on the run's clock until the read is due (an injected one moves only
+        // when slept on: real timers would wait for a time that never comes); anything that
+        // happens meanwhile wakes it. Otherwise an answer will come: real timers, 250 ms at most.
+        // Never past the end of --wait-timeout: the wait ends then, read due or not.
+        const deadline =
+          this.pollPhaseStart === undefined
+            ? Number.POSITIVE_INFINITY
+            : this.pollPhaseStart + this.opts.waitTimeoutMs + 1 - now;
+        if (next && this.inflight === 0) await this.idleUntil(Math.max(1, Math.min(dueIn, deadline)));
+        else await this.idle(Math.min(250, dueIn));
         continue;
       }
       this.inflight += 1;
