@@ -25,13 +25,20 @@ export function tempConfigDir(): string {
   return tempDirFor('giftcodes-test-');
 }
 
-/** Environment for a child: no inherited GIFTCODES_* settings, no colour, private config. */
+/** Environment for a child: no inherited GIFTCODES_* settings, no colour, private config and temp folders. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith('GIFTCODES_') && key !== 'FORCE_COLOR') env[key] = value;
   }
   env.GIFTCODES_CONFIG_DIR = tempConfigDir();
+  // A temp folder of the child's own, removed with the test file's: a child killed
+  // (SIGKILL) between making its row spool's folder and unlinking it leaves that folder
+  // there, not in the run's shared temp root (which must end empty).
+  const tmp = tempDirFor('giftcodes-child-tmp-');
+  env.TMPDIR = tmp;
+  env.TMP = tmp;
+  env.TEMP = tmp;
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];
     else env[key] = value;
