@@ -101,26 +101,28 @@ export function depositPays(core: Core, d: DepositState, amount?: number): Depos
 
 /** Spec §3 "pending -> expired": an unpaid deposit after its hour (or at once, from the operator). */
 export function expireDeposit(core: Core, d: DepositState): DepositState {
-  if (d.status !== 'pending') {
-    throw validationError(`Deposit is ${d.status}; only pending deposits can expire`, {
-      reason: REASONS.notPending,
-      status: d.status,
-    });
-  }
-  d.status = 'expired';
-  d.updatedAt = core.clock.now();
-  if (d.payment) d.payment.status = 'failed';
-  return d;
+  return endDeposit(core, d, 'expired', ['pending'], 'only pending deposits can expire');
 }
 
 export function failDeposit(core: Core, d: DepositState): DepositState {
-  if (d.status !== 'pending' && d.status !== 'confirming') {
-    throw validationError(`Deposit is ${d.status}; it can no longer fail`, {
+  return endDeposit(core, d, 'failed', ['pending', 'confirming'], 'it can no longer fail');
+}
+
+/** A deposit ends unpaid (expired or failed) from the states that allow it; its invoice fails with it. */
+function endDeposit(
+  core: Core,
+  d: DepositState,
+  to: 'expired' | 'failed',
+  from: readonly string[],
+  refusal: string,
+): DepositState {
+  if (!from.includes(d.status)) {
+    throw validationError(`Deposit is ${d.status}; ${refusal}`, {
       reason: REASONS.notPending,
       status: d.status,
     });
   }
-  d.status = 'failed';
+  d.status = to;
   d.updatedAt = core.clock.now();
   if (d.payment) d.payment.status = 'failed';
   return d;
