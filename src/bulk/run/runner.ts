@@ -26,33 +26,16 @@ import {
   type OrderState,
 } from '../store/index.js';
 import { heldByAnchor } from './anchor-gate.js';
+import { type CapWindow, capWindowOf, waitForReset } from './cap-reset.js';
 import { findByRef, lookupRef, patient } from './discovery.js';
 import { Scheduler } from './scheduler.js';
 import { computeShortfall, describeShortfall } from './shortfall.js';
+import { SpendBudget } from './spend-budget.js';
 import { classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
 import { DEFAULT_WINDOW, OrderWindow } from './window.js';
 
 /** The stop reason until the shortfall is known (see execute). */
 const INSUFFICIENT_BALANCE = 'insufficient balance';
-
-/** Micro-USD: --max-spend sums estimates as integers, so no drift over many orders. */
-const MICROS = 1_000_000;
-
-/** --max-spend counts each order at its estimate plus this much (see withinBudget). */
-export const MAX_SPEND_MARGIN = 0.02;
-
-/** The window a spend cap refusal names: the monthly cap's, else the daily one's. */
-function capWindowOf(failure: { limit: string; window?: string }): 'day' | 'month' {
-  return failure.window === 'month' || failure.limit === 'monthlySpendCapUSD' ? 'month' : 'day';
-}
-
-/** When a UTC day or month window that contains `now` ends. */
-export function nextReset(window: 'day' | 'month', now: number): number {
-  const d = new Date(now);
-  return window === 'day'
-    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)
-    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-}
 
 /** Times one order may come back rate limited in a row before it is left for the next run. */
 const MAX_THROTTLES = 20;
@@ -102,15 +85,10 @@ export class Runner {
    * it is, so each is looked up by its ref before this run sends it (see submit).
    */
   private readonly sentBefore = new Set<number>();
-  /**
-   * --max-spend: what this run's sends may cost, at the plan's estimates (micro-USD), and
-   * the estimate of each order sent and not yet known to exist (released when the
-   * service says it did nothing).
-   */
-  private committedMicros = 0;
-  private readonly committedFor = new Map<number, number>();
+  /** --max-spend (spend-budget.ts). */
+  private readonly budget: SpendBudget;
   /** The spend-cap window that stopped the run, when --continue-after-reset waits it out. */
-  private capWindow: 'day' | 'month' | undefined;
+  private capWindow: CapWindow | undefined;
 
   constructor(private readonly input: RunnerInput) {
     ({
@@ -120,6 +98,7 @@ export class Runner {
       stats: this.stats,
       results: this.results,
     } = input);
+    this.budget = new SpendBudget(this.opts.maxSpendUsd);
     this.scheduler = new Scheduler(
       {
         ...this.deps,
@@ -158,7 +137,10 @@ export class Runner {
       const { interrupted, fatal } = this.scheduler;
       if (this.capWindow && !interrupted && fatal === undefined) {
         // --continue-after-reset: wait for the window to reset, then carry on in this run.
-        if (!(await this.waitForReset(this.capWindow))) break;
+        if (!(await waitForReset(this.deps, this.capWindow))) {
+          this.scheduler.interrupted = true;
+          break;
+        }
         this.capWindow = undefined;
         this.scheduler.resume();
         continue;
@@ -334,7 +316,7 @@ export class Runner {
     // A 201 is this send's creation; a 200 replays an earlier send of the same ref: this
     // run's own (a lost answer retried), unless an earlier run sent it without an answer
     // and the look-up above could not tell.
-    this.committedFor.delete(order.index);
+    this.budget.settled(order.index);
     const paidBy = !replayed || !this.sentBefore.has(order.index) ? this.input.runId : undefined;
     this.sentBefore.delete(order.index);
     await this.recordCreated(order, created, paidBy);
@@ -390,60 +372,13 @@ export class Runner {
     return 'found';
   }
 
-  /**
-   * --max-spend: sends `order` only if what this run has sent stays within the budget,
-   * at the plan's estimate plus a margin (MAX_SPEND_MARGIN: the estimate reads prices off
-   * the catalog's rounded minCost and live rates, the charge uses the order's own). Else
-   * the order goes back to the queue and the run stops, resumable with a larger budget.
-   */
+  /** --max-spend: `order` is sent only within the budget; else it goes back and the run stops. */
   private withinBudget(order: OrderState): boolean {
-    const max = this.opts.maxSpendUsd;
-    if (max === undefined) return true;
-    const estimate = Math.round(orderUsd({ lines: this.lines(order) }) * MICROS * (1 + MAX_SPEND_MARGIN));
-    if (this.committedMicros + estimate > Math.round(max * MICROS)) {
-      this.scheduler.submitNext(order);
-      this.stop(
-        `--max-spend ${max} USD: this run has sent orders for about ${(this.committedMicros / MICROS).toFixed(2)} USD, ` +
-          `and the next (about ${(estimate / MICROS).toFixed(2)} USD with a ${MAX_SPEND_MARGIN * 100}% margin) would pass it; ` +
-          'run again with a larger --max-spend to go on',
-      );
-      return false;
-    }
-    this.committedMicros += estimate;
-    this.committedFor.set(order.index, estimate);
-    return true;
-  }
-
-  /** The service did nothing for `order`: its estimate no longer counts against --max-spend. */
-  private release(order: OrderState): void {
-    const estimate = this.committedFor.get(order.index);
-    if (estimate === undefined) return;
-    this.committedMicros -= estimate;
-    this.committedFor.delete(order.index);
-  }
-
-  /**
-   * --continue-after-reset: sleeps until the spend window that stopped the run resets
-   * (the next UTC day or month: spec section 8's windows), saying so when the wait begins
-   * and every minute. False when interrupted.
-   */
-  private async waitForReset(window: 'day' | 'month'): Promise<boolean> {
-    const until = nextReset(window, this.deps.now());
-    for (;;) {
-      const leftMs = until - this.deps.now();
-      if (leftMs <= 0) return true;
-      this.deps.onCapWait?.({ window, until, leftMs });
-      try {
-        await this.deps.sleep(Math.min(leftMs, 60_000), this.deps.signal);
-      } catch {
-        this.scheduler.interrupted = true;
-        return false;
-      }
-      if (this.deps.signal.aborted) {
-        this.scheduler.interrupted = true;
-        return false;
-      }
-    }
+    const over = this.budget.take(order.index, orderUsd({ lines: this.lines(order) }));
+    if (over === undefined) return true;
+    this.scheduler.submitNext(order);
+    this.stop(over);
+    return false;
   }
 
   private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
@@ -455,7 +390,7 @@ export class Runner {
     const failure = classifySubmitError(error);
     // Nothing was created (or it may have been: then its estimate stays committed).
     if (failure.kind !== 'unknown' && failure.kind !== 'interrupted' && failure.kind !== 'fatal')
-      this.release(order);
+      this.budget.release(order.index);
     const at = this.deps.now();
     const record = this.input.record;
     switch (failure.kind) {

@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
 import { MoneyAccount } from '../../../src/bulk/report/accounting.js';
 import { Results } from '../../../src/bulk/report/results.js';
-import { nextReset, Runner } from '../../../src/bulk/run/runner.js';
+import { nextReset } from '../../../src/bulk/run/cap-reset.js';
+import { Runner } from '../../../src/bulk/run/runner.js';
 import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
 import type { BulkDeps, BulkOptions } from '../../../src/bulk/run-types.js';
 import {
