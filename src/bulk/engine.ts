@@ -20,8 +20,7 @@ import { planInputs, planOrResume } from './plan/planning.js';
 import { anchorRef, isValidBatchId } from './plan/refs.js';
 import { describeRepeated } from './plan/repeated-refs.js';
 import { planRefs, planSpool, refsOf } from './plan/stream-plan.js';
-import { MoneyAccount, type RunMoney } from './report/accounting.js';
-import { finishRun } from './report/finish.js';
+import { finishRun, moneyOf } from './report/finish.js';
 import { Tally } from './report/records.js';
 import { buildReport, reportOf } from './report/report.js';
 import { Results } from './report/results.js';
@@ -287,7 +286,7 @@ async function runParsed(
       } catch (error) {
         // A stopping error (credentials revoked, a journal that cannot be written): the
         // money this run moved is still said, from what the journal holds.
-        deps.onStoppedByError?.(moneyOf(state, results, runId));
+        deps.onStoppedByError?.(moneyOf(state, (order) => results.has(order), runId));
         throw error;
       }
       // 10. The output file and the run's result.
@@ -314,13 +313,6 @@ async function runParsed(
   } finally {
     await writer.close();
   }
-}
-
-/** The run's money as the journal's state holds it now (see accounting.ts). */
-function moneyOf(state: JournalState, results: Results, runId: string): RunMoney {
-  const account = new MoneyAccount(runId);
-  for (const o of eachEffectiveOrder(state)) account.add(o, results.has(o.index));
-  return account.result();
 }
 
 const NOTHING_TO_DO: RunnerOutcome = { interrupted: false, waitTimedOut: false };

@@ -16,9 +16,12 @@ import {
   FAST,
   forwardTo,
   mixedRows,
+  orderCharges,
   proveExactlyOnce,
   tempDir,
   unitsOf,
+  usd,
+  usdOf,
   writeCsv,
 } from './support.js';
 
@@ -43,18 +46,6 @@ async function charges(userId: string) {
   const ledger = await sb.operator.ledger(userId);
   return ledger.entries.filter((e) => e.type === 'order_charge').length;
 }
-
-/** What the ledger charged the account for orders, in USD: the oracle of every money figure. */
-async function chargedUsd(userId: string) {
-  const ledger = await sb.operator.ledger(userId);
-  return -ledger.entries.filter((e) => e.type === 'order_charge').reduce((s, e) => s + e.amountUsd, 0);
-}
-
-const sumOf = (amounts: Array<{ currency: string; amount: number }>) =>
-  amounts.reduce((s, a) => {
-    expect(a.currency).toBe('USD');
-    return s + a.amount;
-  }, 0);
 
 describe('order bulk: a lost journal under a changed plan', () => {
   it('refuses (exit 2) instead of buying the file again after a limit change', async () => {
@@ -280,7 +271,7 @@ describe('order bulk: a 400 that says why the order is refused', () => {
       expect(summary.money.refused).toBe(1);
       expect(summary.money.unknown).toBe(0);
       // What the run says it charged is what the ledger charged.
-      expect(sumOf(summary.money.thisRun.amounts)).toBeCloseTo(await chargedUsd(acc.userId), 6);
+      expect(usdOf(summary.money.thisRun.amounts)).toBeCloseTo(usd(await orderCharges(sb, acc.userId)), 6);
 
       const postsBefore = server.hits('/b2b/orders').filter((r) => r.method === 'POST').length;
       const second = await bulk(env, [input, '--out', out, '--yes', '--json']);

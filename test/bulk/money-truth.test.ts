@@ -23,9 +23,12 @@ import {
   bulkProxyRoutes,
   FAST,
   forwardTo,
+  orderCharges as ledgerCharges,
   mixedRows,
   proveExactlyOnce,
   tempDir,
+  usd,
+  usdOf,
   writeCsv,
 } from './support.js';
 
@@ -33,27 +36,7 @@ const sb = withSandbox({ seed: 2126, tuning: { fulfillmentUnitMs: 50 } });
 /** Answers only what the spec shows: the create's body is `{}`, list entries are `{checkoutId, externalRef}`. */
 const minimal = withSandbox({ seed: 2127, specMinimal: true });
 
-interface Charge {
-  checkoutId?: string;
-  amountUsd: number;
-}
-
-async function orderCharges(userId: string): Promise<Charge[]> {
-  const ledger = await sb.operator.ledger(userId);
-  return ledger.entries.filter((e) => e.type === 'order_charge');
-}
-
-const usd = (charges: Charge[]) => charges.reduce((s, c) => s - c.amountUsd, 0);
-
-/** A per-currency list the run printed, in USD (the sandbox charges B2B orders in USD). */
-function usdOf(amounts: Array<{ currency: string; amount: number }>): number {
-  let sum = 0;
-  for (const a of amounts) {
-    expect(a.currency).toBe('USD');
-    sum += a.amount;
-  }
-  return sum;
-}
+const orderCharges = (userId: string) => ledgerCharges(sb, userId);
 
 async function runBulk(env: Record<string, string>, args: string[], signal?: AbortSignal) {
   const res = await runInProcess(['order', 'bulk', ...args, '--yes', '--json', ...FAST], {

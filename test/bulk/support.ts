@@ -179,3 +179,27 @@ export function bulkProxyRoutes(
     get: (table, key: string) => table[key] ?? (key.startsWith('GET /b2b/orders/') ? forward : undefined),
   });
 }
+
+export interface Charge {
+  checkoutId?: string;
+  amountUsd: number;
+}
+
+/** The ledger's order charges for an account: the oracle of every money figure a run prints. */
+export async function orderCharges(sb: SandboxHandle, userId: string): Promise<Charge[]> {
+  const ledger = await sb.operator.ledger(userId);
+  return ledger.entries.filter((e) => e.type === 'order_charge');
+}
+
+/** What those charges took from the balance, in USD. */
+export const usd = (charges: Charge[]) => charges.reduce((s, c) => s - c.amountUsd, 0);
+
+/** A per-currency list a run printed, in USD (the sandbox charges B2B orders in USD). */
+export function usdOf(amounts: Array<{ currency: string; amount: number }>): number {
+  let sum = 0;
+  for (const a of amounts) {
+    expect(a.currency).toBe('USD');
+    sum += a.amount;
+  }
+  return sum;
+}

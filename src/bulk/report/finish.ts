@@ -16,7 +16,7 @@ import {
   type OrderState,
   writeAtomic,
 } from '../store/index.js';
-import { MoneyAccount } from './accounting.js';
+import { MoneyAccount, type RunMoney } from './accounting.js';
 import type { Results } from './results.js';
 
 export async function finishRun(
@@ -47,9 +47,7 @@ export async function finishRun(
   // their parent), so plan order is row-then-unit order. The plan is walked lazily,
   // once to count and once to write the output: never held as a list, and its lines
   // are not read back (the units ordered per product were summed with the plan).
-  const account = new MoneyAccount(run.runId);
-  for (const o of eachEffectiveOrder(state)) account.add(o, run.intact !== undefined || results.has(o.index));
-  const money = account.result();
+  const money = moneyOf(state, (order) => run.intact !== undefined || results.has(order), run.runId);
   const { unknown, processing: unfinished } = money;
   const ordered = new Map(base.report.total.unitsPerProduct);
   const parts = results.parts.read(numbersOf(eachEffectiveOrder(state)));
@@ -118,4 +116,14 @@ export async function finishRun(
 
 function* numbersOf(orders: Iterable<OrderState>): Generator<number> {
   for (const order of orders) yield order.index;
+}
+
+/**
+ * The run's money as the journal's state holds it now (accounting.ts), in one walk of the
+ * plan; `delivered(order)`: the order's codes (or failures) are in hand.
+ */
+export function moneyOf(state: JournalState, delivered: (order: number) => boolean, runId: string): RunMoney {
+  const account = new MoneyAccount(runId);
+  for (const o of eachEffectiveOrder(state)) account.add(o, delivered(o.index));
+  return account.result();
 }

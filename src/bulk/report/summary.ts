@@ -105,8 +105,9 @@ export function summarize(
   result: BulkResult,
   out: string,
   exitCode: number,
+  /** The command that resumes the batch (`resumeCommand`). */
+  resume: string,
   maxFailures = 50,
-  resume = resumeCommand({ input: '<input.csv>', out }),
 ): BulkSummary {
   const byProduct = new Map<string, ProductSummary>();
   const entry = (productId: string) => {

@@ -7,22 +7,11 @@
  */
 import { createDeposit } from '../../api/deposits.js';
 import type { HttpClient } from '../../api/http.js';
-import { listPaymentMethods } from '../../api/payment-methods.js';
 import type { Context } from '../../context.js';
-import { ApiError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { err } from '../../io/streams.js';
-import type { PaymentMethod } from '../../schemas/payments.js';
+import { readPaymentMethods } from '../shared/deposit-methods.js';
 import { payCurrencyFor } from '../shared/methods.js';
-
-async function retailerMethods(http: HttpClient): Promise<PaymentMethod[] | undefined> {
-  try {
-    return (await listPaymentMethods(http)).data;
-  } catch (error) {
-    // A B2B-only account or a narrow key: the deposit listing below still answers.
-    if (error instanceof ApiError && (error.status === 403 || error.status === 404)) return undefined;
-    throw error;
-  }
-}
 
 export async function inferPayCurrency(
   ctx: Context,
@@ -30,7 +19,7 @@ export async function inferPayCurrency(
   methodId: string,
   amount: number,
 ): Promise<string> {
-  let method = (await retailerMethods(http))?.find((m) => m.id === methodId);
+  let method = (await readPaymentMethods(http))?.data.find((m) => m.id === methodId);
   if (!method) {
     const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
     // Never a stray deposit left unsaid: this key could not list the methods otherwise.

@@ -185,6 +185,8 @@ export async function runOrderBulk(
 ): Promise<ExitCode> {
   const bulk = await import('../../bulk/index.js');
   const format = bulk.formatFor(opts.out, opts.format);
+  // The command that resumes this batch: said in the summary and after a stopping error.
+  const resume = bulk.resumeCommand({ ...opts, format, batch: opts.batch });
   if (opts.bom && format !== 'csv') throw new UsageError(`--bom is for a CSV codes file, not ${format}`);
   const stats: Partial<BulkStats> = { retries: 0 };
   const limit = new bulk.AdaptiveLimit(opts.concurrency, ctx.clock.now);
@@ -306,7 +308,6 @@ export async function runOrderBulk(
         },
         onStoppedByError: (money) => {
           progress.stop();
-          const resume = bulk.resumeCommand({ ...opts, format, batch: opts.batch });
           err(io, `before it stopped, this run: ${chargedText({ money })}`);
           for (const line of openMoneyLines({ money }, resume)) err(io, line);
         },
@@ -337,13 +338,7 @@ export async function runOrderBulk(
   // Declined at the prompt: nothing was bought; exit 2 like every other declined write.
   if (result.outcome === 'cancelled') throw new DeclinedError();
   const exitCode = runEndExitCode(result.outcome);
-  const summary = bulk.summarize(
-    result,
-    opts.out,
-    exitCode,
-    undefined,
-    bulk.resumeCommand({ ...opts, format, batch: opts.batch }),
-  );
+  const summary = bulk.summarize(result, opts.out, exitCode, resume);
   if (json) {
     printJson(io, summary);
     // What is not settled, with what to do, for the person reading stderr (the JSON has the counts).

@@ -35,18 +35,28 @@ function isBalanceMethod(m: PaymentMethod): boolean {
   return m.id === 'balance' || m.type === 'balance';
 }
 
-export async function depositMethods(http: HttpClient, amountUsd: number): Promise<DepositMethods> {
+/**
+ * The retailer list of payment methods, or undefined when this key or service cannot read
+ * it (403: no retailer capability or scope; 404: no such list): the read that opens nothing.
+ */
+export async function readPaymentMethods(http: HttpClient) {
   try {
-    const listed = await listPaymentMethods(http);
+    return await listPaymentMethods(http);
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 403 || error.status === 404)) return undefined;
+    throw error;
+  }
+}
+
+export async function depositMethods(http: HttpClient, amountUsd: number): Promise<DepositMethods> {
+  const listed = await readPaymentMethods(http);
+  if (listed)
     return {
       methods: listed.data.filter((m) => !isBalanceMethod(m)),
       source: 'payment-methods',
       status: listed.status,
       ...(listed.requestId ? { requestId: listed.requestId } : {}),
     };
-  } catch (error) {
-    if (!(error instanceof ApiError) || (error.status !== 403 && error.status !== 404)) throw error;
-  }
   const listing = await createDeposit(http, { amount: amountUsd, paymentCurrency: 'USD' });
   return {
     methods: listing.data.availablePaymentMethods ?? [],

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
-import { MoneyAccount } from '../../../src/bulk/report/accounting.js';
+import { moneyOf } from '../../../src/bulk/report/finish.js';
 import { Results } from '../../../src/bulk/report/results.js';
 import { nextReset } from '../../../src/bulk/run/cap-reset.js';
 import { Runner } from '../../../src/bulk/run/runner.js';
@@ -137,11 +137,7 @@ async function setup(
   });
   const run = () => runner.execute(effectiveOrders(state));
   /** The run's money as the summary shows it: summed from the journal's records. */
-  const money = () => {
-    const account = new MoneyAccount(RUN);
-    for (const o of effectiveOrders(state)) account.add(o, results.has(o.index));
-    return account.result();
-  };
+  const money = () => moneyOf(state, (order) => results.has(order), RUN);
   return { events, journal, notices, results, stats, state, run, money };
 }
 
