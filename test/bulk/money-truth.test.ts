@@ -192,6 +192,28 @@ describe('order bulk --max-spend', () => {
   });
 });
 
+describe('order bulk --continue-after-reset', () => {
+  it('a batch bigger than the daily cap: waits for each UTC day to reset, says so, and buys the rest exactly once', async () => {
+    const acc = await account(sb, { limits: { maxItemsPerOrder: 2, dailySpendCapUSD: 60 } });
+    const dir = tempDir();
+    const input = writeCsv(dir, mixedRows(12));
+    const out = join(dir, 'codes.csv');
+    // The sandbox's virtual clock: each minute the run waits moves the service's day on too.
+    const res = await runInProcess(
+      ['order', 'bulk', input, '--out', out, '--yes', '--continue-after-reset', ...FAST],
+      { env: acc.env, deps: { clock: sb.clock() } },
+    );
+    expect(res.code, res.stderr.slice(-2000)).toBe(0);
+    expect(res.stderr).toMatch(
+      /the daily spend cap is reached: waiting \S+ for it to reset at \d{4}-\d\d-\d\dT00:00:00\.000Z/,
+    );
+    const charges = await orderCharges(acc.userId);
+    // More than one day's cap was bought, within one run.
+    expect(usd(charges)).toBeGreaterThan(60);
+    await proveExactlyOnce(sb, acc.userId, out, { complete: true });
+  });
+});
+
 describe('order bulk: a stopping error still says what the run charged', () => {
   it('a key revoked mid-run (401): exit 1, and the charge so far, as the ledger has it', async () => {
     const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
