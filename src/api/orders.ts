@@ -28,31 +28,44 @@ export async function submitOrder(http: HttpClient, body: CreateOrderRequest) {
   return { ...res, order, replayed: res.status === 200 };
 }
 
+type ListEntry = Awaited<ReturnType<typeof listOrders>>['data']['orders'][number];
+
+/** What `GET /b2b/orders?externalRef=` says of one ref. */
 export type RefLookup =
-  | { kind: 'found'; order: Order; raw: unknown }
+  | { kind: 'found'; entry: ListEntry & { status?: string } }
   | { kind: 'absent' }
   /** The list answered with other orders: it ignores the filter, so absence proves nothing. */
   | { kind: 'unverifiable' };
 
 /**
- * The order with this externalRef, by the spec's exact filter of `GET /b2b/orders`, read
- * in full by id (list entries' shape is not shown; an entry may carry no more than its id).
- * (The bulk engine's `lookupRef` in bulk/discovery.ts answers the same question for runs.)
+ * The order with this externalRef, by the spec's exact list filter. List entries' shape
+ * is not shown: an entry without an externalRef is read in full before concluding (never
+ * taken on trust), and an answer made of other orders means the filter was ignored.
  */
-export async function findOrderByRef(http: HttpClient, ref: string): Promise<RefLookup> {
+export async function lookupRef(http: HttpClient, ref: string): Promise<RefLookup> {
   const list = await listOrders(http, { externalRef: ref, limit: 5 });
   let others = false;
   for (const entry of list.data.orders) {
-    if (entry.externalRef !== undefined && entry.externalRef !== null && entry.externalRef !== ref) {
-      others = true;
-      continue;
+    if (entry.externalRef === ref) return { kind: 'found', entry };
+    if (entry.externalRef === undefined || entry.externalRef === null) {
+      const full = await getOrder(http, entry.checkoutId);
+      if (full.data.externalRef === ref)
+        return { kind: 'found', entry: { ...entry, status: String(full.data.status), externalRef: ref } };
     }
-    const full = await getOrder(http, entry.checkoutId);
-    if (full.data.externalRef === ref || full.data.externalRef === undefined)
-      return { kind: 'found', order: full.data, raw: full.raw };
     others = true;
   }
   return others ? { kind: 'unverifiable' } : { kind: 'absent' };
+}
+
+/** `lookupRef`, with the order found read in full by its id (what a single write shows). */
+export async function findOrderByRef(
+  http: HttpClient,
+  ref: string,
+): Promise<{ kind: 'found'; order: Order; raw: unknown } | Exclude<RefLookup, { kind: 'found' }>> {
+  const seen = await lookupRef(http, ref);
+  if (seen.kind !== 'found') return seen;
+  const full = await getOrder(http, seen.entry.checkoutId);
+  return { kind: 'found', order: full.data, raw: full.raw };
 }
 
 export async function getOrder(http: HttpClient, checkoutId: string) {

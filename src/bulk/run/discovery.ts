@@ -16,7 +16,7 @@
  */
 
 import type { HttpClient } from '../../api/http.js';
-import { getOrder, listOrders } from '../../api/orders.js';
+import { listOrders, lookupRef } from '../../api/orders.js';
 import { RateLimitError, UsageError } from '../../errors.js';
 import { anchorRef } from '../plan/refs.js';
 import type { AdaptiveLimit } from './submit.js';
@@ -48,33 +48,7 @@ export async function patient<T>(
   }
 }
 
-type ListEntry = Awaited<ReturnType<typeof listOrders>>['data']['orders'][number];
-
-export type RefLookup =
-  | { kind: 'found'; entry: ListEntry & { status?: string } }
-  | { kind: 'absent' }
-  /** The list answered with other orders: it does not filter by externalRef, so absence proves nothing. */
-  | { kind: 'unverifiable' };
-
-/**
- * The order with this externalRef, by the spec's exact list filter. List entries'
- * shape is not shown: an entry without an externalRef is read in full before
- * concluding, and an answer made of other orders means the filter was ignored.
- */
-export async function lookupRef(http: HttpClient, ref: string): Promise<RefLookup> {
-  const list = await listOrders(http, { externalRef: ref, limit: 5 });
-  let others = false;
-  for (const entry of list.data.orders) {
-    if (entry.externalRef === ref) return { kind: 'found', entry };
-    if (entry.externalRef === undefined || entry.externalRef === null) {
-      const full = await getOrder(http, entry.checkoutId);
-      if (full.data.externalRef === ref)
-        return { kind: 'found', entry: { ...entry, status: String(full.data.status), externalRef: ref } };
-    }
-    others = true;
-  }
-  return others ? { kind: 'unverifiable' } : { kind: 'absent' };
-}
+export { lookupRef, type RefLookup } from '../../api/orders.js';
 
 /** The order with this externalRef, if the service shows one. */
 export async function findByRef(http: HttpClient, ref: string) {
