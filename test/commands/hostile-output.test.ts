@@ -104,39 +104,51 @@ afterAll(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** The human output paths both hostile payloads are sent through (each describe adds its own). */
+const HUMAN_PATHS: Array<[string, () => string[]]> = [
+  ['catalog', () => ['catalog']],
+  ['account', () => ['account']],
+  ['balance', () => ['balance']],
+  ['rates', () => ['rates']],
+  ['order get (masked codes)', () => ['order', 'get', ids.order]],
+  ['order get --reveal', () => ['order', 'get', ids.order, '--reveal']],
+  ['order list', () => ['order', 'list']],
+  ['checkout get', () => ['checkout', 'get', ids.checkout]],
+  ['checkout list', () => ['checkout', 'list']],
+  ['deposit get', () => ['deposit', 'get', ids.deposit]],
+  ['deposit list', () => ['deposit', 'list']],
+  ['webhook get', () => ['webhook', 'get']],
+  ['webhook deliveries', () => ['webhook', 'deliveries']],
+];
+
+/** The first raw character of `pattern` in `text`, with where it stands, for an assertion message. */
+function rawAt(text: string, pattern: RegExp): { raw: RegExpExecArray | null; near: string } {
+  const raw = pattern.exec(text);
+  const at = raw?.index ?? 0;
+  return {
+    raw,
+    near: `raw U+${raw?.[0].charCodeAt(0).toString(16)} near ${JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))}`,
+  };
+}
+
 /** No raw control byte on either stream, and the hostile text did arrive (shown escaped). */
 function expectSafe(res: CliResult) {
   const both = res.stdout + res.stderr;
-  const raw = RAW_CONTROL.exec(both);
-  expect(
-    raw,
-    `raw U+${raw?.[0].charCodeAt(0).toString(16)} near ${JSON.stringify(both.slice(Math.max(0, (raw?.index ?? 0) - 40), (raw?.index ?? 0) + 10))}`,
-  ).toBeNull();
+  const { raw, near } = rawAt(both, RAW_CONTROL);
+  expect(raw, near).toBeNull();
   expect(both).toContain('^[]0;pwned^G');
   expect(both).toContain('\\u009b31m^MOVERWRITTEN');
 }
 
 describe('every human output path, fed hostile strings', () => {
-  it.each([
-    ['catalog', () => ['catalog']],
-    ['account', () => ['account']],
-    ['balance', () => ['balance']],
-    ['rates', () => ['rates']],
-    ['order get (masked codes)', () => ['order', 'get', ids.order]],
-    ['order get --reveal', () => ['order', 'get', ids.order, '--reveal']],
-    ['order list', () => ['order', 'list']],
-    ['checkout get', () => ['checkout', 'get', ids.checkout]],
-    ['checkout list', () => ['checkout', 'list']],
-    ['deposit get', () => ['deposit', 'get', ids.deposit]],
-    ['deposit list', () => ['deposit', 'list']],
-    ['webhook get', () => ['webhook', 'get']],
-    ['webhook deliveries', () => ['webhook', 'deliveries']],
-    ['--debug lines', () => ['catalog', '--debug']],
-  ])('%s', async (_name, args) => {
-    const res = await runInProcess(args(), { env: hostileEnv });
-    expect(res.code, res.stderr).toBe(0);
-    expectSafe(res);
-  });
+  it.each<[string, () => string[]]>([...HUMAN_PATHS, ['--debug lines', () => ['catalog', '--debug']]])(
+    '%s',
+    async (_name, args) => {
+      const res = await runInProcess(args(), { env: hostileEnv });
+      expect(res.code, res.stderr).toBe(0);
+      expectSafe(res);
+    },
+  );
 
   it('catalog show', async () => {
     const res = await runInProcess(['catalog', 'show', 'prd_amazon_us'], { env: idEnv });
@@ -373,30 +385,15 @@ const terminals: Terminal[] = [];
 
 /** No raw format character on either stream, and the invisible text did arrive (shown as `\u202e`). */
 function expectVisible(text: string) {
-  const raw = RAW_INVISIBLE.exec(text);
-  expect(
-    raw,
-    `raw U+${raw?.[0].charCodeAt(0).toString(16)} near ${JSON.stringify(text.slice(Math.max(0, (raw?.index ?? 0) - 40), (raw?.index ?? 0) + 10))}`,
-  ).toBeNull();
+  const { raw, near } = rawAt(text, RAW_INVISIBLE);
+  expect(raw, near).toBeNull();
   expect(text).toContain('\\u202eevil\\u202c');
   expect(text).toContain('\\u2028forged\\u2029\\ufeff\\u061c\\u180e');
 }
 
 describe('invisible format characters (bidi overrides, zero-width, separators) are shown, not obeyed', () => {
-  it.each([
-    ['catalog', () => ['catalog']],
-    ['account', () => ['account']],
-    ['balance', () => ['balance']],
-    ['rates', () => ['rates']],
-    ['order get (masked codes)', () => ['order', 'get', ids.order]],
-    ['order get --reveal', () => ['order', 'get', ids.order, '--reveal']],
-    ['order list', () => ['order', 'list']],
-    ['checkout get', () => ['checkout', 'get', ids.checkout]],
-    ['checkout list', () => ['checkout', 'list']],
-    ['deposit get', () => ['deposit', 'get', ids.deposit]],
-    ['deposit list', () => ['deposit', 'list']],
-    ['webhook get', () => ['webhook', 'get']],
-    ['webhook deliveries', () => ['webhook', 'deliveries']],
+  it.each<[string, () => string[]]>([
+    ...HUMAN_PATHS,
     ['payment-methods', () => ['payment-methods']],
     ['--debug lines', () => ['catalog', '--debug']],
     ['the error line', () => ['order', 'get', 'chk_missing']],
