@@ -38,18 +38,9 @@ describe.each([
     await sb.operator.setFaults({});
   });
 
-  async function acc() {
-    const a = await sb.operator.createAccount({
-      tier: 'growth',
-      balanceUsd: 1_000,
-      capabilities: ['b2b', 'retailer'],
-    });
-    return {
-      userId: a.userId,
-      apiKey: a.apiKey,
-      env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: a.apiKey },
-    };
-  }
+  // The sandbox's own fresh account: its id, key and the CLI's environment.
+  const acc = async () =>
+    sb.account({ tier: 'growth', balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
   const cli = (env: Record<string, string>, args: string[]) =>
     runInProcess(args, { env, deps: { clock: instantClock() } });
   const ledger = async (userId: string, type: string) =>

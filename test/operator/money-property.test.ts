@@ -24,14 +24,8 @@ const script = (next: () => number, n: number) =>
 
 const SEEDS = Array.from({ length: Number(process.env.GIFTCODES_MONEY_SEEDS ?? 3) }, (_, i) => 500 + i);
 
-async function account() {
-  const a = await sb.operator.createAccount({
-    tier: 'growth',
-    balanceUsd: 1_000,
-    capabilities: ['b2b', 'retailer'],
-  });
-  return { userId: a.userId, env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: a.apiKey } };
-}
+const account = async () =>
+  sb.account({ tier: 'growth', balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
 
 const cli = (env: Record<string, string>, args: string[]) =>
   runInProcess(args, { env, deps: { clock: instantClock() } });

@@ -15,10 +15,8 @@ afterEach(async () => {
   await sb.operator.setFaults({});
 });
 
-async function account(capabilities: Array<'b2b' | 'retailer'> = ['b2b', 'retailer']) {
-  const a = await sb.operator.createAccount({ tier: 'growth', balanceUsd: 100, capabilities });
-  return { userId: a.userId, env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: a.apiKey } };
-}
+const account = async (capabilities: Array<'b2b' | 'retailer'> = ['b2b', 'retailer']) =>
+  sb.account({ tier: 'growth', balanceUsd: 100, capabilities });
 const cli = (env: Record<string, string>, args: string[]) =>
   runInProcess(args, { env, deps: { clock: instantClock() } });
 const lose = (route: string) => sb.operator.setFaults({ routes: { [route]: { script: ['error_after'] } } });
