@@ -25,9 +25,9 @@ import { Tally } from './report/records.js';
 import { buildReport, reportOf } from './report/report.js';
 import { Results } from './report/results.js';
 import { checkBatchIsNew } from './run/discovery.js';
-import { type ParsedInput, readInput, readLive } from './run/preflight.js';
+import { readInput, readLive } from './run/preflight.js';
 import { chooseJournal } from './run/resume.js';
-import { Runner, type RunnerOutcome } from './run/runner.js';
+import { Runner } from './run/runner.js';
 import type { BulkDeps, BulkOptions, BulkResult, BulkStats } from './run-types.js';
 import type { RowSpool } from './store/index.js';
 import {
@@ -70,6 +70,8 @@ export {
   journalPathFor,
   partsPathFor,
 } from './store/index.js';
+
+import type { ParsedInput, RunnerOutcome } from './run-types.js';
 
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is

@@ -15,8 +15,7 @@ export {
 } from './engine.js';
 export { readFile } from './plan/parse.js';
 export { describeProblem } from './plan/problems.js';
-export type { Amount, ChargedSum, RunMoney } from './report/accounting.js';
-export { type BoughtSoFar, describeBought } from './report/bought.js';
+export { describeBought } from './report/bought.js';
 export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './report/summary.js';
 export { AdaptiveLimit, pollDelay } from './run/submit.js';
 export {
@@ -32,4 +31,4 @@ export {
   sha256File,
   writeAtomic,
 } from './store/index.js';
-export type { OutputRecord } from './types.js';
+export type { Amount, BoughtSoFar, ChargedSum, OutputRecord, RunMoney } from './types.js';

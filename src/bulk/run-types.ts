@@ -5,14 +5,14 @@
  */
 import type { HttpClient } from '../api/http.js';
 import type { FileOps } from '../io/safe-write.js';
+import type { Account } from '../schemas/account.js';
 import type { Product } from '../schemas/catalog.js';
-import type { PlanEstimate } from './plan/plan.js';
-import type { RunMoney } from './report/accounting.js';
-import type { BoughtSoFar } from './report/bought.js';
+import type { Rates } from '../schemas/rates.js';
+import type { RepeatedRefs } from './plan/repeated-refs.js';
 import type { Tally } from './report/records.js';
 import type { AdaptiveLimit } from './run/submit.js';
-import type { OutputFormat } from './store/index.js';
-import type { PlanLimits } from './types.js';
+import type { JournalCopy, JournalState } from './store/index.js';
+import type { BoughtSoFar, OutputFormat, PlanEstimate, PlanLimits, RowError, RunMoney } from './types.js';
 
 export interface BulkOptions {
   input: string;
@@ -161,4 +161,47 @@ export interface BulkResult {
    * whole and outcomes kept as text (a run of its own plan: the anchor's ref, nothing else).
    */
   bookHeld?: { refs: number; outcomes: number };
+}
+
+/** The input file, read: the file's hash and the batch id (the rows are in the spool). */
+export interface ParsedInput {
+  rowCount: number;
+  /** Rows that did not parse (reported together with the catalog's refusals). */
+  errors: RowError[];
+  sha256: string;
+  batch: string;
+  /** Rows whose ref repeats an earlier row's (a warning of the plan). */
+  repeatedRefs?: RepeatedRefs;
+}
+
+/** What the service says now: catalog, account (and its limits), rates and balance. */
+export interface Live {
+  products: Map<string, Product>;
+  account: Account;
+  limits: PlanLimits;
+  rates: Rates;
+  balanceUsd: number;
+}
+
+export interface JournalChoice {
+  journalPath: string;
+  /** The journal to resume; undefined: plan afresh. */
+  journal?: JournalState;
+  /** The journal beside --out holds a plan torn by a kill: rewritten by the new plan. */
+  torn: boolean;
+  /** Another batch's journal that --force replaces: moved aside only once money may move. */
+  displaced?: string;
+  /** What the batch that --force displaces bought: a new batch has new refs, so it buys those rows again. */
+  rebuy?: BoughtSoFar;
+  /** The batch's journal copy in the state directory (none without one). */
+  copyPath?: string;
+  copy?: JournalCopy;
+}
+
+/** How the buying ended, for the last stage (output and summary). */
+export interface RunnerOutcome {
+  stopReason?: string;
+  interrupted: boolean;
+  waitTimedOut: boolean;
+  shortfall?: BalanceShortfall;
 }

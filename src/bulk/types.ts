@@ -94,3 +94,77 @@ export interface OutputRecord {
   expiresAt: number | null;
   errorMessage: string | null;
 }
+
+export interface PlanEstimate {
+  orders: number;
+  lines: number;
+  units: number;
+  /** Estimated price in USD (unitUsd: the catalog's price per face unit). */
+  usd: number;
+  /** Face value per currency of the denominations (each product's productCurrency). */
+  perCurrency: Map<string, number>;
+  /** Estimated price in USD of the face value in each of those currencies. */
+  usdPerCurrency: Map<string, number>;
+  /** Units per productId (a split keeps them: the parts share the order's units). */
+  unitsPerProduct: Map<string, number>;
+}
+
+export interface BoughtSoFar {
+  batch: string;
+  orders: number;
+  units: number;
+  /** Estimated at the plan's rates: what a second purchase of the same rows would cost. */
+  usd: number;
+  /** Input rows (1-based) with at least one unit bought, ascending. */
+  rows: number[];
+  checkoutIds: string[];
+  /** Orders among them whose outcome is unknown (submitted, no answer kept): the service may have charged them. */
+  uncertain: number;
+}
+
+export interface Amount {
+  currency: string;
+  amount: number;
+}
+
+export interface ChargedSum {
+  orders: number;
+  /** Per payment currency ('' when the service left it out: shown as such, never assumed USD). */
+  amounts: Amount[];
+  /** Orders among `orders` whose total no answer has told yet. */
+  totalUnknown: number;
+}
+
+export interface RunMoney {
+  /** Orders of the plan (split orders replaced by their parts). */
+  orders: number;
+  thisRun: ChargedSum;
+  earlierRuns: ChargedSum;
+  /** Both together: the batch so far (summed on its own, not from the two rounded sums). */
+  batch: ChargedSum;
+  /** Created (charged) orders whose codes this run has not read yet: the next run collects them. */
+  processing: number;
+  /** Refused by the service: nothing was charged for them. */
+  refused: number;
+  /** Sent without a known answer: the service may have charged them; the next run finds out. */
+  unknown: number;
+  /** Never created (not sent yet, or answered that nothing was done): nothing charged. */
+  unsent: number;
+}
+
+export interface FailureSample {
+  row: number;
+  index: number;
+  productId: string;
+  checkoutId: string | null;
+  errorMessage: string;
+}
+
+export interface TallySnapshot {
+  delivered: number;
+  failed: number;
+  perProduct: Array<[productId: string, delivered: number, failed: number]>;
+  failures: FailureSample[];
+}
+
+export type OutputFormat = 'csv' | 'json' | 'xlsx';

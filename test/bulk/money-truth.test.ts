@@ -11,7 +11,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunMoney } from '../../src/bulk/report/accounting.js';
+import type { RunMoney } from '../../src/bulk/types.js';
 import { formatMoney } from '../../src/io/format.js';
 import { runInProcess } from '../helpers/cli.js';
 import { seeded as random } from '../helpers/random.js';

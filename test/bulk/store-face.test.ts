@@ -73,6 +73,45 @@ function bulkCircle(): string[] | undefined {
   return undefined;
 }
 
+/**
+ * The import floors of src/bulk: the longest chain of imports (static, type-only,
+ * re-export or dynamic) among its modules, a module with none being floor 1. With
+ * `storeAsOne`, the store's files count as one module, its face: issue 23's layout is
+ * plan/, run/ and report/ over one store, and the store's own floors are its business.
+ */
+function bulkFloors(storeAsOne: boolean): { floors: number; chain: string[] } {
+  const bulk = join(SRC, 'bulk');
+  const files = sourceFiles(bulk);
+  const nodeOf = (file: string) =>
+    storeAsOne && file.startsWith(`${STORE}/`) ? 'store/' : relative(bulk, file);
+  const edges = new Map<string, Set<string>>();
+  for (const file of files) {
+    const from = nodeOf(file);
+    const out = edges.get(from) ?? new Set<string>();
+    edges.set(from, out);
+    for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+      const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+      if (files.includes(target) && nodeOf(target) !== from) out.add(nodeOf(target));
+    }
+  }
+  const depth = new Map<string, string[]>();
+  const chainFrom = (node: string): string[] => {
+    const known = depth.get(node);
+    if (known) return known;
+    let longest: string[] = [];
+    for (const next of edges.get(node) ?? []) {
+      const chain = chainFrom(next);
+      if (chain.length > longest.length) longest = chain;
+    }
+    const chain = [node, ...longest];
+    depth.set(node, chain);
+    return chain;
+  };
+  let chain: string[] = [];
+  for (const node of edges.keys()) if (chainFrom(node).length > chain.length) chain = chainFrom(node);
+  return { floors: chain.length, chain };
+}
+
 describe('the store has one face', () => {
   it('no import circle inside src/bulk (the store calls neither the planner nor the report)', () => {
     expect(bulkCircle()).toBeUndefined();
@@ -88,5 +127,12 @@ describe('the store has one face', () => {
     expect(specifiers(journal)).toContain('./order-book.js');
     expect(specifiers("const { x } = await import('./xlsx.js');")).toEqual(['./xlsx.js']);
     expect(sourceFiles(SRC).filter((file) => file.startsWith(`${STORE}/`)).length).toBeGreaterThan(10);
+  });
+  it('bulk/ stands on at most 8 import floors, the store counted as its face (issue 23: 18 before)', () => {
+    const { floors, chain } = bulkFloors(true);
+    expect(floors, chain.join(' -> ')).toBeLessThanOrEqual(8);
+    // Guards the count: engine.ts is the table of contents, above the stages it names.
+    expect(chain[0]).toMatch(/^(index|engine)\.ts$/);
+    expect(bulkFloors(false).floors).toBeGreaterThan(floors);
   });
 });

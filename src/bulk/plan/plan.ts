@@ -10,7 +10,7 @@ import { toUsd } from '../../money.js';
 import type { Account } from '../../schemas/account.js';
 import type { Product, Sku } from '../../schemas/catalog.js';
 import type { Rates } from '../../schemas/rates.js';
-import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from '../types.js';
+import type { InputRow, PlanEstimate, PlanLimits, PlannedLine, PlannedOrder } from '../types.js';
 import { anchorRef, childRef, orderRef } from './refs.js';
 
 /**
@@ -279,20 +279,6 @@ function halve(lines: PlannedLine[]): PlannedLine[][] {
   ];
 }
 
-export interface PlanEstimate {
-  orders: number;
-  lines: number;
-  units: number;
-  /** Estimated price in USD (unitUsd: the catalog's price per face unit). */
-  usd: number;
-  /** Face value per currency of the denominations (each product's productCurrency). */
-  perCurrency: Map<string, number>;
-  /** Estimated price in USD of the face value in each of those currencies. */
-  usdPerCurrency: Map<string, number>;
-  /** Units per productId (a split keeps them: the parts share the order's units). */
-  unitsPerProduct: Map<string, number>;
-}
-
 export function estimatePlan(
   orders: Iterable<{ lines: readonly PlannedLine[] }>,
   currencyOf: (productId: string) => string,
@@ -352,4 +338,12 @@ export class EstimateSum {
 
 export function orderUsd(order: { lines: readonly PlannedLine[] }): number {
   return order.lines.reduce((sum, l) => sum + micros(l.unitUsd) * l.quantity, 0) / MICRO;
+}
+
+/** The currency a product's denominations are in, for the estimate's per-currency face value. */
+export function currencyOf(live: { products: ReadonlyMap<string, Product> }): (productId: string) => string {
+  return (productId) => {
+    const p = live.products.get(productId);
+    return p?.productCurrency ?? p?.costCurrency ?? '?';
+  };
 }

@@ -10,10 +10,10 @@
  */
 
 import { InvalidInputError } from '../../errors.js';
-import type { Live, ParsedInput } from '../run/preflight.js';
-import type { JournalChoice } from '../run/resume.js';
+import type { JournalChoice, Live, ParsedInput } from '../run-types.js';
 import type { RowSpool } from '../store/index.js';
 import { apply, emptyState, type JournalState, linesOf, type OrderState } from '../store/index.js';
+import { currencyOf } from './plan.js';
 import { checkAndPreview, type PlanInputs, type PlanPreview, planSpool } from './stream-plan.js';
 
 export type PlanOutcome =
@@ -48,14 +48,6 @@ export async function planOrResume(
 /** What planning reads besides the rows: the live catalog, rates and limits, and the batch. */
 export function planInputs(input: Pick<ParsedInput, 'batch'>, live: Live): PlanInputs {
   return { products: live.products, rates: live.rates, limits: live.limits, batch: input.batch };
-}
-
-/** The currency a product's denominations are in, for the estimate's per-currency face value. */
-export function currencyOf(live: Pick<Live, 'products'>): (productId: string) => string {
-  return (productId) => {
-    const p = live.products.get(productId);
-    return p?.productCurrency ?? p?.costCurrency ?? '?';
-  };
 }
 
 /**

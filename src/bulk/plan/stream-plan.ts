@@ -10,9 +10,9 @@
  * written after it are the same plan.
  */
 import { heapBudget, RefColumn, RowSpool } from '../store/index.js';
-import type { PlannedOrder, RowError } from '../types.js';
+import type { PlanEstimate, PlannedOrder, RowError } from '../types.js';
 import { readFile } from './parse.js';
-import { EstimateSum, LegacyFirstRef, type PlanEstimate, Planner } from './plan.js';
+import { EstimateSum, LegacyFirstRef, Planner } from './plan.js';
 import type { RepeatedRefs } from './repeated-refs.js';
 import { type ValidationContext, validateRow } from './validate.js';
 

@@ -12,36 +12,7 @@
  */
 import { MoneySum } from '../../money.js';
 import type { OrderState } from '../store/index.js';
-
-export interface Amount {
-  currency: string;
-  amount: number;
-}
-
-export interface ChargedSum {
-  orders: number;
-  /** Per payment currency ('' when the service left it out: shown as such, never assumed USD). */
-  amounts: Amount[];
-  /** Orders among `orders` whose total no answer has told yet. */
-  totalUnknown: number;
-}
-
-export interface RunMoney {
-  /** Orders of the plan (split orders replaced by their parts). */
-  orders: number;
-  thisRun: ChargedSum;
-  earlierRuns: ChargedSum;
-  /** Both together: the batch so far (summed on its own, not from the two rounded sums). */
-  batch: ChargedSum;
-  /** Created (charged) orders whose codes this run has not read yet: the next run collects them. */
-  processing: number;
-  /** Refused by the service: nothing was charged for them. */
-  refused: number;
-  /** Sent without a known answer: the service may have charged them; the next run finds out. */
-  unknown: number;
-  /** Never created (not sent yet, or answered that nothing was done): nothing charged. */
-  unsent: number;
-}
+import type { ChargedSum, RunMoney } from '../types.js';
 
 class ChargedTally {
   orders = 0;
@@ -120,4 +91,9 @@ export class MoneyAccount {
       unsent: this.unsent,
     };
   }
+}
+
+/** Orders still to buy: neither created nor refused for good. */
+export function needsBuying(order: Pick<OrderState, 'phase'>): boolean {
+  return order.phase !== 'created' && order.phase !== 'rejected';
 }

@@ -7,19 +7,7 @@
 import { formatMoney } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
 import { effectiveOrders, type JournalState, linesOf } from '../store/index.js';
-
-export interface BoughtSoFar {
-  batch: string;
-  orders: number;
-  units: number;
-  /** Estimated at the plan's rates: what a second purchase of the same rows would cost. */
-  usd: number;
-  /** Input rows (1-based) with at least one unit bought, ascending. */
-  rows: number[];
-  checkoutIds: string[];
-  /** Orders among them whose outcome is unknown (submitted, no answer kept): the service may have charged them. */
-  uncertain: number;
-}
+import type { BoughtSoFar } from '../types.js';
 
 export function boughtSoFar(state: JournalState): BoughtSoFar {
   const bought: BoughtSoFar = {

@@ -6,8 +6,7 @@
 
 import { FileWriteError } from '../../errors.js';
 import type { FileOps } from '../../io/safe-write.js';
-import type { RunnerOutcome } from '../run/runner.js';
-import type { BulkOptions, BulkResult, Outcome } from '../run-types.js';
+import type { BulkOptions, BulkResult, Outcome, RunnerOutcome } from '../run-types.js';
 import type { JournalWriter } from '../store/index.js';
 import {
   assembleOutput,
@@ -16,7 +15,8 @@ import {
   type OrderState,
   writeAtomic,
 } from '../store/index.js';
-import { MoneyAccount, type RunMoney } from './accounting.js';
+import type { RunMoney } from '../types.js';
+import { MoneyAccount } from './accounting.js';
 import type { Results } from './results.js';
 
 export async function finishRun(

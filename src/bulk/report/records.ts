@@ -5,7 +5,7 @@
  * line takes the first unused item with the same productId, amount and quantity.
  */
 import type { Fulfillment, Order, OrderItem } from '../../schemas/orders.js';
-import type { OutputRecord, PlannedLine } from '../types.js';
+import type { FailureSample, OutputRecord, PlannedLine, TallySnapshot } from '../types.js';
 
 const same = (item: OrderItem, line: PlannedLine) =>
   item.productId === line.productId &&
@@ -125,14 +125,6 @@ export function compareRecords(
   return a.row - b.row || a.index - b.index;
 }
 
-export interface FailureSample {
-  row: number;
-  index: number;
-  productId: string;
-  checkoutId: string | null;
-  errorMessage: string;
-}
-
 /**
  * Running counts of what was delivered and failed, per product, with the first
  * failures by row: what the summary needs, without keeping every record in memory.
@@ -200,11 +192,4 @@ export class Tally {
     this.failures.sort(compareRecords);
     this.failures.splice(this.maxFailures);
   }
-}
-
-export interface TallySnapshot {
-  delivered: number;
-  failed: number;
-  perProduct: Array<[productId: string, delivered: number, failed: number]>;
-  failures: FailureSample[];
 }

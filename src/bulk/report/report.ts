@@ -5,19 +5,13 @@
  */
 
 import { remainingCap } from '../../caps.js';
-import { EstimateSum, type PlanEstimate } from '../plan/plan.js';
-import { currencyOf } from '../plan/planning.js';
-import type { Live } from '../run/preflight.js';
-import type { PlanReport } from '../run-types.js';
+import { currencyOf, EstimateSum } from '../plan/plan.js';
+import type { Live, PlanReport } from '../run-types.js';
 import type { JournalState, OrderState } from '../store/index.js';
 import { collectEvery, linesOf, WALK_COLLECT_ORDERS } from '../store/index.js';
-import type { BoughtSoFar } from './bought.js';
+import type { BoughtSoFar, PlanEstimate } from '../types.js';
+import { needsBuying } from './accounting.js';
 import { describeBought } from './bought.js';
-
-/** Orders still to buy: neither created nor refused for good. */
-export function needsBuying(order: Pick<OrderState, 'phase'>): boolean {
-  return order.phase !== 'created' && order.phase !== 'rejected';
-}
 
 export async function buildReport(
   state: JournalState,

@@ -6,8 +6,8 @@
  */
 
 import { giftcodesCommand, operand } from '../../io/shell.js';
-import type { BulkResult } from '../engine.js';
-import type { RunMoney } from './accounting.js';
+import type { BulkResult } from '../run-types.js';
+import type { RunMoney } from '../types.js';
 
 export interface ProductSummary {
   productId: string;

@@ -17,22 +17,11 @@ import { defaultBatchId, isValidBatchId } from '../plan/refs.js';
 import type { RepeatedRefs } from '../plan/repeated-refs.js';
 import { spoolInput } from '../plan/stream-plan.js';
 import { productIndex, validateAccount } from '../plan/validate.js';
-import type { BulkOptions } from '../run-types.js';
+import type { BulkOptions, Live, ParsedInput } from '../run-types.js';
 import type { RowSpool } from '../store/index.js';
 import { checkCompanions, journalPathFor, partsPathFor } from '../store/index.js';
 import type { PlanLimits, RowError } from '../types.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
-
-/** The input file, read: the file's hash and the batch id (the rows are in the spool). */
-export interface ParsedInput {
-  rowCount: number;
-  /** Rows that did not parse (reported together with the catalog's refusals). */
-  errors: RowError[];
-  sha256: string;
-  batch: string;
-  /** Rows whose ref repeats an earlier row's (a warning of the plan). */
-  repeatedRefs?: RepeatedRefs;
-}
 
 /**
  * Checks the input and the files beside --out, then parses the whole file, once,
@@ -73,15 +62,6 @@ export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput
       ...(parsed.repeatedRefs ? { repeatedRefs: parsed.repeatedRefs } : {}),
     },
   };
-}
-
-/** What the service says now: catalog, account (and its limits), rates and balance. */
-export interface Live {
-  products: Map<string, Product>;
-  account: Account;
-  limits: PlanLimits;
-  rates: Rates;
-  balanceUsd: number;
 }
 
 export async function readLive(

@@ -8,8 +8,8 @@
 import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { type BoughtSoFar, boughtSoFar, describeBought } from '../report/bought.js';
-import type { BulkOptions } from '../run-types.js';
+import { boughtSoFar, describeBought } from '../report/bought.js';
+import type { BulkOptions, JournalChoice, ParsedInput } from '../run-types.js';
 import {
   type JournalCopy,
   type JournalState,
@@ -20,26 +20,11 @@ import {
   lockPathFor,
   readJournalCopy,
 } from '../store/index.js';
+import type { BoughtSoFar } from '../types.js';
 import type { DiscoveryDeps } from './discovery.js';
-import type { ParsedInput } from './preflight.js';
 
 /** Errors that mean the state directory cannot be used here at all. */
 export const UNUSABLE_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
-
-export interface JournalChoice {
-  journalPath: string;
-  /** The journal to resume; undefined: plan afresh. */
-  journal?: JournalState;
-  /** The journal beside --out holds a plan torn by a kill: rewritten by the new plan. */
-  torn: boolean;
-  /** Another batch's journal that --force replaces: moved aside only once money may move. */
-  displaced?: string;
-  /** What the batch that --force displaces bought: a new batch has new refs, so it buys those rows again. */
-  rebuy?: BoughtSoFar;
-  /** The batch's journal copy in the state directory (none without one). */
-  copyPath?: string;
-  copy?: JournalCopy;
-}
 
 /**
  * The journal chosen is loaded with its plan's lines left on disk (read back an order

@@ -17,7 +17,7 @@ import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { limitsFrom, orderUsd, splitOrder } from '../plan/plan.js';
 import { orderRecords, rejectedRecords } from '../report/records.js';
 import type { Results } from '../report/results.js';
-import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats } from '../run-types.js';
+import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats, RunnerOutcome } from '../run-types.js';
 import {
   heapBudget,
   type JournalRecord,
@@ -51,14 +51,6 @@ export interface RunnerInput {
   results: Results;
   /** This run's id, written as `paidBy` in the `created` records of the orders its sends created. */
   runId: string;
-}
-
-/** How the buying ended, for the last stage (output and summary). */
-export interface RunnerOutcome {
-  stopReason?: string;
-  interrupted: boolean;
-  waitTimedOut: boolean;
-  shortfall?: BalanceShortfall;
 }
 
 export class Runner {

@@ -7,7 +7,7 @@
 import { getBalance } from '../../api/account.js';
 import { formatMoney } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
-import { needsBuying } from '../report/report.js';
+import { needsBuying } from '../report/accounting.js';
 import type { BalanceShortfall } from '../run-types.js';
 import {
   collectEvery,

@@ -7,6 +7,7 @@
  * planner, the runner or the report.
  */
 
+export type { OutputFormat } from '../types.js';
 // Memory: when the long walks collect, and what the heap may hold.
 export { collectEvery, heapBudget, WALK_COLLECT_ORDERS } from './heap-budget.js';
 // The journal: records, their fold, and the orders in plan order.
@@ -46,7 +47,6 @@ export {
   fileExists,
   formatFor,
   OUTPUT_FORMATS,
-  type OutputFormat,
   type OutputStyle,
   outputChunks,
   type PartMeta,

@@ -12,7 +12,6 @@
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { JournalDamagedError } from '../../errors.js';
-import type { TallySnapshot } from '../report/records.js';
 import type { PlannedLine, PlannedOrder } from '../types.js';
 import { collectEvery } from './heap-budget.js';
 import {
@@ -24,7 +23,6 @@ import {
   type PartOf,
   type RecordPlace,
 } from './order-book.js';
-import type { OutputFormat } from './output.js';
 import { chunksOf, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 
@@ -85,6 +83,8 @@ export type JournalRecord =
   | { t: 'stop'; reason: string; at: number };
 
 export type { OrderPhase, OrderState, RecordPlace } from './order-book.js';
+
+import type { OutputFormat, TallySnapshot } from '../types.js';
 
 /** What a complete output's record keeps of the run's counts (results.ts). */
 export interface OutputSummary {

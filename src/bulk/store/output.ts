@@ -14,11 +14,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, lstat, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type FileOps, writeAll, writeFileAtomic } from '../../io/safe-write.js';
+import type { OutputFormat } from '../types.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from '../types.js';
 import { chunksOf, createExclusive, currentUid, openOwn } from './safe-files.js';
 import { PlaceColumn } from './table.js';
-
-export type OutputFormat = 'csv' | 'json' | 'xlsx';
 
 export const OUTPUT_FORMATS: OutputFormat[] = ['csv', 'json', 'xlsx'];
 

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { finishRun } from '../../../src/bulk/report/finish.js';
 import { buildReport } from '../../../src/bulk/report/report.js';
 import { Results } from '../../../src/bulk/report/results.js';
-import type { RunnerOutcome } from '../../../src/bulk/run/runner.js';
+import type { RunnerOutcome } from '../../../src/bulk/run-types.js';
 import {
   effectiveOrders,
   type JournalRecord,

@@ -7,8 +7,7 @@ import { dirname } from 'node:path';
 import { afterEach } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
 import { productIndex } from '../../../src/bulk/plan/validate.js';
-import type { Live, ParsedInput } from '../../../src/bulk/run/preflight.js';
-import type { BulkOptions, BulkStats } from '../../../src/bulk/run-types.js';
+import type { BulkOptions, BulkStats, Live, ParsedInput } from '../../../src/bulk/run-types.js';
 import {
   apply,
   emptyState,

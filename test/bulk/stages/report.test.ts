@@ -3,8 +3,9 @@
  * warning for each thing that will stop the run part-way (or buy again under --force).
  */
 import { describe, expect, it } from 'vitest';
+import { needsBuying } from '../../../src/bulk/report/accounting.js';
 import { boughtSoFar } from '../../../src/bulk/report/bought.js';
-import { buildReport, needsBuying } from '../../../src/bulk/report/report.js';
+import { buildReport } from '../../../src/bulk/report/report.js';
 import { apply, effectiveOrders, type OrderPhase } from '../../../src/bulk/store/journal.js';
 import { line, live, stateOf } from './fixtures.js';
 

@@ -7,8 +7,8 @@ import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chooseJournal, type JournalChoice } from '../../../src/bulk/run/resume.js';
-import type { BulkOptions } from '../../../src/bulk/run-types.js';
+import { chooseJournal } from '../../../src/bulk/run/resume.js';
+import type { BulkOptions, JournalChoice } from '../../../src/bulk/run-types.js';
 import type { JournalRecord } from '../../../src/bulk/store/journal.js';
 import {
   type BatchHeader,
