@@ -1,8 +1,9 @@
 /**
- * `giftcodes completion`: the scripts come from the command tree, and the bash one is
- * run in a real bash (`complete -p`, then the completion function with COMP_WORDS as
- * bash sets them); zsh is driven in a pseudo-terminal (Tab typed after the words). zsh and fish are run only where installed; the test names say when
- * they are skipped and why.
+ * `giftcodes completion`: the scripts come from the command tree. The bash one is run in
+ * a real bash (`complete -p`, then the completion function with COMP_WORDS as bash sets
+ * them); zsh is driven in a pseudo-terminal (Tab typed after the words); fish answers
+ * `complete -C`. zsh and fish are run only where installed (`.ci/run` installs them);
+ * the test names say when they are skipped and why.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
