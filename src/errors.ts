@@ -160,7 +160,8 @@ export class InvalidInputError extends UsageError {
 export class JournalDamagedError extends UsageError {
   constructor(
     readonly path: string,
-    where: string,
+    /** Where in the file, as the message says it ("at byte N (...)"). */
+    readonly where: string,
     remedy: string,
   ) {
     super(`${path} is damaged ${where}: ${remedy}`);

@@ -281,4 +281,20 @@ describe('BatchJournal: refunds recorded elsewhere are carried in once', () => {
     );
     expect(readFileSync(target, 'utf8')).toBe('precious');
   });
+
+  it('a refund journal damaged before its last line: JournalDamagedError naming it, with the remedy that keeps its refunds', async () => {
+    const { files } = folder();
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(files.refunds, '..'), { recursive: true, mode: 0o700 });
+    const good = lines([intent('chk_a')]);
+    writeFileSync(files.refunds, `${good}${'#'.repeat(10)}\n${lines([answer('chk_a')])}`, { mode: 0o600 });
+    const damaged = `${files.refunds} is damaged at byte ${Buffer.byteLength(good)}`;
+    const accountOnly: BatchFiles = { refunds: files.refunds, legacy: [] };
+    for (const open of [() => BatchJournal.open(accountOnly, deps), () => readBatchRefunds(accountOnly)]) {
+      const opening = open();
+      await expect(opening).rejects.toBeInstanceOf(JournalDamagedError);
+      await expect(opening).rejects.toThrow(damaged);
+      await expect(opening).rejects.toThrow('fix or remove that line by hand');
+    }
+  });
 });

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { JournalDamagedError } from '../../errors.js';
 import { type JournalRecord, type JournalState, loadJournal, parseJournal } from './journal.js';
 import { copyJournal, fsyncDir, JournalWriter, journalSize } from './journal-writer.js';
-import { readLegacyRefundLog } from './legacy-refund-log.js';
+import { REFUNDS_ONLY_REMEDY, readLegacyRefundLog } from './legacy-refund-log.js';
 import { foldRefund, isRefundRecord, type RefundRecord, type RefundState, refundSummary } from './refunds.js';
 import { ensurePrivateDir, openOwn } from './safe-files.js';
 
@@ -55,7 +55,7 @@ export class BatchJournal {
     const main = files.journal ?? files.refunds;
     if (!files.journal) await ensurePrivateDir(dirname(main));
     const copy = files.journal && files.copy ? await levelCopy(main, files.copy, deps) : undefined;
-    const state = await loadQuietly(main);
+    const state = await loadQuietly(main, files.refunds);
     const writer = await JournalWriter.open(
       main,
       state ? 'append' : 'create',
@@ -113,18 +113,35 @@ export class BatchJournal {
  */
 async function refundsIn(path: string): Promise<Map<string, RefundState> | undefined> {
   if ((await journalSize(path)) < 0) return undefined;
-  if (path.endsWith('.journal')) return (await loadQuietly(path))?.refunds ?? new Map();
+  if (path.endsWith('.journal')) return (await loadQuietly(path, path))?.refunds ?? new Map();
   const states = new Map<string, RefundState>();
   for (const record of await readLegacyRefundLog(path)) foldRefund(states, record);
   return states;
 }
 
-/** A journal's state with its plan's lines left on disk (nothing of them is needed here). */
-async function loadQuietly(path: string): Promise<JournalState | undefined> {
-  const state = await loadJournal(path, { linesOnDisk: true });
+/**
+ * A journal's state with its plan's lines left on disk (nothing of them is needed here).
+ * `refundJournal`: the path of the batch's refund journal, whose damage is told as such.
+ */
+async function loadQuietly(path: string, refundJournal?: string): Promise<JournalState | undefined> {
+  let state: JournalState | undefined;
+  try {
+    state = await loadJournal(path, { linesOnDisk: true });
+  } catch (error) {
+    throw path === refundJournal ? refundJournalDamaged(error) : error;
+  }
   await state?.disk?.close();
   if (state) delete state.disk;
   return state;
+}
+
+/**
+ * The refund journal holds nothing but refunds: moving it aside (the way around a damaged
+ * batch journal) would lose them, so the remedy is the refund log's.
+ */
+function refundJournalDamaged(error: unknown): unknown {
+  if (!(error instanceof JournalDamagedError)) return error;
+  return new JournalDamagedError(error.path, error.where, REFUNDS_ONLY_REMEDY);
 }
 
 /** Records of a bulk run that tell nothing of an order's phase: they may be carried from one copy to the other. */
@@ -252,7 +269,12 @@ export async function readBatchRefunds(
     if (path === undefined) continue;
     const size = await journalSize(path);
     if (size < 0) continue;
-    const state = path === files.journal && located ? located : await readJournalText(path);
+    const state =
+      path === files.journal && located
+        ? located
+        : await readJournalText(path).catch((error: unknown) => {
+            throw path === files.refunds ? refundJournalDamaged(error) : error;
+          });
     journals.push({ size, states: state.refunds });
   }
   journals.sort((x, y) => x.size - y.size);

@@ -20,6 +20,10 @@ export function legacyBatchRefundLogPathFor(configDir: string, batch: string): s
   return join(configDir, 'batches', `${batch}.refunds`);
 }
 
+/** What to do with a damaged file that holds nothing but refunds: moving it aside would lose them. */
+export const REFUNDS_ONLY_REMEDY =
+  'it is the only record of the refunds asked for (the service cannot list them): fix or remove that line by hand, then run the command again';
+
 const KINDS: Record<string, RefundRecord['t']> = {
   intent: 'refund-intent',
   answer: 'refund-answer',
@@ -49,7 +53,7 @@ export async function readLegacyRefundLog(path: string): Promise<RefundRecord[]>
         throw new JournalDamagedError(
           path,
           `at line ${i + 1} (a line before its last does not parse; a crash tears only the last)`,
-          'it is the only record of the refunds asked for (the service cannot list them): fix or remove that line by hand, then run the command again',
+          REFUNDS_ONLY_REMEDY,
         );
       continue;
     }
