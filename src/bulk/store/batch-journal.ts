@@ -63,8 +63,9 @@ export class BatchJournal {
     );
     const journal = new BatchJournal(writer, state?.refunds ?? new Map(), copy ? [main, copy] : [main]);
     try {
-      const sources = [...files.legacy, ...(files.journal ? [files.refunds] : [])];
-      for (const source of sources) await journal.carryIn(source, deps);
+      for (const log of files.legacy) await journal.carryIn(log, await legacyRefunds(log), deps);
+      // The refund journal of the batch while it had no journal here: the journal takes over.
+      if (files.journal) await journal.carryIn(files.refunds, await journalRefunds(files.refunds), deps);
     } catch (error) {
       await writer.close();
       throw error;
@@ -92,8 +93,11 @@ export class BatchJournal {
    * that file is set aside as `<file>.<time>.migrated`: a crash in between carries
    * them again, which changes nothing (see `refundSummary`).
    */
-  private async carryIn(source: string, deps: BatchJournalDeps): Promise<void> {
-    const states = await refundsIn(source);
+  private async carryIn(
+    source: string,
+    states: Map<string, RefundState> | undefined,
+    deps: BatchJournalDeps,
+  ): Promise<void> {
     if (!states) return;
     const records = refundSummary(states);
     if (records.length) await this.writer.appendAll(records);
@@ -107,16 +111,17 @@ export class BatchJournal {
   }
 }
 
-/**
- * The refunds a refund log of an earlier version or a refund journal records, folded;
- * undefined when there is no such file.
- */
-async function refundsIn(path: string): Promise<Map<string, RefundState> | undefined> {
+/** The refunds a refund log of an earlier version records, folded; undefined when there is none. */
+async function legacyRefunds(path: string): Promise<Map<string, RefundState> | undefined> {
   if ((await journalSize(path)) < 0) return undefined;
-  if (path.endsWith('.journal')) return (await loadQuietly(path, path))?.refunds ?? new Map();
   const states = new Map<string, RefundState>();
   for (const record of await readLegacyRefundLog(path)) foldRefund(states, record);
   return states;
+}
+
+/** The refunds the batch's refund journal records; undefined when there is none. */
+async function journalRefunds(path: string): Promise<Map<string, RefundState> | undefined> {
+  return (await loadQuietly(path, path))?.refunds;
 }
 
 /**
