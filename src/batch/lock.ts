@@ -63,6 +63,7 @@ export function batchLocks(
         );
         path = lockPathFor(fallback);
         stateDirUsable = false;
+        await ensurePrivateDir(dirname(fallback));
       }
       held.push(await acquireLock(path, { batch, waitMs }, deps));
       hasBatch = true;

@@ -147,6 +147,24 @@ describe('refund records in the journal and its copy', () => {
   }, 60_000);
 });
 
+describe('a state directory that cannot be used', () => {
+  it('the refunds are recorded in the journal beside the codes file alone, and honoured', async () => {
+    const b = await boughtBatch();
+    const blocked = join(tempDir(), 'not-a-folder');
+    writeFileSync(blocked, 'a file where the state directory would be');
+    const env = { ...b.env, GIFTCODES_STATE_DIR: join(blocked, 'state') };
+    const first = await runInProcess(['--json', 'refund', 'batch', b.out, '--yes'], { env });
+    expect(first.code, first.stderr).toBe(ExitCode.ok);
+    expect(first.stderr).toMatch(/cannot lock batch \S+ in .* \(ENOTDIR\)/);
+    expect(new Set(Object.values(outcomes(first.stdout)))).toEqual(new Set(['requested']));
+    expect(refundRecords(b.journal)).toHaveLength(2 * b.partial.length);
+    const again = await runInProcess(['--json', 'refund', 'batch', b.out, '--yes'], { env });
+    expect(again.code, again.stderr).toBe(ExitCode.ok);
+    expect(new Set(Object.values(outcomes(again.stdout)))).toEqual(new Set(['already-requested']));
+    await expectEachRefundedOnce(b.acc.userId, b.partial);
+  }, 60_000);
+});
+
 describe('a refund log of an earlier version', () => {
   it('is honoured (an answered order not asked again, an unknown one only with --retry-unknown) and carried into the journal once', async () => {
     const b = await boughtBatch();
