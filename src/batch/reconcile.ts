@@ -117,7 +117,7 @@ export function reconcile(input: {
       differences.push({
         kind: 'failed-not-refunded',
         ...where,
-        detail: `${failedUnits(fetched)} failed units with no refund request in the refund log`,
+        detail: `${failedUnits(fetched)} failed units with no refund answer recorded in the batch's journal`,
       });
   }
   for (const id of localByOrder.keys())

@@ -271,7 +271,7 @@ describe('order reconcile', () => {
     expect((await cli(acc.env, ['order', 'export', '--batch', batch, '--out', out, '--force'])).code).toBe(0);
     expect((await cli(acc.env, ['order', 'reconcile', out])).code).toBe(0);
 
-    // By id alone, on a machine without the files: the service and its refund log only.
+    // By id alone, on a machine without the files: the service and the recorded refunds only.
     const moved = join(tempDir(), 'elsewhere.journal');
     renameSync(`${out}.journal`, moved);
     const byId = await cli(acc.env, ['order', 'reconcile', '--batch', batch]);

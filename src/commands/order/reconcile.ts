@@ -84,7 +84,7 @@ export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOption
   } else {
     err(
       ctx.io,
-      'no codes file named: comparing the service with the refund log only (pass the codes file to compare codes)',
+      'no codes file named: comparing the service with the recorded refunds only (pass the codes file to compare codes)',
     );
   }
   const { refunds, recordedIn } = await batchRefunds(ctx, target, copies);
