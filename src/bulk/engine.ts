@@ -4,7 +4,8 @@
  *
  *   lock -> readInput (rows spooled) -> chooseJournal -> readLive -> planOrResume
  *     (validate + plan once, staged) -> buildReport -> (dry run ends here)
- *     -> checkBatchIsNew -> confirm -> open journals, commit the staged plan
+ *     -> checkBatchIsNew (against the staged refs) -> confirm -> open journals,
+ *     commit the staged plan
  *     -> Runner.execute (scheduler, submit, poll, results) -> finishRun
  *
  * It owns no I/O of its own: the HTTP client, clock, confirmation, progress and the
@@ -17,10 +18,10 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
-import { planInputs, planOrResume } from './plan/planning.js';
+import { planOrResume } from './plan/planning.js';
 import { anchorRef, isValidBatchId } from './plan/refs.js';
 import { describeRepeated } from './plan/repeated-refs.js';
-import { planRefs, refsOf } from './plan/stream-plan.js';
+import { refsOf } from './plan/stream-plan.js';
 import { finishRun, moneyOf } from './report/finish.js';
 import { Tally } from './report/records.js';
 import { buildReport, reportOf } from './report/report.js';
@@ -154,7 +155,6 @@ async function runParsed(
     basename(opts.input),
     stage && ((order) => stage.add(order)),
   );
-  const inputs = planInputs(input, live);
   const report = planned.resumed
     ? await buildReport(planned.state, eachEffectiveOrder(planned.state), live, {
         batch,
@@ -194,9 +194,9 @@ async function runParsed(
 
   // 6. Without a journal (nor its copy), has this batch bought anything before? One
   //    exact look-up of its anchor answers it (see discovery.ts); only when it is found
-  //    is the plan made again for its refs.
+  //    are the account's refs compared with the staged plan's.
   if (!planned.resumed)
-    await checkBatchIsNew(deps, batch, () => planRefs(spool, inputs), planned.legacyRef, {
+    await checkBatchIsNew(deps, batch, stagedPlan(stage), planned.legacyRef, {
       checkHistory: opts.checkHistory,
     });
 
@@ -225,8 +225,7 @@ async function runParsed(
     else {
       // The plan staged above, copied into the journal and its copy (not made again);
       // only `planned` makes it count.
-      if (!stage) throw new Error('a fresh plan without its stage');
-      state = await stage.commit(writer, choice.journalPath, {
+      state = await stagedPlan(stage).commit(writer, choice.journalPath, {
           batch,
           input: input.sha256,
           seal: opts.seal,
@@ -320,6 +319,12 @@ async function runParsed(
   } finally {
     await writer.close();
   }
+}
+
+/** A fresh plan of a real run is always staged (a dry run has ended before anything asks for it). */
+function stagedPlan(stage: PlanStage | undefined): PlanStage {
+  if (!stage) throw new Error('a fresh plan without its stage');
+  return stage;
 }
 
 /**

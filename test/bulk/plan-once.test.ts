@@ -2,8 +2,9 @@
  * Issue 23: the plan is made once per run. The pass that validates the rows and sums
  * the estimate also stages each planned order on disk (`PlanStage`); after the
  * confirmation the store commits the staged lines into both journal copies without
- * planning again. Only a batch whose anchor is found on the account without its
- * journal plans a second time, to compare the refs (discovery.ts).
+ * planning again. A batch whose anchor is found on the account without its journal
+ * (the issue allowed a second pass there) compares the account's refs with the staged
+ * plan's, so it too plans once.
  *
  * The stage is unlinked as soon as it is open: a dry run (which stages nothing), a
  * declined confirmation and a kill -9 between staging and commit leave no file behind,
@@ -72,7 +73,7 @@ describe('the plan is made once per run', () => {
     await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
   });
 
-  it('plans twice only when the anchor is found without a journal: the refs compared, the same plan replays', async () => {
+  it('plans once when the anchor is found without a journal too: the account compared with the staged refs, the same plan replays', async () => {
     const acc = await account(sb, { limits: { maxItemsPerOrder: 2, dailySpendCapUSD: 60 } });
     const dir = tempDir();
     const env = { ...acc.env, GIFTCODES_STATE_DIR: join(dir, 'state') };
@@ -93,7 +94,7 @@ describe('the plan is made once per run', () => {
     const again = await counted(env, [input, '--out', out]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/replays without charging again/);
-    expect(again.passes).toBe(2);
+    expect(again.passes).toBe(1);
     expect(staged(dir)).toEqual([]);
     await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
     expect(await charges(acc.userId)).toBeGreaterThan(bought);

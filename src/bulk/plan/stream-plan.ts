@@ -7,8 +7,9 @@
  * journal-files.ts). The run's state keeps each order's place in the journal instead
  * of its lines (journal.ts, `disk`).
  *
- * Planning is deterministic: the rare second pass (`planRefs`, when the batch's anchor
- * is found on the account) makes the same plan.
+ * The staged plan also answers the rare check of a batch found on the account without
+ * its journal (discovery.ts compares the account's refs with it), so no run plans twice.
+ * `planSpool` plans a spool whole, for tests and tools that want the plan itself.
  */
 import { heapBudget, RefColumn, RowSpool } from '../store/index.js';
 import type { PlannedOrder, RowError } from '../types.js';
@@ -185,20 +186,6 @@ export interface PlanPreview {
   firstRef?: string;
   /** The first order's ref as journal version 1 (no anchor) planned the file (see LegacyFirstRef). */
   legacyRef?: string;
-}
-
-/**
- * The plan's refs, made again from the spool: only the rare history scan of a batch
- * found on the account without its journal needs them (discovery.ts), so the common
- * path holds none.
- */
-export async function planRefs(spool: RowSpool, inputs: PlanInputs): Promise<Set<string>> {
-  const refs = new Set<string>();
-  await planSpool(spool, inputs, (order) => {
-    refs.add(order.ref);
-    return undefined;
-  });
-  return refs;
 }
 
 /** The buyer's ref of each row, for a journal written before plans carried them (version 1). */

@@ -183,6 +183,11 @@ export class PlanStage {
     return new PlanStage(fd, path);
   }
 
+  /** Whether the staged plan has an order of this ref (the discovery compares the account's refs with them). */
+  has(ref: string): boolean {
+    return this.state.orders.indexOf(ref) >= 0;
+  }
+
   /** Orders staged. */
   get orders(): number {
     return this.count;
