@@ -226,13 +226,11 @@ async function runParsed(
       // The plan staged above, copied into the journal and its copy (not made again);
       // only `planned` makes it count.
       state = await stagedPlan(stage).commit(writer, choice.journalPath, {
-          batch,
-          input: input.sha256,
-          seal: opts.seal,
-          at: deps.now(),
-          ...(opts.accountFingerprint
-            ? { account: opts.accountFingerprint, baseUrl: deps.http.baseUrl }
-            : {}),
+        batch,
+        input: input.sha256,
+        seal: opts.seal,
+        at: deps.now(),
+        ...(opts.accountFingerprint ? { account: opts.accountFingerprint, baseUrl: deps.http.baseUrl } : {}),
         anchor: anchorRef(batch),
       });
       const lines = state.disk;

@@ -10,11 +10,11 @@
  */
 
 import { InvalidInputError } from '../../errors.js';
-import type { PlannedOrder } from '../types.js';
 import type { Live, ParsedInput } from '../run/preflight.js';
 import type { JournalChoice } from '../run/resume.js';
 import type { RowSpool } from '../store/index.js';
 import { apply, emptyState, type JournalState, linesOf, type OrderState } from '../store/index.js';
+import type { PlannedOrder } from '../types.js';
 import { checkAndPreview, type PlanInputs, type PlanPreview, planSpool } from './stream-plan.js';
 
 export type PlanOutcome =
