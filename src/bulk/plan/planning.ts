@@ -14,8 +14,13 @@ import type { Live, ParsedInput } from '../run/preflight.js';
 import type { JournalChoice } from '../run/resume.js';
 import type { RowSpool } from '../store/index.js';
 import { apply, emptyState, type JournalState, linesOf, type OrderState } from '../store/index.js';
-import type { PlannedOrder } from '../types.js';
-import { checkAndPreview, type PlanInputs, type PlanPreview, planSpool } from './stream-plan.js';
+import {
+  checkAndPreview,
+  type OrderSink,
+  type PlanInputs,
+  type PlanPreview,
+  planSpool,
+} from './stream-plan.js';
 
 export type PlanOutcome =
   | {
@@ -37,7 +42,7 @@ export async function planOrResume(
   spool: RowSpool,
   live: Live,
   fileName: string,
-  onOrder?: (order: PlannedOrder) => void,
+  onOrder?: OrderSink,
 ): Promise<PlanOutcome> {
   if (choice.journal && !input.errors.length) return { state: choice.journal, resumed: true };
   // Every bad row at once: those that did not parse and those the live catalog refuses.

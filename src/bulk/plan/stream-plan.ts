@@ -57,6 +57,9 @@ export interface CheckedPlan {
   preview?: PlanPreview;
 }
 
+/** Where the planning pass hands each order as it is made (the store's `PlanStage`). */
+export type OrderSink = (order: PlannedOrder) => void;
+
 /** Passes of the planner over a spool in this process, for the test that holds a run to one. */
 let passes = 0;
 
@@ -75,7 +78,7 @@ export async function checkAndPreview(
   parseErrors: RowError[],
   inputs: PlanInputs,
   currencyOf: (productId: string) => string,
-  opts: { max?: number; onOrder?: (order: PlannedOrder) => void } = {},
+  opts: { max?: number; onOrder?: OrderSink } = {},
 ): Promise<CheckedPlan> {
   passes += 1;
   const max = opts.max ?? 1_000;
