@@ -151,9 +151,12 @@ const STAGE_CHUNK = 1 << 20;
  * unlinked at once, like the row spool: only the descriptor reaches it, so a declined
  * confirmation, a dry run (which stages nothing), an error or a kill -9 leaves nothing
  * to find, and nothing a later run could take for a committed plan (only the journal's
- * `planned` record makes a plan count). Its orders are folded into the run's state as
- * they are staged (their places in the stage, moved by the header's length on commit),
- * so memory holds a write buffer and the order book, never the plan's lines.
+ * `planned` record makes a plan count; a kill in the instant between its creation and
+ * its unlink leaves it empty, named `.plan-<random>.staging`, and read by no one). Its
+ * orders are folded into the run's state as they are staged (their places in the
+ * stage, moved by the header's length on commit), so memory holds a write buffer and
+ * the order book, never the plan's lines. On disk, the plan is held three times while
+ * it is committed (the stage, the journal, its copy), twice once the stage is closed.
  */
 export class PlanStage {
   private readonly state = emptyState();
