@@ -156,7 +156,7 @@ const STAGE_CHUNK = 1 << 20;
  * orders are folded into the run's state as they are staged (their places in the
  * stage, moved by the header's length on commit), so memory holds a write buffer and
  * the order book, never the plan's lines. On disk, the plan is held three times while
- * it is committed (the stage, the journal, its copy), twice once the stage is closed.
+ * it is committed (the stage, the journal, its copy), then twice: `commit` closes the stage.
  */
 export class PlanStage {
   private readonly state = emptyState();
@@ -219,8 +219,8 @@ export class PlanStage {
    * Makes the staged plan the journal's, durable in both copies before it resolves: the
    * batch header, the staged lines (copied, a megabyte of whole lines per append), then
    * `planned`, which alone makes the plan count (a torn plan is rewritten by the next
-   * run). Returns the run's state, whose orders keep their place in the journal
-   * (`disk`, to be closed by the caller) rather than their lines.
+   * run). The stage is closed once copied. Returns the run's state, whose orders keep
+   * their place in the journal (`disk`, to be closed by the caller) rather than their lines.
    */
   async commit(writer: JournalWriter, journalPath: string, batch: BatchHeader): Promise<JournalState> {
     if (this.done) throw new Error('the staged plan is already committed');
@@ -230,6 +230,8 @@ export class PlanStage {
     const head = await writer.append(header);
     let placed = head !== undefined;
     for await (const lines of this.chunks()) if (!(await writer.appendLines(lines))) placed = false;
+    // The stage's disk space goes back now, not at the end of the run.
+    await this.close();
     await writer.append({ t: 'planned', orders: this.count });
     if (head && placed) {
       const { state } = this;
@@ -251,6 +253,7 @@ export class PlanStage {
     if (this.fd < 0) return;
     closeSync(this.fd);
     this.fd = -1;
+    this.buffer = Buffer.alloc(0);
   }
 
   private flush(): void {
