@@ -135,9 +135,15 @@ export class JournalWriter {
         continue;
       }
       try {
-        const text = batch.every((b) => typeof b.bytes === 'string')
-          ? batch.map((b) => b.bytes).join('')
-          : Buffer.concat(batch.map((b) => (typeof b.bytes === 'string' ? Buffer.from(b.bytes) : b.bytes)));
+        // One append alone (a staged plan's chunk) is written as it is: no copy of a megabyte.
+        const only = batch.length === 1 ? batch[0]?.bytes : undefined;
+        const text =
+          only ??
+          (batch.every((b) => typeof b.bytes === 'string')
+            ? batch.map((b) => b.bytes).join('')
+            : Buffer.concat(
+                batch.map((b) => (typeof b.bytes === 'string' ? Buffer.from(b.bytes) : b.bytes)),
+              ));
         await Promise.all(
           this.handles.map(async (handle, i) => {
             const path = this.paths[i] ?? this.path;
