@@ -17,6 +17,8 @@ export interface Terminal {
   type(text: string): void;
   exited: Promise<number>;
   kill(): void;
+  /** The binary's process id (node itself runs in the terminal, no shell between). */
+  pid: number;
 }
 
 export function startTerminal(args: string[], env: Record<string, string | undefined>): Terminal {
@@ -43,6 +45,7 @@ export function startProgram(file: string, args: string[], env: Record<string, s
     screen,
     type: (text) => pty.write(text),
     exited,
+    pid: pty.pid,
     kill: () => {
       try {
         pty.kill('SIGKILL');

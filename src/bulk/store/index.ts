@@ -33,16 +33,17 @@ export {
   type OutputSummary,
   parseJournal,
 } from './journal.js';
-// The journal's two copies (beside the output and in the state directory) and the plan written to them.
+// The journal's two copies (beside the output and in the state directory), and the plan staged
+// before the confirmation and committed to them after it.
 export {
   accountFingerprint,
   type JournalCopy,
   journalCopyPathFor,
   journalPathFor,
   openJournals,
+  PlanStage,
   partsPathFor,
   readJournalCopy,
-  writeSpooledPlan,
 } from './journal-files.js';
 export { archiveJournal, fsyncDir, JournalWriter, journalSize } from './journal-writer.js';
 export { legacyBatchRefundLogPathFor, legacyRefundLogPathFor } from './legacy-refund-log.js';

@@ -110,7 +110,7 @@ export interface JournalState {
   refunds: Map<string, RefundState>;
   /**
    * A read-only descriptor of the journal when the plan's lines are left on disk and
-   * read back one order at a time (a large plan): see `loadJournal` and `writeSpooledPlan` (journal-files.ts).
+   * read back one order at a time (a large plan): see `loadJournal` and `PlanStage.commit` (journal-files.ts).
    * Orders' outcomes are then read back from it too.
    */
   disk?: { fd: number; close(): Promise<void>; path?: string };
