@@ -149,9 +149,10 @@ export class InvalidInputError extends UsageError {
 }
 
 /**
- * A batch's journal or refund log damaged before its last line, or changed under the run
- * that reads it: a crash tears only a last line, so anything else is damage no command
- * may read past (a record skipped could be an order paid for). The same error whichever
+ * A batch's journal (its refund records too), or a refund log of an earlier version,
+ * damaged before its last line, or changed under the run that reads it: a crash tears
+ * only a last line, so anything else is damage no command may read past (a record
+ * skipped could be an order paid for, or a refund asked for). The same error whichever
  * command reads the file (`order bulk`, `order reconcile`, `order export`, `refund
  * batch`), naming the file, where it is damaged, and what rebuilds or bypasses it.
  * Exit 2 (USAGE): a damaged local file is bad input for the command, not a fault of the
@@ -160,7 +161,8 @@ export class InvalidInputError extends UsageError {
 export class JournalDamagedError extends UsageError {
   constructor(
     readonly path: string,
-    where: string,
+    /** Where in the file, as the message says it ("at byte N (...)"). */
+    readonly where: string,
     remedy: string,
   ) {
     super(`${path} is damaged ${where}: ${remedy}`);

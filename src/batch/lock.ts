@@ -9,8 +9,8 @@
  * - the batch's lock beside its journal copy in the state directory (per account and
  *   batch), shared by every --out of the batch and by `--batch ID` alone. When the
  *   state directory cannot be used (as `order bulk` then goes on without its copy), the
- *   lock is taken beside the refund log instead, so that runs of that log still exclude
- *   each other.
+ *   lock is taken beside the batch's refund journal in the config directory instead, so
+ *   that runs that record refunds there still exclude each other.
  *
  * Taken in that order, as `order bulk` takes its own, with the same refusal (exit 2,
  * naming the holder) and the same `--wait-lock`.
@@ -32,6 +32,8 @@ export interface BatchLocks {
   /** The batch's own lock; `fallback` is the file to lock beside when the state directory is unusable. */
   batch(batch: string, fallback: string): Promise<void>;
   readonly hasBatch: boolean;
+  /** False once the batch's lock had to be taken elsewhere: the journal's copy cannot be kept either. */
+  readonly stateDirUsable: boolean;
   /** Releases every lock taken, last first. */
   release(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export function batchLocks(
 ): BatchLocks {
   const held: HeldLock[] = [];
   let hasBatch = false;
+  let stateDirUsable = true;
   return {
     async file(path) {
       held.push(await acquireLock(lockPathFor(path), { waitMs }, deps));
@@ -59,12 +62,17 @@ export function batchLocks(
           `cannot lock batch ${batch} in ${dirname(copyPath)} (${why}): locking ${lockPathFor(fallback)} instead; set GIFTCODES_STATE_DIR to a folder you can write`,
         );
         path = lockPathFor(fallback);
+        stateDirUsable = false;
+        await ensurePrivateDir(dirname(fallback));
       }
       held.push(await acquireLock(path, { batch, waitMs }, deps));
       hasBatch = true;
     },
     get hasBatch() {
       return hasBatch;
+    },
+    get stateDirUsable() {
+      return stateDirUsable;
     },
     async release() {
       for (const lock of held.splice(0).reverse()) await lock.release();

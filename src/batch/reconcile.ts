@@ -4,11 +4,12 @@
  * file. A unit is matched by its order and its code (or sealed-card id), so a file
  * rebuilt in another order still matches; codes themselves never appear in the report.
  */
+
+import type { RefundState } from '../bulk/store/index.js';
 import type { Order } from '../schemas/orders.js';
 import type { CodesFileRecord } from './codes-file.js';
 import type { BatchOrder } from './locate.js';
 import { type ExportRecord, failedUnits, rowsOf } from './orders.js';
-import type { RefundState } from './refund-log.js';
 
 export type DifferenceKind =
   /** A code the service delivered that the local file does not hold. */
@@ -21,7 +22,7 @@ export type DifferenceKind =
   | 'order-unknown'
   /** A checkoutId in the local file that is not an order of the batch. */
   | 'order-not-in-batch'
-  /** A partial or failed order with no refund request in the refund log. */
+  /** A partial or failed order with no refund answer in the batch's refund records. */
   | 'failed-not-refunded'
   /** The service's order does not match the journal's plan. */
   | 'order-mismatch';
@@ -116,7 +117,7 @@ export function reconcile(input: {
       differences.push({
         kind: 'failed-not-refunded',
         ...where,
-        detail: `${failedUnits(fetched)} failed units with no refund request in the refund log`,
+        detail: `${failedUnits(fetched)} failed units with no refund answer recorded in the batch's journal`,
       });
   }
   for (const id of localByOrder.keys())

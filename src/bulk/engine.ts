@@ -3,8 +3,9 @@
  * result to the next:
  *
  *   lock -> readInput (rows spooled) -> chooseJournal -> readLive -> planOrResume
- *     (validate + sum) -> buildReport -> (dry run ends here) -> checkBatchIsNew
- *     -> confirm -> open journals, writeSpooledPlan
+ *     (validate + plan once, staged) -> buildReport -> (dry run ends here)
+ *     -> checkBatchIsNew (against the staged refs) -> confirm -> open journals,
+ *     commit the staged plan
  *     -> Runner.execute (scheduler, submit, poll, results) -> finishRun
  *
  * It owns no I/O of its own: the HTTP client, clock, confirmation, progress and the
@@ -14,12 +15,13 @@
  * enforces them (see ARCHITECTURE.md, "Bulk buying").
  */
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
-import { planInputs, planOrResume } from './plan/planning.js';
+import { planOrResume } from './plan/planning.js';
 import { anchorRef, isValidBatchId } from './plan/refs.js';
 import { describeRepeated } from './plan/repeated-refs.js';
-import { planRefs, planSpool, refsOf } from './plan/stream-plan.js';
+import { refsOf } from './plan/stream-plan.js';
 import { finishRun, moneyOf } from './report/finish.js';
 import { Tally } from './report/records.js';
 import { buildReport, reportOf } from './report/report.js';
@@ -47,10 +49,10 @@ import {
   type OutputSummary,
   openJournals,
   PartStore,
+  PlanStage,
   partsPathFor,
   sha256File,
   tooManyForWorkbook,
-  writeSpooledPlan,
   XLSX_MAX_ROWS,
 } from './store/index.js';
 
@@ -71,7 +73,7 @@ export {
   partsPathFor,
 } from './store/index.js';
 
-import type { ParsedInput, RunnerOutcome } from './run-types.js';
+import type { JournalChoice, ParsedInput, RunnerOutcome } from './run-types.js';
 
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is
@@ -142,10 +144,19 @@ async function runParsed(
   if (chosen) closers.push(() => chosen.close());
   // 3. Live catalog, account, rates and balance.
   const live = await readLive(deps);
-  // 4. Plan, or take the journaled plan. A fresh plan is only validated and summed
-  //    here, in one pass over the spool; it is written to the journal once confirmed.
-  const planned = await planOrResume(choice, input, spool, live, basename(opts.input));
-  const inputs = planInputs(input, live);
+  // 4. Plan, or take the journaled plan. A fresh plan is made here, once: one pass over
+  //    the spool validates, sums and stages it (on disk, in the batch's state folder);
+  //    it is committed to the journal once confirmed. A dry run stages nothing.
+  const stage = opts.dryRun || choice.journal ? undefined : await PlanStage.open(stageDir(choice));
+  if (stage) closers.push(() => stage.close());
+  const planned = await planOrResume(
+    choice,
+    input,
+    spool,
+    live,
+    basename(opts.input),
+    stage && ((order) => stage.add(order)),
+  );
   const report = planned.resumed
     ? await buildReport(planned.state, eachEffectiveOrder(planned.state), live, {
         batch,
@@ -185,9 +196,9 @@ async function runParsed(
 
   // 6. Without a journal (nor its copy), has this batch bought anything before? One
   //    exact look-up of its anchor answers it (see discovery.ts); only when it is found
-  //    is the plan made again for its refs.
+  //    are the account's refs compared with the staged plan's.
   if (!planned.resumed)
-    await checkBatchIsNew(deps, batch, () => planRefs(spool, inputs), planned.legacyRef, {
+    await checkBatchIsNew(deps, batch, stagedPlan(stage), planned.legacyRef, {
       checkHistory: opts.checkHistory,
     });
 
@@ -214,23 +225,16 @@ async function runParsed(
     let state: JournalState;
     if (planned.resumed) state = planned.state;
     else {
-      // Made again from the spool as it is written (the plan summed above: planning is
-      // deterministic), into the journal and its copy; only `planned` makes it count.
-      state = await writeSpooledPlan(
-        writer,
-        choice.journalPath,
-        {
-          batch,
-          input: input.sha256,
-          seal: opts.seal,
-          at: deps.now(),
-          ...(opts.accountFingerprint
-            ? { account: opts.accountFingerprint, baseUrl: deps.http.baseUrl }
-            : {}),
-          anchor: anchorRef(batch),
-        },
-        (emit) => planSpool(spool, inputs, emit),
-      );
+      // The plan staged above, copied into the journal and its copy (not made again);
+      // only `planned` makes it count.
+      state = await stagedPlan(stage).commit(writer, choice.journalPath, {
+        batch,
+        input: input.sha256,
+        seal: opts.seal,
+        at: deps.now(),
+        ...(opts.accountFingerprint ? { account: opts.accountFingerprint, baseUrl: deps.http.baseUrl } : {}),
+        anchor: anchorRef(batch),
+      });
       const lines = state.disk;
       if (lines) closers.push(() => lines.close());
     }
@@ -315,6 +319,21 @@ async function runParsed(
   } finally {
     await writer.close();
   }
+}
+
+/** A fresh plan of a real run is always staged (a dry run has ended before anything asks for it). */
+function stagedPlan(stage: PlanStage | undefined): PlanStage {
+  if (!stage) throw new Error('a fresh plan without its stage');
+  return stage;
+}
+
+/**
+ * Where a fresh plan is staged until it is confirmed: the batch's state folder (private,
+ * made when its copy's lock was taken), or the temporary folder the row spool uses
+ * when there is no state folder.
+ */
+function stageDir(choice: Pick<JournalChoice, 'copyPath'>): string {
+  return choice.copyPath ? dirname(choice.copyPath) : tmpdir();
 }
 
 const NOTHING_TO_DO: RunnerOutcome = { interrupted: false, waitTimedOut: false };

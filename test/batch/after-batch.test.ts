@@ -56,7 +56,10 @@ describe('refund batch', () => {
     expect(body.orders.every((o: { outcome: string }) => o.outcome === 'requested')).toBe(true);
     const refunds = await refundEntries(acc.userId);
     expect(new Set(refunds.map((e) => e.checkoutId))).toEqual(new Set(partial.map((o) => o.checkoutId)));
-    expect(statSync(`${out}.refunds`).mode & 0o777).toBe(0o600);
+    // Recorded in the batch's journal (mode 0600 as ever), not in a log of their own.
+    expect(statSync(`${out}.journal`).mode & 0o777).toBe(0o600);
+    expect(existsSync(`${out}.refunds`)).toBe(false);
+    expect(body.refundLog).toBe(`${out}.journal`);
 
     // A re-run: every answer is in the log, nothing is sent, the ledger does not move.
     const again = await cli(acc.env, ['--json', 'refund', 'batch', out, '--yes']);
@@ -67,8 +70,8 @@ describe('refund batch', () => {
     expect(await refundEntries(acc.userId)).toEqual(refunds);
     expect((await sb.operator.refunds(acc.userId)).refunds).toHaveLength(partial.length);
 
-    // Log lost (another machine): the service answers with the existing refunds (200): replays, no new refund.
-    rmSync(`${out}.refunds`);
+    // Journal lost (another machine): the service answers with the existing refunds (200): replays, no new refund.
+    rmSync(`${out}.journal`);
     const replay = await cli(acc.env, ['--json', 'refund', 'batch', out, '--yes']);
     expect(replay.code, replay.stderr).toBe(0);
     expect(JSON.parse(replay.stdout).orders.every((o: { outcome: string }) => o.outcome === 'replayed')).toBe(
@@ -77,14 +80,14 @@ describe('refund batch', () => {
     expect(await refundEntries(acc.userId)).toEqual(refunds);
   });
 
-  it('finds the batch on the account by its id alone, with the refund log in the config directory', async () => {
+  it('finds the batch on the account by its id alone, with its refunds recorded in the config directory', async () => {
     const { acc, batch } = await boughtBatch();
     const configDir = tempDir();
     const env = { ...acc.env, GIFTCODES_CONFIG_DIR: configDir };
     const first = await cli(env, ['refund', 'batch', '--batch', batch, '--yes']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/requested/);
-    expect(existsSync(join(configDir, 'batches', `${batch}.refunds`))).toBe(true);
+    expect(existsSync(join(configDir, 'batches', `${batch}.refunds.journal`))).toBe(true);
     const before = await refundEntries(acc.userId);
     expect(before.length).toBeGreaterThan(0);
     const again = await cli(env, ['--json', 'refund', 'batch', '--batch', batch, '--yes']);
@@ -268,7 +271,7 @@ describe('order reconcile', () => {
     expect((await cli(acc.env, ['order', 'export', '--batch', batch, '--out', out, '--force'])).code).toBe(0);
     expect((await cli(acc.env, ['order', 'reconcile', out])).code).toBe(0);
 
-    // By id alone, on a machine without the files: the service and its refund log only.
+    // By id alone, on a machine without the files: the service and the recorded refunds only.
     const moved = join(tempDir(), 'elsewhere.journal');
     renameSync(`${out}.journal`, moved);
     const byId = await cli(acc.env, ['order', 'reconcile', '--batch', batch]);

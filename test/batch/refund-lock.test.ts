@@ -148,9 +148,9 @@ describe('an intent without an answer is never sent again on a guess', () => {
     // The service was still working on it: the refund is made after the client is gone.
     g.open();
     await waitFor(async () => (await refundsOf(b.acc.userId)).length === 1, 'the held refund to land');
-    const log = readFileSync(`${b.out}.refunds`, 'utf8');
-    expect(log.match(/"t":"intent"/g)).toHaveLength(1);
-    expect(log).not.toMatch(/"t":"(answer|error)"/);
+    const log = readFileSync(`${b.out}.journal`, 'utf8');
+    expect(log.match(/"t":"refund-intent"/g)).toHaveLength(1);
+    expect(log).not.toMatch(/"t":"refund-(answer|error)"/);
 
     const next = await runInProcess(['--json', 'refund', 'batch', b.out, '--yes'], { env });
     expect(next.code, next.stderr).toBe(ExitCode.service);

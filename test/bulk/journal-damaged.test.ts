@@ -1,5 +1,6 @@
 /**
- * Issue 23: a batch's journal (or refund log) damaged before its last line is one error
+ * Issue 23: a batch's journal (its refund records too, or an earlier version's refund log)
+ * damaged before its last line is one error
  * whichever command reads it: `error USAGE`, exit 2, naming the file, where it is
  * damaged and what rebuilds or bypasses it; nothing is sent (the sandbox's ledger and
  * order list do not move). Before, `order bulk` said `error INTERNAL` (exit 1) and
@@ -87,21 +88,45 @@ describe('a journal damaged mid-file', () => {
   });
 });
 
-describe('a refund log damaged mid-file', () => {
-  it('refund batch: error USAGE, exit 2, naming the log; no refund asked for again', async () => {
+describe('refund records damaged mid-file', () => {
+  it("refund batch: a refund record of the journal that does not parse is the journal's error, exit 2; no refund asked for again", async () => {
     const { acc, out } = await boughtBatch({ partial: true });
     const first = await runInProcess(['refund', 'batch', out, '--yes'], { env: acc.env });
     expect(first.code, first.stderr).toBe(0);
+    const journal = `${out}.journal`;
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const refund = lines.findIndex((line) => line.includes('"t":"refund-intent"'));
+    expect(refund).toBeGreaterThan(0);
+    expect(refund).toBeLessThan(lines.length - 2);
+    const at = Buffer.byteLength(lines.slice(0, refund).join('\n')) + 1;
+    lines[refund] = '#'.repeat(lines[refund]?.length ?? 0);
+    writeFileSync(journal, lines.join('\n'));
+    const before = await accountTrace(acc.userId);
+    const res = await runInProcess(['refund', 'batch', out, '--yes'], { env: acc.env });
+    expect(res.code, res.stderr).toBe(2);
+    expect(res.stderr).toContain(`error USAGE: ${journal} is damaged at byte ${at}`);
+    expect(res.stderr).toContain('giftcodes order export --batch ');
+    expect(res.stderr).toContain('which also holds the refunds `giftcodes refund batch` asked for');
+    expect(await accountTrace(acc.userId)).toEqual(before);
+  });
+
+  it('refund batch: a refund log of an earlier version damaged mid-file is refused the same way, naming it', async () => {
+    const { acc, out } = await boughtBatch({ partial: true });
     const log = `${out}.refunds`;
-    const lines = readFileSync(log, 'utf8').split('\n');
-    expect(lines.length).toBeGreaterThan(3);
-    lines[1] = '#'.repeat(lines[1]?.length ?? 0);
-    writeFileSync(log, lines.join('\n'));
+    const intent = JSON.stringify({
+      t: 'intent',
+      batch: 'b',
+      checkoutId: 'chk_x',
+      ref: 'gc-b-anchor',
+      at: 1,
+    });
+    writeFileSync(log, `${intent}\n${'#'.repeat(20)}\n${intent}\n`);
     const before = await accountTrace(acc.userId);
     const res = await runInProcess(['refund', 'batch', out, '--yes'], { env: acc.env });
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toContain(`error USAGE: ${log} is damaged at line 2`);
     expect(res.stderr).toContain('fix or remove that line');
     expect(await accountTrace(acc.userId)).toEqual(before);
+    expect(readFileSync(log, 'utf8')).toContain('#'.repeat(20));
   });
 });

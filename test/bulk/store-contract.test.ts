@@ -23,11 +23,13 @@ import {
   writePlan,
 } from '../../src/bulk/store/journal-files.js';
 import { journalSize } from '../../src/bulk/store/journal-writer.js';
+import type { RefundState } from '../../src/bulk/store/refunds.js';
 import { tempDirFor } from '../helpers/temp.js';
 import {
   describeStoreContract,
   type OpenStore,
   type OrderSnapshot,
+  type RefundSnapshot,
   type StoreHarness,
 } from './store-contract.js';
 
@@ -50,6 +52,13 @@ function snapshot(order: OrderState): OrderSnapshot {
     ...(message !== undefined ? { message } : {}),
   };
 }
+
+function refundSnapshot(state: RefundState): RefundSnapshot {
+  return { ...(state.answer ? { refundId: state.answer.refundId } : {}), unknown: state.unknown };
+}
+
+const refundsOf = (state: JournalState) =>
+  Object.fromEntries([...state.refunds].map(([id, refund]) => [id, refundSnapshot(refund)]));
 
 /** The file cut to just before its last record (its last complete line). */
 function cutLastRecord(path: string): void {
@@ -80,6 +89,10 @@ function journalHarness(): StoreHarness {
       const order = state.orders.get(ref);
       return order && snapshot(order);
     },
+    refund(checkoutId) {
+      const refund = state.refunds.get(checkoutId);
+      return refund && refundSnapshot(refund);
+    },
     async close() {
       await writer.close();
       await state.disk?.close();
@@ -98,9 +111,13 @@ function journalHarness(): StoreHarness {
     },
     async load() {
       const state = await loadJournal(journalPath, { linesOnDisk: true });
-      if (!state) return { planComplete: false, orders: [] };
+      if (!state) return { planComplete: false, orders: [], refunds: {} };
       try {
-        return { planComplete: state.planComplete, orders: [...state.orders.roots()].map(snapshot) };
+        return {
+          planComplete: state.planComplete,
+          orders: [...state.orders.roots()].map(snapshot),
+          refunds: refundsOf(state),
+        };
       } finally {
         await state.disk?.close();
       }

@@ -32,7 +32,25 @@ export type ContractRecord =
   | { t: 'submit'; ref: string; at: number }
   | { t: 'created'; ref: string; checkoutId: string; status: string; at: number }
   | { t: 'rejected'; ref: string; code: string; message: string; at: number }
-  | { t: 'unknown'; ref: string; reason: string; at: number };
+  | { t: 'unknown'; ref: string; reason: string; at: number }
+  /** What `refund batch` asked for (the service has no refund read path): records of the same store. */
+  | { t: 'refund-intent'; batch: string; checkoutId: string; ref: string; at: number }
+  | {
+      t: 'refund-answer';
+      batch: string;
+      checkoutId: string;
+      refundId: string;
+      status: string;
+      httpStatus: number;
+      at: number;
+    };
+
+/** What the store says of one order's refund: a plain object, read once. */
+export interface RefundSnapshot {
+  refundId?: string;
+  /** Asked for, and the answer never recorded: the refund may exist. */
+  unknown: boolean;
+}
 
 /** A store open for a run. */
 export interface OpenStore {
@@ -41,6 +59,8 @@ export interface OpenStore {
   record(record: ContractRecord): Promise<void>;
   /** The order as the store has it now; may throw JournalDamagedError. */
   order(ref: string): OrderSnapshot | undefined;
+  /** The order's refund as recorded; undefined when none was asked for. */
+  refund(checkoutId: string): RefundSnapshot | undefined;
   close(): Promise<void>;
 }
 
@@ -51,7 +71,11 @@ export interface StoreHarness {
   /** Opens the stored batch again, as a later run of it does (a resume). */
   resume(): Promise<OpenStore>;
   /** Every order of the stored plan, in plan order, as a new process reads them. */
-  load(): Promise<{ planComplete: boolean; orders: OrderSnapshot[] }>;
+  load(): Promise<{
+    planComplete: boolean;
+    orders: OrderSnapshot[];
+    refunds: Record<string, RefundSnapshot>;
+  }>;
   /** A kill in the middle of a write: part of a record at the end of the store. */
   tearTail(): void;
   /** A kill after the last record reached the disk but before it was acknowledged. */
@@ -186,6 +210,73 @@ export function describeStoreContract(name: string, makeHarness: () => StoreHarn
         { ref: anchor, phase: 'created', checkoutId: 'co_a', status: 'processing' },
       ]);
       expect(loaded.orders).toHaveLength(PLAN.length);
+    });
+
+    it('refund records are not orders: a resume keeps every order as it was and reads each refund back', async () => {
+      const harness = makeHarness();
+      const intent = (checkoutId: string, ref: string, at: number) =>
+        ({ t: 'refund-intent', batch: 'b1', checkoutId, ref, at }) as const;
+      await (
+        await planned(harness, [
+          { t: 'submit', ref: anchor, at: 1 },
+          { t: 'created', ref: anchor, checkoutId: 'co_a', status: 'partial', at: 2 },
+          { t: 'submit', ref: second, at: 3 },
+          { t: 'created', ref: second, checkoutId: 'co_b', status: 'failed', at: 4 },
+          intent('co_a', anchor, 5),
+          {
+            t: 'refund-answer',
+            batch: 'b1',
+            checkoutId: 'co_a',
+            refundId: 'rf_a',
+            status: 'completed',
+            httpStatus: 201,
+            at: 6,
+          },
+          intent('co_b', second, 7),
+        ])
+      ).close();
+      const before = await harness.load();
+      expect(before.orders.map((o) => o.phase)).toEqual(['created', 'created', 'planned']);
+      expect(before.refunds).toEqual({ co_a: { refundId: 'rf_a', unknown: false }, co_b: { unknown: true } });
+      // A later run of the batch resumes, reads them, and records after them.
+      const store = await harness.resume();
+      expect(store.refund('co_a')).toEqual({ refundId: 'rf_a', unknown: false });
+      expect(store.refund('co_b')).toEqual({ unknown: true });
+      expect(store.refund('co_c')).toBeUndefined();
+      expect(store.order(second)).toEqual({
+        ref: second,
+        phase: 'created',
+        checkoutId: 'co_b',
+        status: 'failed',
+      });
+      await store.record({ t: 'submit', ref: third, at: 8 });
+      await store.close();
+      const after = await harness.load();
+      expect(after.refunds).toEqual(before.refunds);
+      expect(after.orders.map((o) => o.phase)).toEqual(['created', 'created', 'submitted']);
+      expect(harness.copiesLevel()).toBe(true);
+    });
+
+    it("a kill between a refund's intent and its answer: the refund is unknown, never taken as not asked for", async () => {
+      const harness = makeHarness();
+      await (
+        await planned(harness, [
+          { t: 'submit', ref: anchor, at: 1 },
+          { t: 'created', ref: anchor, checkoutId: 'co_a', status: 'partial', at: 2 },
+          { t: 'refund-intent', batch: 'b1', checkoutId: 'co_a', ref: anchor, at: 3 },
+          {
+            t: 'refund-answer',
+            batch: 'b1',
+            checkoutId: 'co_a',
+            refundId: 'rf_a',
+            status: 'completed',
+            httpStatus: 201,
+            at: 4,
+          },
+        ])
+      ).close();
+      harness.dropLastRecord();
+      expect((await harness.load()).refunds).toEqual({ co_a: { unknown: true } });
     });
   });
 }

@@ -121,6 +121,15 @@ describe('the store has one face', () => {
     expect(offenders()).toEqual([]);
   });
 
+  it('no module of src/bulk/store/ imports the planner: the planner hands the store its orders', () => {
+    const planning = sourceFiles(STORE).flatMap((file) =>
+      specifiers(readFileSync(file, 'utf8'))
+        .filter((spec) => dirname(resolve(dirname(file), spec)) === join(SRC, 'bulk', 'plan'))
+        .map((spec) => `${relative(SRC, file)}: ${spec}`),
+    );
+    expect(planning).toEqual([]);
+  });
+
   it('the check sees the imports it is meant to refuse', () => {
     // Guards the guard: the store's own modules import each other by these very forms.
     const journal = readFileSync(join(STORE, 'journal.ts'), 'utf8');

@@ -1,16 +1,16 @@
 /**
  * The pieces that keep a bulk run flat in memory: the row spool, the journal read
- * back with its lines left on disk, the plan written as it is made, the scheduler's
+ * back with its lines left on disk, the plan staged as it is made and committed, the scheduler's
  * window on the plan, and a 20,000-row run through all of them (ledger proof).
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { runBulk } from '../../src/bulk/engine.js';
 import { planInto, planOrders } from '../../src/bulk/plan/plan.js';
 import { anchorRef } from '../../src/bulk/plan/refs.js';
-import { planSpool } from '../../src/bulk/plan/stream-plan.js';
+import { planningPasses, planSpool } from '../../src/bulk/plan/stream-plan.js';
 import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
 import { OrderWindow } from '../../src/bulk/run/window.js';
 import {
@@ -20,7 +20,7 @@ import {
   loadJournal,
   parseJournal,
 } from '../../src/bulk/store/journal.js';
-import { writeSpooledPlan } from '../../src/bulk/store/journal-files.js';
+import { PlanStage } from '../../src/bulk/store/journal-files.js';
 import { JournalWriter } from '../../src/bulk/store/journal-writer.js';
 import { RowSpool } from '../../src/bulk/store/spool.js';
 import type { InputRow, PlannedLine } from '../../src/bulk/types.js';
@@ -147,19 +147,26 @@ describe('journal with its lines on disk', () => {
     }
   });
 
-  it('writes the plan as it is made, into the journal and its copy, and keeps each order by its place in the file', async () => {
+  it('stages the plan as it is made and commits it, not made again, into the journal and its copy, each order kept by its place in the file', async () => {
     const dir = tempDir();
     const path = join(dir, 'codes.csv.journal');
     const copyPath = join(dir, 'copy.journal');
     const spool = await RowSpool.create();
     const rows = Array.from({ length: 20_000 }, (_, i) => row(i + 1));
     for (const r of rows) spool.push(r);
+    const stage = await PlanStage.open(dir);
     const writer = await JournalWriter.open(path, 'create', { path: copyPath, mode: 'create' });
     try {
       const header = { batch: 'b2', input: 'sha', seal: false, at: 1, anchor: anchorRef('b2') };
-      const state = await writeSpooledPlan(writer, path, header, (emit) =>
-        planSpool(spool, { products, rates, limits, batch: 'b2' }, emit),
-      );
+      const before = planningPasses();
+      await planSpool(spool, { products, rates, limits, batch: 'b2' }, (order) => {
+        stage.add(order);
+        return undefined;
+      });
+      // The stage is unlinked once open: nothing of it is left in the folder to find.
+      expect(readdirSync(dir)).toEqual(['codes.csv.journal', 'copy.journal']);
+      const state = await stage.commit(writer, path, header);
+      expect(planningPasses() - before).toBe(1);
       try {
         expect(state.planComplete).toBe(true);
         expect(state.lines.length).toBe(0);
@@ -168,20 +175,56 @@ describe('journal with its lines on disk', () => {
         expect(readFileSync(copyPath, 'utf8')).toBe(readFileSync(path, 'utf8'));
         const expected: Array<{ ref: string; lines: PlannedLine[] }> = [];
         planInto(rows, products, rates, limits, 'b2', (order) => expected.push(order), { anchor: true });
+        // The journal's bytes are those the plan's records make, one line each: the format older runs read.
+        const text = readFileSync(path, 'utf8');
+        const records: JournalRecord[] = [
+          { t: 'batch', v: 3, ...header },
+          ...expected.map((o): JournalRecord => ({ t: 'order', ref: o.ref, lines: o.lines })),
+          { t: 'planned', orders: expected.length },
+        ];
+        expect(text).toBe(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
         // The anchor goes first: one unit of row 1, alone.
         expect(expected[0]?.ref).toBe(anchorRef('b2'));
         const got = effectiveOrders(state);
         expect(got.map((o) => o.ref)).toEqual(expected.map((o) => o.ref));
         for (let i = 0; i < got.length; i += 97)
           expect(linesOf(state, got[i] as (typeof got)[number])).toEqual(expected[i]?.lines);
+        // Each order's place is the one a later run's load finds it at.
+        const loaded = await loadJournal(path, { linesOnDisk: true });
+        try {
+          const again = effectiveOrders(loaded as NonNullable<typeof loaded>);
+          expect(got.map((o) => o.where)).toEqual(again.map((o) => o.where));
+        } finally {
+          await loaded?.disk?.close();
+        }
         // The buyer's refs travel with the plan (the output needs no per-row memory).
         expect(expected[1]?.lines[0]?.ref).toBe('R1 – ü,"q"');
       } finally {
         await state.disk?.close();
       }
     } finally {
+      await stage.close();
       await writer.close();
       await spool.close();
+    }
+  });
+
+  it('commits a staged plan once: a second commit, or an order staged after it, is refused', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'codes.csv.journal');
+    const stage = await PlanStage.open(dir);
+    const writer = await JournalWriter.open(path, 'create');
+    try {
+      const orders = planOrders([row(1), row(2)], products, rates, limits, 'b3');
+      for (const order of orders) stage.add(order);
+      const header = { batch: 'b3', input: 'sha', seal: false, at: 1, anchor: anchorRef('b3') };
+      const state = await stage.commit(writer, path, header);
+      await state.disk?.close();
+      await expect(stage.commit(writer, path, header)).rejects.toThrow(/already committed/);
+      expect(() => stage.add(orders[0] as (typeof orders)[number])).toThrow(/already committed/);
+    } finally {
+      await stage.close();
+      await writer.close();
     }
   });
 });

@@ -1,20 +1,27 @@
 /**
- * `giftcodes completion`: the scripts come from the command tree, and the bash one is
- * run in a real bash (`complete -p`, then the completion function with COMP_WORDS as
- * bash sets them). zsh and fish are run only where installed; the test names say when
- * they are skipped and why.
+ * `giftcodes completion`: the scripts come from the command tree. The bash one is run in
+ * a real bash (`complete -p`, then the completion function with COMP_WORDS as bash sets
+ * them); zsh is driven in a pseudo-terminal (Tab typed after the words); fish answers
+ * `complete -C`. zsh and fish are run only where installed (`.ci/run` installs them);
+ * the test names say when they are skipped and why.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeTree } from '../../src/commands/completion/tree.js';
 import { buildProgram } from '../../src/program.js';
 import { EVENT_TYPES, ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
 import { BIN, type CliResult, quietIO, runBinary } from '../helpers/cli.js';
 import { tempDirFor } from '../helpers/temp.js';
+import { startProgram, type Terminal } from '../helpers/terminal.js';
 
 const dir = tempDirFor('giftcodes-completion-');
+
+const terminals: Terminal[] = [];
+afterEach(() => {
+  for (const t of terminals.splice(0)) t.kill();
+});
 
 const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
@@ -164,6 +171,33 @@ describe.skipIf(!has('zsh'))(
         },
       );
       expect(res.stdout.trim(), res.stderr).toBe('loaded');
+    });
+
+    it('completes subcommands and fixed values in an interactive zsh (Tab typed in a terminal)', async () => {
+      // The binary as a person has it: `giftcodes` on PATH.
+      const bin = join(dir, 'zsh-bin');
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, 'giftcodes'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
+        mode: 0o755,
+      });
+      const zsh = startProgram('zsh', ['-f'], {
+        HOME: dir,
+        TERM: 'xterm-256color',
+        PATH: `${bin}:/usr/bin:/bin`,
+      });
+      terminals.push(zsh);
+      zsh.type(`autoload -U compinit && compinit -u && source ${scripts.zsh}; echo READY\r`);
+      await zsh.waitFor(/^READY/m);
+      let from = zsh.screen().length;
+      zsh.type('giftcodes order list --status pa\t');
+      await zsh.waitFor('--status partial', { from });
+      from = zsh.screen().length;
+      zsh.type('\u0015giftcodes order ex\t');
+      await zsh.waitFor('order export', { from });
+      from = zsh.screen().length;
+      zsh.type('\u0015giftcodes order list --status \t');
+      const shown = await zsh.waitFor(/processing/, { from });
+      expect(shown.slice(from)).toMatch(/completed\s+expired\s+failed\s+partial\s+pending\s+processing/);
     });
   },
 );

@@ -11,9 +11,21 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { RunMoney } from '../../src/bulk/index.js';
 import { parseJournal } from '../../src/bulk/store/journal.js';
 import { ExitCode } from '../../src/errors.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from '../bulk/support.js';
+import {
+  account,
+  FAST,
+  mixedRows,
+  orderCharges,
+  proveExactlyOnce,
+  tempDir,
+  unitsOf,
+  usd,
+  usdOf,
+  writeCsv,
+} from '../bulk/support.js';
 import { BIN, cleanEnv, runInProcess, runJson } from '../helpers/cli.js';
 import { type GateProxy, startGateProxy } from '../helpers/gate-proxy.js';
 import { withSandbox } from '../helpers/sandbox.js';
@@ -138,12 +150,17 @@ describe('Ctrl-C typed in a terminal stops a run that did not prompt', () => {
 describe('SIGTERM stops a run like the first Ctrl-C', () => {
   it('order bulk: SIGTERM mid-run exits 143 with a consistent journal; the same command buys the rest once', async () => {
     const run = await heldBulkRun();
-    const child = spawn(process.execPath, [BIN, ...run.args], {
+    // --json: the money figures a script reads are checked against the ledger.
+    const child = spawn(process.execPath, [BIN, ...run.args, '--json'], {
       env: cleanEnv(run.env),
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
+    let stdout = '';
     let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
     child.stderr?.setEncoding('utf8').on('data', (c: string) => {
       stderr += c;
     });
@@ -152,6 +169,15 @@ describe('SIGTERM stops a run like the first Ctrl-C', () => {
     child.kill('SIGTERM');
     expect(await exited, stderr).toBe(ExitCode.terminated);
     expect(stderr).toMatch(/interrupted|terminated/);
+    // What the run says it charged is the ledger's one charge so far; the held send is
+    // "unknown" (the service may yet charge it, as it does below), never "not charged".
+    const summary = JSON.parse(stdout) as { money: RunMoney };
+    const ledger = await orderCharges(sb, run.acc.userId);
+    expect(ledger).toHaveLength(1);
+    expect(summary.money.thisRun.orders).toBe(1);
+    expect(usdOf(summary.money.thisRun.amounts)).toBeCloseTo(usd(ledger), 6);
+    expect(summary.money.earlierRuns.orders).toBe(0);
+    expect(summary.money.unknown).toBe(1);
     await provesStoppedThenResumes(run);
   }, 60_000);
 });

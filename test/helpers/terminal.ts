@@ -17,15 +17,17 @@ export interface Terminal {
   type(text: string): void;
   exited: Promise<number>;
   kill(): void;
+  /** The binary's process id (node itself runs in the terminal, no shell between). */
+  pid: number;
 }
 
 export function startTerminal(args: string[], env: Record<string, string | undefined>): Terminal {
-  const pty: IPty = spawn(process.execPath, [BIN, ...args], {
-    name: 'xterm-256color',
-    cols: 120,
-    rows: 60,
-    env: cleanEnv({ TERM: 'xterm-256color', ...env }),
-  });
+  return startProgram(process.execPath, [BIN, ...args], cleanEnv({ TERM: 'xterm-256color', ...env }));
+}
+
+/** Any program in a pseudo-terminal (a shell, for the completion scripts), with exactly `env`. */
+export function startProgram(file: string, args: string[], env: Record<string, string>): Terminal {
+  const pty: IPty = spawn(file, args, { name: 'xterm-256color', cols: 120, rows: 60, env });
   let raw = '';
   const listeners = new Set<() => void>();
   pty.onData((chunk) => {
@@ -43,6 +45,7 @@ export function startTerminal(args: string[], env: Record<string, string | undef
     screen,
     type: (text) => pty.write(text),
     exited,
+    pid: pty.pid,
     kill: () => {
       try {
         pty.kill('SIGKILL');

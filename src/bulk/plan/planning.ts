@@ -3,10 +3,10 @@
  * it is journaled. A fresh plan validates every row against the live catalog first
  * (all bad rows reported at once, nothing bought) and begins with the batch's anchor.
  *
- * A fresh plan is not held: one pass over the row spool validates every row and sums
- * the plan (the estimate the confirmation shows); the plan itself is made again, the
- * same, as it is written to the journal once the purchase is confirmed
- * (`writeSpooledPlan`, journal-files.ts).
+ * A fresh plan is made once and not held: one pass over the row spool validates every
+ * row, sums the plan (the estimate the confirmation shows) and hands each order to
+ * `onOrder` (the store's `PlanStage`, which keeps it on disk and journals it once the
+ * purchase is confirmed); a dry run passes none.
  */
 
 import { InvalidInputError } from '../../errors.js';
@@ -14,7 +14,13 @@ import type { JournalChoice, Live, ParsedInput } from '../run-types.js';
 import type { RowSpool } from '../store/index.js';
 import { apply, emptyState, type JournalState, linesOf, type OrderState } from '../store/index.js';
 import { currencyOf } from './plan.js';
-import { checkAndPreview, type PlanInputs, type PlanPreview, planSpool } from './stream-plan.js';
+import {
+  checkAndPreview,
+  type OrderSink,
+  type PlanInputs,
+  type PlanPreview,
+  planSpool,
+} from './stream-plan.js';
 
 export type PlanOutcome =
   | {
@@ -36,10 +42,13 @@ export async function planOrResume(
   spool: RowSpool,
   live: Live,
   fileName: string,
+  onOrder?: OrderSink,
 ): Promise<PlanOutcome> {
   if (choice.journal && !input.errors.length) return { state: choice.journal, resumed: true };
   // Every bad row at once: those that did not parse and those the live catalog refuses.
-  const checked = await checkAndPreview(spool, input.errors, planInputs(input, live), currencyOf(live));
+  const checked = await checkAndPreview(spool, input.errors, planInputs(input, live), currencyOf(live), {
+    ...(onOrder ? { onOrder } : {}),
+  });
   if (checked.problems.length || !checked.preview) throw new InvalidInputError(checked.problems, fileName);
   const { preview } = checked;
   return { resumed: false, preview, ...(preview.legacyRef ? { legacyRef: preview.legacyRef } : {}) };
@@ -51,7 +60,7 @@ export function planInputs(input: Pick<ParsedInput, 'batch'>, live: Live): PlanI
 }
 
 /**
- * A fresh plan held whole in memory, as `writeSpooledPlan` would journal it (without
+ * A fresh plan held whole in memory, as `PlanStage` would journal it (without
  * the `planned` record): for small plans and tests.
  */
 export async function planState(spool: RowSpool, inputs: PlanInputs): Promise<JournalState> {

@@ -1,13 +1,15 @@
 /**
  * Preflight and planning of a file of any size without holding it: the CSV is parsed
  * once into a row spool on disk (spool.ts); validation and planning read the rows back
- * a batch at a time; the plan is either only summed (the estimate a confirmation or a
- * dry run shows) or written to the journal as it is made (`writeSpooledPlan` in
- * journal-files.ts), and the run's state keeps each order's place in the journal
- * instead of its lines (journal.ts, `disk`).
+ * a batch at a time. The pass that validates the rows also plans them, once: it sums
+ * the plan (the estimate a confirmation or a dry run shows) and hands each order to
+ * the store, which keeps it on disk until the purchase is confirmed (`PlanStage` in
+ * journal-files.ts). The run's state keeps each order's place in the journal instead
+ * of its lines (journal.ts, `disk`).
  *
- * Planning is deterministic, so the plan summed before the confirmation and the plan
- * written after it are the same plan.
+ * The staged plan also answers the rare check of a batch found on the account without
+ * its journal (discovery.ts compares the account's refs with it), so no run plans twice.
+ * `planSpool` plans a spool whole, for tests and tools that want the plan itself.
  */
 import { heapBudget, RefColumn, RowSpool } from '../store/index.js';
 import type { PlanEstimate, PlannedOrder, RowError } from '../types.js';
@@ -55,18 +57,32 @@ export interface CheckedPlan {
   preview?: PlanPreview;
 }
 
+/** Where the planning pass hands each order as it is made (the store's `PlanStage`). */
+export type OrderSink = (order: PlannedOrder) => void;
+
+/** Passes of the planner over a spool in this process, for the test that holds a run to one. */
+let passes = 0;
+
+/** How many times the spool has been planned so far (`checkAndPreview` and `planSpool` each count one). */
+export function planningPasses(): number {
+  return passes;
+}
+
 /**
- * Validates every spooled row and, in the same pass, sums the plan (dropped at the
- * first problem): one read of the spool instead of two.
+ * Validates every spooled row and, in the same pass, plans them (dropped at the first
+ * problem): the plan is summed, and each order handed to `onOrder` (the store's stage)
+ * as it is made, so the run plans once.
  */
 export async function checkAndPreview(
   spool: RowSpool,
   parseErrors: RowError[],
   inputs: PlanInputs,
   currencyOf: (productId: string) => string,
-  opts: { max?: number } = {},
+  opts: { max?: number; onOrder?: OrderSink } = {},
 ): Promise<CheckedPlan> {
+  passes += 1;
   const max = opts.max ?? 1_000;
+  const { onOrder } = opts;
   const ctx: ValidationContext = { products: inputs.products, limits: inputs.limits, rates: inputs.rates };
   const found: RowError[] = [];
   let count = 0;
@@ -76,7 +92,10 @@ export async function checkAndPreview(
     inputs.rates,
     inputs.limits,
     inputs.batch,
-    (order) => preview.add(order),
+    (order) => {
+      preview.add(order);
+      onOrder?.(order);
+    },
     { anchor: true },
   );
   const legacy = new LegacyFirstRef(inputs.products, inputs.rates, inputs.limits, inputs.batch);
@@ -140,6 +159,7 @@ export async function planSpool(
   inputs: PlanInputs,
   emit: (order: PlannedOrder) => undefined | Promise<void>,
 ): Promise<void> {
+  passes += 1;
   let pending: Array<Promise<void>> = [];
   const planner = new Planner(
     inputs.products,
@@ -169,20 +189,6 @@ export interface PlanPreview {
   firstRef?: string;
   /** The first order's ref as journal version 1 (no anchor) planned the file (see LegacyFirstRef). */
   legacyRef?: string;
-}
-
-/**
- * The plan's refs, made again from the spool: only the rare history scan of a batch
- * found on the account without its journal needs them (discovery.ts), so the common
- * path holds none.
- */
-export async function planRefs(spool: RowSpool, inputs: PlanInputs): Promise<Set<string>> {
-  const refs = new Set<string>();
-  await planSpool(spool, inputs, (order) => {
-    refs.add(order.ref);
-    return undefined;
-  });
-  return refs;
 }
 
 /** The buyer's ref of each row, for a journal written before plans carried them (version 1). */

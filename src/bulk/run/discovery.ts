@@ -84,7 +84,7 @@ export async function checkBatchIsNew(
             "checking the account's orders for the rest of the batch"
         : "the service's order list does not filter by externalRef: checking the account's orders for this batch",
     );
-    // Only this rare path needs the plan's refs: a fresh plan is made again for them.
+    // Only this rare path reads the plan's refs (the staged plan's: not planned again).
     await scanAccountForBatch(deps, batch, await refs());
     return 'known';
   }

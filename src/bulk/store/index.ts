@@ -8,6 +8,13 @@
  */
 
 export type { OutputFormat } from '../types.js';
+// A bought batch's journal as the after-batch commands open it: refunds recorded in it, once.
+export {
+  type BatchFiles,
+  BatchJournal,
+  readBatchRefunds,
+  refundJournalPathFor,
+} from './batch-journal.js';
 // Memory: when the long walks collect, and what the heap may hold.
 export { collectEvery, heapBudget, WALK_COLLECT_ORDERS } from './heap-budget.js';
 // The journal: records, their fold, and the orders in plan order.
@@ -27,18 +34,20 @@ export {
   type OutputSummary,
   parseJournal,
 } from './journal.js';
-// The journal's two copies (beside the output and in the state directory) and the plan written to them.
+// The journal's two copies (beside the output and in the state directory), and the plan staged
+// before the confirmation and committed to them after it.
 export {
   accountFingerprint,
   type JournalCopy,
   journalCopyPathFor,
   journalPathFor,
   openJournals,
+  PlanStage,
   partsPathFor,
   readJournalCopy,
-  writeSpooledPlan,
 } from './journal-files.js';
 export { archiveJournal, fsyncDir, JournalWriter, journalSize } from './journal-writer.js';
+export { legacyBatchRefundLogPathFor, legacyRefundLogPathFor } from './legacy-refund-log.js';
 export { acquireLock, type HeldLock, type LockDeps, lockPathFor, lockWarning } from './lock.js';
 export { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
 // The codes file: parts kept per order, assembled in plan order, written atomically.
@@ -56,6 +65,8 @@ export {
   sha256File,
   writeAtomic,
 } from './output.js';
+// What `refund batch` asked for: records of the journal, folded per order.
+export type { RefundRecord, RefundState } from './refunds.js';
 // Files beside the output: private, regular, the user's own; and the lock of a run.
 export { checkCompanions, createExclusive, ensurePrivateDir, openOwn } from './safe-files.js';
 // The input's rows on disk, and refs kept as columns.

@@ -4,9 +4,12 @@
  * first when it is lost. `JournalWriter` writes every record to both.
  */
 
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { FileOps } from '../../io/safe-write.js';
+import { FileWriteError } from '../../errors.js';
+import { type FileOps, writeFailure } from '../../io/safe-write.js';
 import type { PlannedOrder } from '../types.js';
 import {
   applyAt,
@@ -134,59 +137,162 @@ export async function writePlan(
   state.batch = header;
 }
 
+/** Bytes of the staged plan gathered before each write to the stage, and copied per journal append. */
+const STAGE_CHUNK = 1 << 20;
+
 /**
- * `writePlan` for a plan never held whole: writes the header and the plan, made again
- * from the row spool (the same plan the confirmation showed: planning is
- * deterministic), to a new (empty) journal and its copy as the plan is made, then
- * the `planned` record that makes it count (a torn plan is simply rewritten). Returns
- * the run's state, whose orders keep their place in the journal (`disk`, to be closed
- * by the caller) rather than their lines.
+ * The plan as it is made before the confirmation, kept on disk until it is confirmed,
+ * so it is made once: the pass that validates the rows and sums the estimate hands each
+ * order here (`add`), and `commit` copies the staged lines into the journal and its
+ * copy once the purchase is confirmed, without planning again.
+ *
+ * The stage is a file of the orders' journal lines, byte for byte as the journal takes
+ * them, created 0600 (exclusive, never through a link) in the batch's state folder and
+ * unlinked at once, like the row spool: only the descriptor reaches it, so a declined
+ * confirmation, a dry run (which stages nothing), an error or a kill -9 leaves nothing
+ * to find, and nothing a later run could take for a committed plan (only the journal's
+ * `planned` record makes a plan count; a kill in the instant between its creation and
+ * its unlink leaves it empty, named `.plan-<random>.staging`, and read by no one). Its
+ * orders are folded into the run's state as they are staged (their places in the
+ * stage, moved by the header's length on commit), so memory holds a write buffer and
+ * the order book, never the plan's lines. On disk, the plan is held three times while
+ * it is committed (the stage, the journal, its copy), then twice: `commit` closes the stage.
  */
-export async function writeSpooledPlan(
-  writer: JournalWriter,
-  journalPath: string,
-  batch: BatchHeader,
-  plan: (emit: (order: PlannedOrder) => undefined | Promise<void>) => Promise<void>,
-): Promise<JournalState> {
-  const header: JournalRecord = { t: 'batch', v: JOURNAL_VERSION, ...batch };
-  const state = emptyState();
-  state.disk = await openLines(journalPath);
-  // Each record is folded in once durable, with the place the writer tells for it.
-  let placed = true;
-  const append = async (records: JournalRecord[]) => {
-    const places = await writer.appendAll(records);
-    records.forEach((record, i) => {
-      const place = places[i];
-      if (!place) placed = false;
-      if (placed) applyAt(state, record, place);
-    });
-  };
-  try {
-    await append([header]);
-    let chunk: JournalRecord[] = [];
-    let chunkLines = 0;
-    let orders = 0;
-    await plan((order) => {
-      chunk.push({ t: 'order', ref: order.ref, lines: order.lines });
-      orders += 1;
-      chunkLines += order.lines.length;
-      if (chunkLines < PLAN_CHUNK_LINES) return undefined;
-      const full = chunk;
-      chunk = [];
-      chunkLines = 0;
-      return append(full);
-    });
-    if (chunk.length) await append(chunk);
-    await append([{ t: 'planned', orders }]);
-    if (placed) return state;
-  } catch (error) {
-    await state.disk.close();
-    throw error;
+export class PlanStage {
+  private readonly state = emptyState();
+  private buffer = Buffer.allocUnsafe(STAGE_CHUNK);
+  private used = 0;
+  /** Bytes in the file (the buffer's excluded). */
+  private written = 0;
+  private count = 0;
+  private longest = 0;
+  private done = false;
+
+  private constructor(
+    private fd: number,
+    /** The stage's name while it had one: a failed write names it. */
+    private readonly path: string,
+  ) {}
+
+  static async open(dir: string): Promise<PlanStage> {
+    const path = join(dir, `.plan-${randomBytes(6).toString('hex')}.staging`);
+    const fd = openSync(path, 'wx+', 0o600);
+    try {
+      await unlink(path);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return new PlanStage(fd, path);
   }
-  // The writer could not tell places (its two copies differed in length when opened):
-  // take them from the file itself.
-  await state.disk.close();
-  const loaded = await loadJournal(journalPath, { linesOnDisk: true });
-  if (!loaded?.planComplete) throw new Error(`${journalPath}: the plan just written cannot be read back`);
-  return loaded;
+
+  /** Whether the staged plan has an order of this ref (the discovery compares the account's refs with them). */
+  has(ref: string): boolean {
+    return this.state.orders.indexOf(ref) >= 0;
+  }
+
+  /** Orders staged. */
+  get orders(): number {
+    return this.count;
+  }
+
+  /** Stages one order of the plan, in plan order (a megabyte at a time reaches the file). */
+  add(order: PlannedOrder): void {
+    if (this.done) throw new Error('the staged plan is already committed');
+    const record: JournalRecord = { t: 'order', ref: order.ref, lines: order.lines };
+    const line = `${JSON.stringify(record)}\n`;
+    const len = Buffer.byteLength(line);
+    const at = this.written + this.used;
+    if (this.used + len > this.buffer.length) {
+      this.flush();
+      if (len > this.buffer.length) this.buffer = Buffer.allocUnsafe(len);
+    }
+    this.used += this.buffer.write(line, this.used);
+    this.longest = Math.max(this.longest, len);
+    // As the journal's fold does: a ref seen before keeps its first order.
+    const book = this.state.orders;
+    if (book.indexOf(order.ref) < 0) book.add(order.ref, { at, len });
+    this.count += 1;
+  }
+
+  /**
+   * Makes the staged plan the journal's, durable in both copies before it resolves: the
+   * batch header, the staged lines (copied, a megabyte of whole lines per append), then
+   * `planned`, which alone makes the plan count (a torn plan is rewritten by the next
+   * run). The stage is closed once copied. Returns the run's state, whose orders keep
+   * their place in the journal (`disk`, to be closed by the caller) rather than their lines.
+   */
+  async commit(writer: JournalWriter, journalPath: string, batch: BatchHeader): Promise<JournalState> {
+    if (this.done) throw new Error('the staged plan is already committed');
+    this.done = true;
+    this.flush();
+    const header: JournalRecord = { t: 'batch', v: JOURNAL_VERSION, ...batch };
+    const head = await writer.append(header);
+    let placed = head !== undefined;
+    for await (const lines of this.chunks()) if (!(await writer.appendLines(lines))) placed = false;
+    // The stage's disk space goes back now, not at the end of the run.
+    await this.close();
+    await writer.append({ t: 'planned', orders: this.count });
+    if (head && placed) {
+      const { state } = this;
+      state.orders.moveLinesBy(head.at + head.len);
+      applyAt(state, header);
+      state.planComplete = true;
+      state.disk = await openLines(journalPath);
+      return state;
+    }
+    // The writer could not tell places (its two copies differed in length when opened):
+    // take them from the file itself.
+    const loaded = await loadJournal(journalPath, { linesOnDisk: true });
+    if (!loaded?.planComplete) throw new Error(`${journalPath}: the plan just written cannot be read back`);
+    return loaded;
+  }
+
+  async close(): Promise<void> {
+    this.done = true;
+    if (this.fd < 0) return;
+    closeSync(this.fd);
+    this.fd = -1;
+    this.buffer = Buffer.alloc(0);
+  }
+
+  private flush(): void {
+    let at = 0;
+    while (at < this.used) {
+      let n: number;
+      try {
+        n = writeSync(this.fd, this.buffer, at, this.used - at, this.written + at);
+      } catch (error) {
+        throw writeFailure(this.path, error).withAdvice(STAGE_ADVICE);
+      }
+      if (n <= 0) throw new FileWriteError(this.path, 'ENOSPC', STAGE_ADVICE);
+      at += n;
+    }
+    this.written += this.used;
+    this.used = 0;
+  }
+
+  /**
+   * The staged lines from the start, a chunk of whole lines at a time. One buffer is
+   * reused: each chunk is written before the next is read.
+   */
+  private async *chunks(): AsyncGenerator<Buffer> {
+    const buffer = Buffer.allocUnsafe(Math.max(STAGE_CHUNK, this.longest));
+    let read = 0;
+    let carry = 0;
+    while (read < this.written) {
+      const n = readSync(this.fd, buffer, carry, Math.min(buffer.length - carry, this.written - read), read);
+      if (n === 0) throw new Error('the staged plan is shorter than what was written to it');
+      read += n;
+      const filled = carry + n;
+      // A line is never longer than the buffer, so a full buffer holds at least one line's end.
+      const end = read === this.written ? filled : buffer.lastIndexOf(10, filled - 1) + 1;
+      yield buffer.subarray(0, end);
+      buffer.copyWithin(0, end, filled);
+      carry = filled - end;
+    }
+  }
 }
+
+const STAGE_ADVICE =
+  'the plan is kept on disk until the purchase is confirmed, and nothing was bought; free space and run the same command again';

@@ -38,7 +38,7 @@ export type OpenMode = 'create' | 'truncate' | 'append';
  * from the journal instead of keeping it in memory.
  */
 export class JournalWriter {
-  private queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private queue: Array<{ bytes: string | Buffer; resolve: () => void; reject: (e: unknown) => void }> = [];
   private flushing: Promise<void> | undefined;
   /** The byte the next record starts at: bytes are written in the order appends are made. */
   private end: number;
@@ -106,8 +106,23 @@ export class JournalWriter {
       this.end += len;
       return place;
     });
+    return this.enqueue(lines.join(''), places);
+  }
+
+  /**
+   * Appends whole records already serialized (JSON lines, each ending in a newline): the
+   * plan staged before the confirmation is copied in so, never parsed again. Resolves with
+   * the place of the whole chunk once durable (undefined: not known).
+   */
+  appendLines(bytes: Buffer): Promise<RecordPlace | undefined> {
+    const place = Number.isNaN(this.end) ? undefined : { at: this.end, len: bytes.length };
+    this.end += bytes.length;
+    return this.enqueue(bytes, place);
+  }
+
+  private enqueue<T>(bytes: string | Buffer, value: T): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ line: lines.join(''), resolve: () => resolve(places), reject });
+      this.queue.push({ bytes, resolve: () => resolve(value), reject });
       this.flushing ??= this.flush();
     });
   }
@@ -120,7 +135,15 @@ export class JournalWriter {
         continue;
       }
       try {
-        const text = batch.map((b) => b.line).join('');
+        // One append alone (a staged plan's chunk) is written as it is: no copy of a megabyte.
+        const only = batch.length === 1 ? batch[0]?.bytes : undefined;
+        const text =
+          only ??
+          (batch.every((b) => typeof b.bytes === 'string')
+            ? batch.map((b) => b.bytes).join('')
+            : Buffer.concat(
+                batch.map((b) => (typeof b.bytes === 'string' ? Buffer.from(b.bytes) : b.bytes)),
+              ));
         await Promise.all(
           this.handles.map(async (handle, i) => {
             const path = this.paths[i] ?? this.path;

@@ -23,6 +23,7 @@ import {
   type PartOf,
   type RecordPlace,
 } from './order-book.js';
+import { foldRefund, type RefundRecord, type RefundState } from './refunds.js';
 import { chunksOf, openOwn } from './safe-files.js';
 import { LineTable } from './table.js';
 
@@ -80,7 +81,9 @@ export type JournalRecord =
    * batch whose file is intact counts without reading an order (engine.ts).
    */
   | { t: 'output'; sha256: string; complete?: OutputSummary }
-  | { t: 'stop'; reason: string; at: number };
+  | { t: 'stop'; reason: string; at: number }
+  /** What `refund batch` asked for and was answered (refunds.ts): not orders, never read by a bulk run. */
+  | RefundRecord;
 
 export type { OrderPhase, OrderState, RecordPlace } from './order-book.js';
 
@@ -103,9 +106,11 @@ export interface JournalState {
   outputs: Set<string>;
   /** The last `output` record: the codes file as the last run that wrote it left it. */
   lastOutput?: Extract<JournalRecord, { t: 'output' }>;
+  /** Each refunded order's refund, by checkoutId, folded from the refund records (refunds.ts). */
+  refunds: Map<string, RefundState>;
   /**
    * A read-only descriptor of the journal when the plan's lines are left on disk and
-   * read back one order at a time (a large plan): see `loadJournal` and `writeSpooledPlan` (journal-files.ts).
+   * read back one order at a time (a large plan): see `loadJournal` and `PlanStage.commit` (journal-files.ts).
    * Orders' outcomes are then read back from it too.
    */
   disk?: { fd: number; close(): Promise<void>; path?: string };
@@ -117,6 +122,7 @@ export function emptyState(): JournalState {
     orders: new OrderBook((place, ref) => outcomeAt(state, place, ref)),
     lines: new LineTable(),
     outputs: new Set(),
+    refunds: new Map(),
   };
   return state;
 }
@@ -169,7 +175,7 @@ function damagedAt(path: string, at: number, batch: string | undefined): Journal
   return new JournalDamagedError(
     path,
     `at byte ${at} (a line before its last does not parse; a crash tears only the last)`,
-    `move it aside; \`giftcodes order export --batch ${id} --out <codes file> --input <the input CSV>\` rebuilds the codes file from the service without it, and \`giftcodes order bulk\` resumes from the journal's other copy (beside --out, or in the state directory) when there is one`,
+    `move it aside; \`giftcodes order export --batch ${id} --out <codes file> --input <the input CSV>\` rebuilds the codes file from the service without it, and \`giftcodes order bulk\` resumes from the journal's other copy (beside --out, or in the state directory) when there is one, which also holds the refunds \`giftcodes refund batch\` asked for`,
   );
 }
 
@@ -240,7 +246,8 @@ export function apply(state: JournalState, record: JournalRecord): JournalState 
  */
 export function applyAt(state: JournalState, record: JournalRecord, place?: RecordPlace): JournalState {
   const book = state.orders;
-  const index = 'ref' in record ? book.indexOf(record.ref) : -1;
+  // A refund's intent names its order's ref, but refund records fold apart from the orders' phases.
+  const index = 'ref' in record && record.t !== 'refund-intent' ? book.indexOf(record.ref) : -1;
   const phase = index >= 0 ? book.phaseAt(index) : undefined;
   const outcome = (to: OrderPhase) => {
     book.setPhase(index, to);
@@ -287,6 +294,11 @@ export function applyAt(state: JournalState, record: JournalRecord, place?: Reco
       state.lastOutput = record;
       break;
     case 'stop':
+      break;
+    case 'refund-intent':
+    case 'refund-answer':
+    case 'refund-error':
+      foldRefund(state.refunds, record);
       break;
   }
   return state;

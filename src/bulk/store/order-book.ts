@@ -136,6 +136,15 @@ export class OrderBook implements RefTree {
     return index;
   }
 
+  /**
+   * Moves every order whose lines are a journal record `delta` bytes further: a plan
+   * staged before its journal's header was written (PlanStage, journal-files.ts).
+   */
+  moveLinesBy(delta: number): void {
+    for (let index = 0; index < this.count; index++)
+      if (this.linesOnDisk[index]) this.linesA.set(index, this.linesA.get(index) + delta);
+  }
+
   /** A view of order `index`. */
   at(index: number): OrderState {
     return new OrderView(this, index);

@@ -1,6 +1,7 @@
 /**
  * `giftcodes order reconcile`: the local codes file against the service (the orders
- * of the batch, their units, codes and statuses) and the refund log. Exit 0 when all
+ * of the batch, their units, codes and statuses) and the refunds recorded in the batch's
+ * journal (src/bulk/store/batch-journal.ts). Exit 0 when all
  * is in order, 3 when there are differences (listed), so a script can tell.
  */
 import type { CodesFileRecord } from '../../batch/codes-file.js';
@@ -60,18 +61,16 @@ export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOption
   const { locateBatch } = await import('../../batch/locate.js');
   const { fetchOrders } = await import('../../batch/orders.js');
   const { reconcile } = await import('../../batch/reconcile.js');
-  const { foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
-  const { journalCopies, refundLogPath } = await import('../../batch/target.js');
+  const { batchRefunds, journalCopies } = await import('../../batch/target.js');
   if (opts.file !== undefined) {
     const { assertRegularIfPresent } = await import('../../io/regular-file.js');
     // Before anything is read: a FIFO here would block the command for good.
     await assertRegularIfPresent(opts.file, 'codes file');
   }
   const http = await ctx.http();
-  const target = await locateBatch(
-    http,
-    { file: opts.file, batch: opts.batch, copies: await journalCopies(ctx, http) },
-    (line) => err(ctx.io, line),
+  const copies = await journalCopies(ctx, http);
+  const target = await locateBatch(http, { file: opts.file, batch: opts.batch, copies }, (line) =>
+    err(ctx.io, line),
   );
   let local: CodesFileRecord[] | undefined;
   if (target.file) {
@@ -85,11 +84,10 @@ export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOption
   } else {
     err(
       ctx.io,
-      'no codes file named: comparing the service with the refund log only (pass the codes file to compare codes)',
+      'no codes file named: comparing the service with the recorded refunds only (pass the codes file to compare codes)',
     );
   }
-  const logPath = await refundLogPath(ctx, target);
-  const refunds = foldRefundLog(await readRefundLog(logPath));
+  const { refunds, recordedIn } = await batchRefunds(ctx, target, copies);
   const fetched = await fetchOrders(http, target.orders);
   const report = reconcile({ orders: target.orders, fetched, local, refunds });
   const inOrder = report.differences.length === 0;
@@ -99,7 +97,7 @@ export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOption
       batch: target.batch,
       file: target.file ?? null,
       source: target.source,
-      refundLog: logPath,
+      refundLog: recordedIn,
       ...report,
       inOrder,
       exitCode,

@@ -1,16 +1,17 @@
 /**
  * `giftcodes refund batch`: the refund of every partial or failed order of a batch,
  * each requested once. The service has no refund read path (spec section 4), so
- * "once" is known from the batch's refund log (src/batch/refund-log.ts): an intent is
- * fsync'd before each request and the answer after it, and a re-run skips every order
- * with a recorded answer. The log is read and written only under the batch's locks,
- * the ones `order bulk` holds (src/batch/lock.ts): two runs never ask at once. A
- * service answer of 200 (instead of 201) to a request is recorded as a replay of an
- * existing refund.
+ * "once" is known from the refund records of the batch's journal (and its copy:
+ * src/bulk/store/batch-journal.ts): an intent is durable in both before each request
+ * and the answer after it, and a re-run skips every order with a recorded answer. The
+ * journal is read and written only under the batch's locks, the ones `order bulk`
+ * holds (src/batch/lock.ts): two runs never ask at once. A service answer of 200
+ * (instead of 201) to a request is recorded as a replay of an existing refund.
  */
 
 import type { HttpClient } from '../../api/http.js';
 import type { BatchTarget } from '../../batch/locate.js';
+import type { BatchJournal } from '../../batch/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, InterruptedError, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
@@ -68,7 +69,7 @@ export type RefundOutcome =
   | 'requested'
   /** Asked now; the service answered with an existing refund (200). */
   | 'replayed'
-  /** The log holds the answer of an earlier run: not asked again. */
+  /** The journal holds the answer of an earlier run: not asked again. */
   | 'already-requested'
   /** An earlier request's answer was lost: not asked again without --retry-unknown. */
   | 'unknown'
@@ -95,7 +96,7 @@ export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Pr
   const { locateBatch, splitBatchPath } = await import('../../batch/locate.js');
   const { batchLocks } = await import('../../batch/lock.js');
   const { isValidBatchId } = await import('../../bulk/plan/refs.js');
-  const { journalCopies, refundLogPath } = await import('../../batch/target.js');
+  const { journalCopies, openBatchJournal, refundJournalPath } = await import('../../batch/target.js');
   assertCanConsent(ctx, opts.yes, 'request refunds for a batch');
   if (opts.file !== undefined) {
     const { assertRegularIfPresent } = await import('../../io/regular-file.js');
@@ -115,28 +116,30 @@ export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Pr
     // The codes file's lock before its journal is read; the batch's as soon as its id is known.
     if (file) await locks.file(file);
     if (opts.batch !== undefined && isValidBatchId(opts.batch))
-      await locks.batch(opts.batch, await refundLogPath(ctx, { batch: opts.batch, file }));
+      await locks.batch(opts.batch, await refundJournalPath(ctx, opts.batch));
     const target = await locateBatch(http, { file: opts.file, batch: opts.batch, copies }, notice);
-    const logPath = await refundLogPath(ctx, target);
-    if (!locks.hasBatch) await locks.batch(target.batch, logPath);
-    return await refundUnderLock(ctx, opts, http, target, logPath);
+    if (!locks.hasBatch) await locks.batch(target.batch, await refundJournalPath(ctx, target.batch));
+    const journal = await openBatchJournal(ctx, target, copies, locks.stateDirUsable);
+    try {
+      return await refundUnderLock(ctx, opts, http, target, journal);
+    } finally {
+      await journal.close();
+    }
   } finally {
     await locks.release();
   }
 }
 
-/** Everything after the locks: the log is read and written only while they are held. */
+/** Everything after the locks: the journal is read and written only while they are held. */
 async function refundUnderLock(
   ctx: Context,
   opts: RefundBatchOptions,
   http: HttpClient,
   target: BatchTarget,
-  logPath: string,
+  journal: BatchJournal,
 ): Promise<ExitCode> {
   const { createRefund } = await import('../../api/refunds.js');
   const { failedUnits, fetchOrders } = await import('../../batch/orders.js');
-  const { appendRefundLog, foldRefundLog, readRefundLog } = await import('../../batch/refund-log.js');
-  const log = foldRefundLog(await readRefundLog(logPath));
   const fetched = await fetchOrders(http, target.orders);
 
   const rows: RefundBatchRow[] = [];
@@ -152,7 +155,7 @@ async function refundUnderLock(
       failedUnits: failedUnits(o),
       outcome: 'not-final',
     };
-    const logged = log.get(order.checkoutId);
+    const logged = journal.refund(order.checkoutId);
     if (status === 'pending' || status === 'processing') {
       rows.push(row);
       continue;
@@ -182,52 +185,7 @@ async function refundUnderLock(
       opts.yes,
       `Request the refund of ${units} failed units in ${toAsk.length} orders of batch ${target.batch}?`,
     );
-    for (const row of toAsk) {
-      await appendRefundLog(logPath, {
-        t: 'intent',
-        batch: target.batch,
-        checkoutId: row.checkoutId,
-        ref: row.ref,
-        at: ctx.clock.now(),
-      });
-      try {
-        const res = await createRefund(http, 'b2b', { checkoutId: row.checkoutId });
-        const refund: Refund = res.data;
-        await appendRefundLog(logPath, {
-          t: 'answer',
-          batch: target.batch,
-          checkoutId: row.checkoutId,
-          refundId: refund.id,
-          status: refund.status,
-          httpStatus: res.status,
-          totalAmount: refund.totalAmount,
-          currency: refund.currency,
-          at: ctx.clock.now(),
-        });
-        Object.assign(row, {
-          outcome: res.status === 200 ? 'replayed' : 'requested',
-          refundId: refund.id,
-          refundStatus: refund.status,
-          totalAmount: refund.totalAmount,
-          currency: refund.currency,
-        });
-      } catch (error) {
-        if (error instanceof InterruptedError) throw error;
-        const outcome = writeOutcome(error);
-        const cli = error instanceof CliError ? error : undefined;
-        await appendRefundLog(logPath, {
-          t: 'error',
-          batch: target.batch,
-          checkoutId: row.checkoutId,
-          code: cli?.code ?? 'INTERNAL',
-          message: (error as Error).message,
-          outcome: outcome === 'maybe-applied' ? 'maybe-applied' : 'not-applied',
-          at: ctx.clock.now(),
-        });
-        row.outcome = outcome === 'maybe-applied' ? 'unknown' : 'failed';
-        row.error = `${error instanceof ApiError ? `${error.status} ${error.code}: ` : ''}${(error as Error).message}`;
-      }
-    }
+    for (const row of toAsk) await requestRefund(ctx, http, createRefund, journal, target.batch, row);
   }
 
   const problems = rows.filter((r) => r.outcome === 'failed' || r.outcome === 'unknown').length;
@@ -237,7 +195,7 @@ async function refundUnderLock(
     printJson(ctx.io, {
       batch: target.batch,
       source: target.source,
-      refundLog: logPath,
+      refundLog: journal.paths[0],
       orders: rows,
       exitCode,
     });
@@ -264,7 +222,10 @@ async function refundUnderLock(
         `${count('already-requested')} already requested earlier, ${problems} not settled, ${unfinished} not final yet`,
     );
   }
-  err(ctx.io, `refund log: ${logPath} (the service offers no way to read refunds back; keep it)`);
+  err(
+    ctx.io,
+    `refunds recorded in the batch's journal: ${journal.paths.join(' and ')} (the service offers no way to read refunds back; keep it)`,
+  );
   const unknown = rows.filter((r) => r.outcome === 'unknown').map((r) => r.checkoutId);
   if (unknown.length)
     err(
@@ -277,4 +238,57 @@ async function refundUnderLock(
   if (unfinished) err(ctx.io, `${unfinished} orders are not final yet: run this again once they are`);
   ctx.exitCode = exitCode;
   return exitCode;
+}
+
+/**
+ * One refund asked for: its intent durable in the journal before the request, then the
+ * answer, or the error and whether the refund may exist all the same.
+ */
+async function requestRefund(
+  ctx: Context,
+  http: HttpClient,
+  createRefund: typeof import('../../api/refunds.js').createRefund,
+  journal: BatchJournal,
+  batch: string,
+  row: RefundBatchRow,
+): Promise<void> {
+  const { checkoutId } = row;
+  await journal.record({ t: 'refund-intent', batch, checkoutId, ref: row.ref, at: ctx.clock.now() });
+  try {
+    const res = await createRefund(http, 'b2b', { checkoutId });
+    const refund: Refund = res.data;
+    await journal.record({
+      t: 'refund-answer',
+      batch,
+      checkoutId,
+      refundId: refund.id,
+      status: refund.status,
+      httpStatus: res.status,
+      totalAmount: refund.totalAmount,
+      currency: refund.currency,
+      at: ctx.clock.now(),
+    });
+    Object.assign(row, {
+      outcome: res.status === 200 ? 'replayed' : 'requested',
+      refundId: refund.id,
+      refundStatus: refund.status,
+      totalAmount: refund.totalAmount,
+      currency: refund.currency,
+    });
+  } catch (error) {
+    if (error instanceof InterruptedError) throw error;
+    const outcome = writeOutcome(error);
+    const cli = error instanceof CliError ? error : undefined;
+    await journal.record({
+      t: 'refund-error',
+      batch,
+      checkoutId,
+      code: cli?.code ?? 'INTERNAL',
+      message: (error as Error).message,
+      outcome: outcome === 'maybe-applied' ? 'maybe-applied' : 'not-applied',
+      at: ctx.clock.now(),
+    });
+    row.outcome = outcome === 'maybe-applied' ? 'unknown' : 'failed';
+    row.error = `${error instanceof ApiError ? `${error.status} ${error.code}: ` : ''}${(error as Error).message}`;
+  }
 }
