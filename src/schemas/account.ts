@@ -1,5 +1,5 @@
 /** Account record, balance and limits (spec sections 2 and 8). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ACCOUNT_STATUSES = ['active', 'under_review', 'info_requested', 'suspended'] as const;
 export const AccountStatus = z.enum(ACCOUNT_STATUSES);

@@ -1,5 +1,5 @@
 /** Catalog: products and SKUs (spec section 2, "Product"). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp } from './common.js';
 
 export const Sku = z.looseObject({

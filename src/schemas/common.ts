@@ -6,7 +6,7 @@
  * spec does not promise on every response are optional. The CLI prints the raw API
  * object under --json, so nothing is lost by parsing.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Epoch milliseconds, UTC (spec section 1, rule 6). */
 export const Timestamp = z.number().int();

@@ -1,5 +1,5 @@
 /** Deposits: balance top-ups (spec sections 2, 3 and 4). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Pagination, Timestamp } from './common.js';
 import { DEPOSIT_STATUSES } from './enums.js';
 import { Invoice, PaymentMethod } from './payments.js';

@@ -1,5 +1,5 @@
 /** Error bodies (spec section 7). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ERROR_CODES = [
   'VALIDATION_ERROR',

@@ -1,5 +1,5 @@
 /** B2B orders, retailer checkouts, their items and fulfillments (spec section 2). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Pagination, Timestamp } from './common.js';
 import { ITEM_STATUSES, ORDER_STATUSES } from './enums.js';
 import { AggregatePayment, Invoice, PaymentMethod } from './payments.js';

@@ -1,5 +1,5 @@
 /** Payment methods, invoices and aggregate payment state (spec section 2). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp } from './common.js';
 
 export const PaymentMethod = z.looseObject({

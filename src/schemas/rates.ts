@@ -1,5 +1,5 @@
 /** Exchange rates and conversion (spec section 2, "Exchange rates"). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Each value is units of that currency per 1 USD; USD is 1. */
 export const Rates = z.looseObject({

@@ -1,5 +1,5 @@
 /** Refund records (spec sections 2 and 3). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp } from './common.js';
 
 export const REFUND_STATUSES = [

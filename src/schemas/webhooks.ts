@@ -1,5 +1,5 @@
 /** Retailer webhooks: configuration, events, delivery log (spec section 6). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Timestamp } from './common.js';
 import { EVENT_TYPES, type EventType } from './enums.js';
 
