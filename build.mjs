@@ -26,13 +26,13 @@
  * scripts/chunk-groups.mjs groups the dynamic imports so that the code every command
  * needs is one chunk per tier (`--help` reads 5 files, `balance` 14).
  *
- * And one package needs trimming: zod's namespace (`z`) re-exports every locale, half of
- * its bundled size, which V8 would parse on every run; the CLI speaks English only, so
- * the locales index offers `en` alone (zod's default, loaded by its schemas directly).
+ * And a few packages are trimmed (zod's locales, undici's HTTP/2, commander's eager
+ * child_process): scripts/bundle-trims.mjs.
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
+import { commanderLazyChildProcess, undiciWithoutHttp2, zodEnglishOnly } from './scripts/bundle-trims.mjs';
 import {
   GROUP_NAMESPACE,
   groupModulesPlugin,
@@ -106,21 +106,6 @@ const sourcePatterns = (plan) => ({
 
 // Chunk names carry a hash: clear the last build's, or they would pile up (and ship).
 rmSync(OUT, { recursive: true, force: true });
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!args.importer.includes('/node_modules/zod/')) return undefined;
-      return { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: 'export { default as en } from "./en.js";',
-      resolveDir: dirname(args.path),
-      loader: 'js',
-    }));
-  },
-};
-
 const options = {
   absWorkingDir: ROOT,
   outdir: OUT,
@@ -139,13 +124,16 @@ const options = {
   logLevel: 'warning',
 };
 
+// Parts of packages left out or loaded later (scripts/bundle-trims.mjs).
+const trims = [zodEnglishOnly, undiciWithoutHttp2, commanderLazyChildProcess];
+
 // Pass 1, not written: the plain split, for its import graph (scripts/chunk-groups.mjs).
 const MAIN = 'src/main.ts';
 const plain = await build({
   ...options,
   entryPoints: { main: join(ROOT, MAIN) },
   write: false,
-  plugins: [sourcePatterns(undefined), zodEnglishOnly],
+  plugins: [sourcePatterns(undefined), ...trims],
 });
 const files = commandFiles().map((file) => `src/commands/${file.replace(/\.js$/, '.ts')}`);
 const topLevel = files.filter((f) => {
@@ -172,7 +160,7 @@ const plan = planGroups(plain.metafile, {
 const result = await build({
   ...options,
   entryPoints: { main: `${GROUP_NAMESPACE}:entry:main` },
-  plugins: [sourcePatterns(plan), groupModulesPlugin(ROOT, plan, MAIN), zodEnglishOnly],
+  plugins: [sourcePatterns(plan), groupModulesPlugin(ROOT, plan, MAIN), ...trims],
 });
 // Which sources each chunk holds: test/commands/startup-modules.test.ts checks what a help
 // page loads through it. Not shipped (package.json `files`).
