@@ -32,7 +32,12 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
-import { commanderLazyChildProcess, undiciWithoutHttp2, zodEnglishOnly } from './scripts/bundle-trims.mjs';
+import {
+  cliTableFastStringWidth,
+  commanderLazyChildProcess,
+  undiciWithoutHttp2,
+  zodEnglishOnly,
+} from './scripts/bundle-trims.mjs';
 import {
   GROUP_NAMESPACE,
   groupModulesPlugin,
@@ -125,7 +130,7 @@ const options = {
 };
 
 // Parts of packages left out or loaded later (scripts/bundle-trims.mjs).
-const trims = [zodEnglishOnly, undiciWithoutHttp2, commanderLazyChildProcess];
+const trims = [zodEnglishOnly, undiciWithoutHttp2, commanderLazyChildProcess, cliTableFastStringWidth];
 
 // Pass 1, not written: the plain split, for its import graph (scripts/chunk-groups.mjs).
 const MAIN = 'src/main.ts';
