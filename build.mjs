@@ -157,6 +157,7 @@ const plan = planGroups(plain.metafile, {
     http: ['src/api/http.ts', 'src/config/store.ts'],
   },
   // A noun's subcommand files load together (registry.ts).
+  sharedBy: (group) => group.startsWith('commands-'),
   groupOf: (input) =>
     files.includes(input) && !topLevel.includes(input) ? `commands-${input.split('/')[2]}` : undefined,
 });

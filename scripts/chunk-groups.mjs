@@ -66,9 +66,12 @@ const keyOf = (input) =>
  * @param metafile the metafile of a plain build of `main` (its dynamic imports unchanged)
  * @param tiers `{ cli: [inputs], http: [inputs] }`: the modules that define the cli and
  *   http tiers (the tiers are their static closures, minus the tiers before them)
- * @param nounOf input path -> a group name for files that load together (or undefined)
+ * @param groupOf input path -> a group name for files that load together (or undefined)
+ * @param sharedBy a group name -> whether the modules it shares with another such group
+ *   form a tier of their own (`shared`): the modules several nouns' subcommand files
+ *   import (prompts, progress, the shared options) are one chunk, not one each
  */
-export function planGroups(metafile, { main, tiers, groupOf }) {
+export function planGroups(metafile, { main, tiers, groupOf, sharedBy = () => false }) {
   const graph = staticGraph(metafile);
   const core = closure(graph, [main]);
   core.delete(main);
@@ -99,6 +102,20 @@ export function planGroups(metafile, { main, tiers, groupOf }) {
     if (!groups.has(group)) groups.set(group, { targets: new Set(), tiers: new Set() });
     groups.get(group).targets.add(target);
   }
+  // The modules two or more `sharedBy` groups reach, outside the tiers: one more tier.
+  const reachedBy = new Map();
+  for (const [name, group] of groups) {
+    if (!sharedBy(name)) continue;
+    for (const p of closure(graph, group.targets))
+      if (!taken.has(p) && !group.targets.has(p)) reachedBy.set(p, (reachedBy.get(p) ?? 0) + 1);
+  }
+  const sharedRoots = [...reachedBy].filter(([p, n]) => n > 1 && p.startsWith('src/')).map(([p]) => p);
+  if (sharedRoots.length) {
+    const set = new Set([...closure(graph, sharedRoots)].filter((p) => !taken.has(p)));
+    for (const p of set) taken.add(p);
+    tierSets.push(['shared', set]);
+  }
+
   // The tiers each group module must re-export whole: those its code reaches (fixpoint,
   // as re-exporting a tier reaches further).
   for (const group of groups.values()) {
