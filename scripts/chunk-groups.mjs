@@ -133,6 +133,13 @@ export function planGroups(metafile, { main, tiers, groupOf, sharedBy = () => fa
   }
   // The main entry re-exports the core tier too, so the core's code is live from main
   // and from every group alike (one chunk), not split by which exports main uses.
+  const keys = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const other = keys.get(keyOf(input));
+    if (other && other !== input)
+      throw new Error(`chunk-groups: ${input} and ${other} share the key ${keyOf(input)}`);
+    keys.set(keyOf(input), input);
+  }
   return { targets, groups, tierSets, core };
 }
 
