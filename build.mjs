@@ -14,20 +14,36 @@
  *   the URL of the file tsc emits for that source, so relative paths mean what they mean
  *   in `dist/` whatever chunk the code lands in;
  * - the registry imports a command's file by a computed name (`./${fileOf(path)}`):
- *   given a table of literal imports, one per command file, so each is a chunk;
+ *   given a table of literal imports, one per command file (grouped by noun below);
  * - bundled CommonJS calls `require` for Node built-ins: each chunk gets a real one;
  * - a package imported with `await import('pkg')` (prompts, spinner, QR codes, CSV, the
  *   demo's undici) stays a package, loaded by Node: a bundled CommonJS package would offer
  *   its `default` alone, where Node offers its named exports too, and these load only on
  *   the paths that use them anyway.
  *
- * And one package needs trimming: zod's namespace (`z`) re-exports every locale, half of
- * its bundled size, which V8 would parse on every run; the CLI speaks English only, so
- * the locales index offers `en` alone (zod's default, loaded by its schemas directly).
+ * Code splitting alone made a chunk per set of importers (~56 files for a read command);
+ * the bundle is built twice, the first pass only for its import graph, from which
+ * scripts/chunk-groups.mjs groups the dynamic imports so that the code every command
+ * needs is one chunk per tier (`--help` reads 5 files, `balance` 14).
+ *
+ * And a few packages are trimmed (zod's locales, undici's HTTP/2, commander's eager
+ * child_process): scripts/bundle-trims.mjs.
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { build } from 'esbuild';
+import {
+  cliTableFastStringWidth,
+  commanderLazyChildProcess,
+  undiciWithoutHttp2,
+  zodEnglishOnly,
+} from './scripts/bundle-trims.mjs';
+import {
+  GROUP_NAMESPACE,
+  groupModulesPlugin,
+  planGroups,
+  rewriteDynamicImports,
+} from './scripts/chunk-groups.mjs';
 
 const ROOT = import.meta.dirname;
 const SRC = join(ROOT, 'src');
@@ -62,11 +78,13 @@ function commandFiles() {
   return files.sort();
 }
 
-const sourcePatterns = {
+const sourcePatterns = (plan) => ({
   name: 'giftcodes-source-patterns',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.kind === 'dynamic-import' && !args.path.startsWith('node:')
+      args.kind === 'dynamic-import' &&
+      !args.path.startsWith('node:') &&
+      !args.path.startsWith(`${GROUP_NAMESPACE}:`)
         ? { path: args.path, external: true }
         : undefined,
     );
@@ -85,30 +103,16 @@ const sourcePatterns = {
       }
       if (contents.includes('import.meta.url'))
         contents = contents.split('import.meta.url').join(emittedUrlExpression(args.path));
+      if (plan) contents = rewriteDynamicImports(contents, args.path, ROOT, plan);
       return { contents, loader: 'ts', resolveDir: dirname(args.path) };
     });
   },
-};
+});
 
 // Chunk names carry a hash: clear the last build's, or they would pile up (and ship).
 rmSync(OUT, { recursive: true, force: true });
-const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
-      if (!args.importer.includes('/node_modules/zod/')) return undefined;
-      return { path: join(dirname(args.importer), '..', 'locales', 'index.js'), namespace: 'zod-locales' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
-      contents: 'export { default as en } from "./en.js";',
-      resolveDir: dirname(args.path),
-      loader: 'js',
-    }));
-  },
-};
-
-const result = await build({
-  entryPoints: { main: join(SRC, 'main.ts') },
+const options = {
+  absWorkingDir: ROOT,
   outdir: OUT,
   bundle: true,
   splitting: true,
@@ -123,7 +127,46 @@ const result = await build({
   metafile: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [sourcePatterns, zodEnglishOnly],
+};
+
+// Parts of packages left out or loaded later (scripts/bundle-trims.mjs).
+const trims = [zodEnglishOnly, undiciWithoutHttp2, commanderLazyChildProcess, cliTableFastStringWidth];
+
+// Pass 1, not written: the plain split, for its import graph (scripts/chunk-groups.mjs).
+const MAIN = 'src/main.ts';
+const plain = await build({
+  ...options,
+  entryPoints: { main: join(ROOT, MAIN) },
+  write: false,
+  plugins: [sourcePatterns(undefined), ...trims],
+});
+const files = commandFiles().map((file) => `src/commands/${file.replace(/\.js$/, '.ts')}`);
+const topLevel = files.filter((f) => {
+  const [noun, file] = f.split('/').slice(2);
+  return file === `${noun}.ts`;
+});
+const plan = planGroups(plain.metafile, {
+  main: MAIN,
+  tiers: {
+    // What every command loads: the tree and the top-level command files, and two light
+    // modules subcommand files import (the printer, which loads cli-table3 only to draw,
+    // and the retry policy's pure functions).
+    cli: ['src/program.ts', 'src/context.ts', ...topLevel, 'src/io/output.ts', 'src/api/retry.ts'],
+    // What every command that calls the service loads: the client (undici, zod) and the
+    // config store.
+    http: ['src/api/http.ts', 'src/config/store.ts'],
+  },
+  // A noun's subcommand files load together (registry.ts).
+  sharedBy: (group) => group.startsWith('commands-'),
+  groupOf: (input) =>
+    files.includes(input) && !topLevel.includes(input) ? `commands-${input.split('/')[2]}` : undefined,
+});
+
+// Pass 2: the bundle, every relative `import()` through its group module.
+const result = await build({
+  ...options,
+  entryPoints: { main: `${GROUP_NAMESPACE}:entry:main` },
+  plugins: [sourcePatterns(plan), groupModulesPlugin(ROOT, plan, MAIN), ...trims],
 });
 // Which sources each chunk holds: test/commands/startup-modules.test.ts checks what a help
 // page loads through it. Not shipped (package.json `files`).

@@ -26,20 +26,22 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-export function isBuildStale(entry = join(ROOT, 'dist', 'main.js')): boolean {
+export function isBuildStale(entry = join(ROOT, 'dist', 'main.js'), scripts: string[] = []): boolean {
   if (!existsSync(entry)) return true;
   const sources = Math.max(
     newestMtime(join(ROOT, 'src')),
     statSync(join(ROOT, 'tsconfig.json')).mtimeMs,
     statSync(join(ROOT, 'tsconfig.build.json')).mtimeMs,
+    ...scripts.map((script) => statSync(join(ROOT, script)).mtimeMs),
   );
   return sources > statSync(entry).mtimeMs;
 }
 
 function build(): void {
   buildModules();
-  // The bundle reads the sources, not dist/: stale when older than any of them.
-  if (!isBuildStale(join(ROOT, 'dist', 'cli', 'main.js'))) return;
+  // The bundle reads the sources, not dist/: stale when older than any of them or than
+  // the scripts that make it.
+  if (!isBuildStale(join(ROOT, 'dist', 'cli', 'main.js'), ['build.mjs', 'scripts/chunk-groups.mjs'])) return;
   execFileSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, stdio: 'pipe' });
 }
 

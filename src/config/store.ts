@@ -13,7 +13,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import envPaths from 'env-paths';
-import { z } from 'zod';
+import * as z from 'zod';
 import { UsageError } from '../errors.js';
 import { writeFileAtomicSync } from '../io/safe-write.js';
 

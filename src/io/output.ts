@@ -13,10 +13,15 @@ import { type IO, out, shown } from './streams.js';
 import { styler } from './style.js';
 
 /**
- * cli-table3 (CommonJS) is loaded on the first table, not with this module: command files
- * import it at start-up, and `--help` prints no table.
+ * cli-table3 (CommonJS) is loaded for a run, not with this module: command files import
+ * it at start-up, and `--help` prints no table. `loadTables` (invoke.ts, before a run that
+ * may print one) takes it from io/table-class.ts, which the bundle carries with a faster
+ * string-width (build.mjs); a table drawn without it loads the package itself.
  */
 let tableClass: typeof TableType | undefined;
+export async function loadTables(): Promise<void> {
+  tableClass ??= (await import('./table-class.js')).Table;
+}
 function Table(options: TableType.TableConstructorOptions): TableType.Table {
   tableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
   return new tableClass(options);

@@ -11,7 +11,6 @@
  * `FileHandle.write` may write fewer bytes than asked, on a full disk among others.
  * File opening is injectable (`FileOps`), so tests can hand out handles that fail.
  */
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -24,6 +23,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { FileWriteError, UnsafeFileError } from '../errors.js';
 
@@ -110,8 +110,12 @@ export function tempPathFor(path: string, randomHex: () => string = defaultRando
   return `${path}.${randomHex()}.tmp`;
 }
 
+// node:crypto on first use, not with this module: the config store imports it to write,
+// and every command that reads a profile would pay ~3 ms and 2 MB loading crypto (issue 25).
+let crypto: typeof import('node:crypto') | undefined;
 function defaultRandomHex(): string {
-  return randomBytes(8).toString('hex');
+  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return crypto.randomBytes(8).toString('hex');
 }
 
 /**

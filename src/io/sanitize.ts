@@ -56,14 +56,25 @@ function nonce(): string {
   return Array.from(words, (w) => w.toString(36)).join('');
 }
 
-const MARK = `\ue000${nonce()}`;
-const MARKER = new RegExp(`${MARK}([0-9;]*)m`, 'g');
+/**
+ * The marker's text and pattern, made on the first marker asked for: drawing the nonce
+ * loads Node's crypto (~3 ms and 2 MB), which a run that writes no colour never needs.
+ * Until then no text can hold a marker of this process, so a sink has none to turn.
+ */
+let mark: { text: string; pattern: RegExp } | undefined;
+function ownMark(): { text: string; pattern: RegExp } {
+  if (!mark) {
+    const text = `\ue000${nonce()}`;
+    mark = { text, pattern: new RegExp(`${text}([0-9;]*)m`, 'g') };
+  }
+  return mark;
+}
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the sequences to mark
 const SGR = /\u001b\[([0-9;]*)m/g;
 
 /** The CLI's own SGR sequence `ESC [ params m`, as a marker only a sink turns into bytes. */
 export function sgrMarker(params: string): string {
-  return `${MARK}${params}m`;
+  return `${ownMark().text}${params}m`;
 }
 
 /**
@@ -77,7 +88,8 @@ export function markOwnAnsi(text: string): string {
 
 /** What a sink writes: controls escaped, then the CLI's markers as colour or nothing. */
 export function renderForTerminal(text: string, color: boolean, opts: SanitizeOptions = {}): string {
-  return sanitize(text, opts).replace(MARKER, (_, params: string) => (color ? `\u001b[${params}m` : ''));
+  const safe = sanitize(text, opts);
+  return mark ? safe.replace(mark.pattern, (_, params: string) => (color ? `\u001b[${params}m` : '')) : safe;
 }
 
 /**

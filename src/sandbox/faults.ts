@@ -6,7 +6,7 @@
  * Route keys are "METHOD /path/template" (e.g. "POST /b2b/orders",
  * "GET /b2b/orders/{checkoutId}"; `:id` or any `{name}` works for a parameter) or "*".
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_FAULT_DELAY_MS } from './choices.js';
 import { deriveSeed, Random } from './random.js';
 

@@ -3,7 +3,7 @@
  * shared schemas, so a broken fixture fails at startup rather than mid-request.
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Product } from '../schemas/catalog.js';
 import { PaymentMethod } from '../schemas/payments.js';
 

@@ -6,7 +6,7 @@
  * (url-encoded, no script), which is an operator route: loopback only, and a post from
  * another origin is refused (loopback.ts), so no web page can pay for you.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Core } from './context.js';
 import { notFound, validationError } from './errors.js';
 import { customerPays, remainingAmount } from './payments.js';

@@ -3,7 +3,7 @@
  * semantic checks of order lines against the catalog, and the common list conventions.
  * Every failure is a 400 VALIDATION_ERROR whose `details` names the field and reason.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Product, requiredFieldNames, type Sku } from '../schemas/catalog.js';
 import {
   CHECKOUT_ITEMS_MAX,

@@ -54,6 +54,11 @@ function unbundled(modules: string[]): string[] {
   });
 }
 
+/** The files of the bundle (dist/cli/) among the modules loaded. */
+function bundleFiles(modules: string[]): string[] {
+  return modules.filter((m) => /\/dist\/cli\/[^/]+\.js$/.test(m));
+}
+
 function heavy(modules: string[]): string[] {
   return modules.filter(
     (m) =>
@@ -71,6 +76,9 @@ describe('start-up loads only the declarations', () => {
     expect(modules.some((m) => m.includes('/node_modules/commander/'))).toBe(true);
     expect(modules.filter((m) => m.includes('/dist/sandbox/'))).toEqual([]);
     expect(heavy(modules)).toEqual([]);
+    // The bundle's chunk groups (scripts/chunk-groups.mjs): the tree is one chunk, not one
+    // file per command (each file costs the ES module loader a resolve, a read and a link).
+    expect(bundleFiles(modules).length).toBeLessThanOrEqual(6);
   });
 
   it('every help page: nothing heavy', () => {
@@ -95,6 +103,7 @@ describe('start-up loads only the declarations', () => {
     expect(modules.some((m) => m.includes('/dist/cli/main.js'))).toBe(true);
     expect(modules.some((m) => m.includes('/dist/main.js'))).toBe(true);
     expect(modules.filter((m) => m.includes('/node_modules/'))).toEqual([]);
+    expect(bundleFiles(modules).length).toBeLessThanOrEqual(3);
   });
 });
 

@@ -106,6 +106,28 @@ describe('formatMoney: per-currency precision, every digit, never an exponent', 
   ])('%s has %i decimals', (currency, digits) => {
     expect(currencyDigits(currency)).toBe(digits);
   });
+
+  // The table in format.ts stands in for Intl (whose first use initialises ICU): it must
+  // say what this Node's Intl says, for every currency Intl knows, so output is unchanged.
+  it('gives every ISO 4217 currency the minor units Intl gives it, fiat and crypto told apart as before', () => {
+    const crypto = new Set(['BTC', 'ETH', 'LTC', 'BCH', 'DOGE', 'USDT', 'USDC', 'XRP', 'TRX']);
+    const known = Intl.supportedValuesOf('currency');
+    expect(known.length).toBeGreaterThan(100);
+    for (const code of known) {
+      if (crypto.has(code)) continue;
+      const digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+        .maximumFractionDigits;
+      expect([code, currencyDigits(code)]).toEqual([code, digits]);
+      // Fiat keeps its minor units: 5 JPY is `5 JPY`, 5 USD `5.00 USD`.
+      expect(formatMoney(5, code)).toBe(digits === 0 ? `5 ${code}` : `5.${'0'.repeat(digits ?? 0)} ${code}`);
+    }
+    // A code Intl does not know is crypto-like: 8 decimals, trailing zeros dropped to 2.
+    for (const code of ['ABC', 'SOMECOIN', 'XBT']) {
+      expect(known).not.toContain(code);
+      expect(currencyDigits(code)).toBe(8);
+      expect(formatMoney(5, code)).toBe(`5.00 ${code}`);
+    }
+  });
 });
 
 describe('formatTime and formatDuration', () => {

@@ -1,5 +1,5 @@
 /** Account records and the retailer default markup (spec §2 "Account record", §1 rule 11). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MARKUP_FIELD, MARKUP_FIELD_ALIASES, REASONS } from '../choices.js';
 import { limitExceeded, validationError } from '../errors.js';
 import { effectiveLimits } from '../limits.js';

@@ -1,5 +1,5 @@
 /** `POST /user/business/enable` (spec §1 rule 2): turns capabilities on; never turns any off. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { api, ok, type RouteDef } from '../router.js';
 import { parse } from '../validation.js';
 

@@ -2,7 +2,7 @@
  * Deposits (spec §2, §3, §4): top-ups with an invoice, `pending -> confirming ->
  * confirmed|failed|expired`, expiry after 60 virtual minutes, balance credited on confirm.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEPOSIT_EXPIRY_MS } from '../../schemas/common.js';
 import { DEPOSIT_STATUSES } from '../../schemas/deposits.js';
 import { BALANCE_METHOD_ID, REASONS } from '../choices.js';

@@ -4,7 +4,7 @@
  * rehearsals. Ledger and orders views are how tests prove nothing was charged twice
  * and nothing was lost.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ACCOUNT_STATUSES, RATE_LIMIT_TIERS } from '../../schemas/account.js';
 import { ALL_SCOPES, SCOPES } from '../../schemas/scopes.js';
 import { DEFAULT_TIER, FIRST_KEY_CAPABILITIES, TIERS } from '../choices.js';

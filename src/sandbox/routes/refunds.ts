@@ -2,7 +2,7 @@
  * Refund requests on both surfaces (spec §4). The B2B body is not shown: the sandbox
  * takes `{checkoutId}` like the retailer surface. No refund read path is served.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { requestRefund } from '../refund-flow.js';
 import { type ApiContext, api, ok, type RouteDef } from '../router.js';
 import { parse } from '../validation.js';

@@ -2,7 +2,7 @@
  * The retailer webhook endpoint (spec §4, §6): one per account, `whsec_` secret shown on
  * first create only, rotation with a 24-hour overlap, test ping, delivery log.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SECRET_ROTATION_OVERLAP_MS } from '../../schemas/common.js';
 import { EVENT_TYPES } from '../../schemas/webhooks.js';
 import { REASONS, WEBHOOK_CREATE_STATUS } from '../choices.js';
