@@ -12,7 +12,6 @@
  * orders on the account. When list entries do not show their externalRef (their shape
  * is not shown in the spec) the batch cannot be found this way and the command says so.
  */
-import { readFile } from 'node:fs/promises';
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
 import { isValidBatchId } from '../bulk/plan/refs.js';
@@ -24,10 +23,10 @@ import {
   journalPathFor,
   linesOf,
   type OrderPhase,
-  parseJournal,
+  readBatch,
 } from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';
-import { JournalDamagedError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 
 export interface BatchOrder {
   ref: string;
@@ -129,22 +128,8 @@ export function splitBatchPath(path: string): { file: string; journalPath: strin
   return { file: path, journalPath: journalPathFor(path) };
 }
 
-/** The journal, read without changing it (a torn last line is ignored, not cut). */
-export async function readJournal(path: string): Promise<JournalState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return parseJournal(text, path).state;
-  } catch (error) {
-    if (error instanceof JournalDamagedError) throw error;
-    throw new UsageError(`${path}: ${(error as Error).message}`);
-  }
-}
+/** The journal, read without changing it (a torn last line is ignored, not cut): the store's snapshot. */
+export const readJournal = readBatch;
 
 /** The externalRefs named in a codes file (CSV or JSON), to find its batch id. */
 export async function refsInCodesFile(path: string): Promise<string[]> {
