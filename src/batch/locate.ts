@@ -128,9 +128,6 @@ export function splitBatchPath(path: string): { file: string; journalPath: strin
   return { file: path, journalPath: journalPathFor(path) };
 }
 
-/** The journal, read without changing it (a torn last line is ignored, not cut): the store's snapshot. */
-export const readJournal = readBatch;
-
 /** The externalRefs named in a codes file (CSV or JSON), to find its batch id. */
 export async function refsInCodesFile(path: string): Promise<string[]> {
   const { readCodesFile } = await import('./codes-file.js');
@@ -152,7 +149,7 @@ export async function locateBatch(
     const split = splitBatchPath(opts.file);
     const file = split.file;
     const journalPath = opts.journal ?? split.journalPath;
-    const journal = await readJournal(journalPath);
+    const journal = await readBatch(journalPath);
     if (journal?.batch) {
       const batch = journal.batch.batch;
       if (opts.batch !== undefined && opts.batch !== batch)
@@ -210,7 +207,7 @@ async function fromCopy(
 ): Promise<BatchTarget | undefined> {
   if (!opts.copies) return undefined;
   const journalPath = journalCopyPathFor(opts.copies.stateDir, opts.copies.account, batch);
-  const journal = await readJournal(journalPath);
+  const journal = await readBatch(journalPath);
   if (journal?.batch?.batch !== batch) return undefined;
   notice(`using the copy of batch ${batch}'s journal (${journalPath})`);
   return { batch, journalPath, journal, source: 'journal', orders: await fromJournal(http, journal) };

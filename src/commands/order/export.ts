@@ -69,11 +69,13 @@ export interface OrderExportOptions {
 }
 
 async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOptions): Promise<BatchTarget> {
-  const { locateBatch, readJournal, splitBatchPath } = await import('../../batch/locate.js');
+  const { locateBatch, splitBatchPath } = await import('../../batch/locate.js');
+  // The journal read as a snapshot, never changed (a torn last line is ignored, not cut).
+  const { readBatch } = await import('../../bulk/store/index.js');
   const { journalCopies } = await import('../../batch/target.js');
   const notice = (line: string) => err(ctx.io, line);
   const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
-  const journal = await readJournal(journalPath);
+  const journal = await readBatch(journalPath);
   const copies = await journalCopies(ctx, http);
   if (opts.checkoutIds.length === 0) {
     if (!journal?.batch && opts.batch === undefined)
