@@ -12,7 +12,6 @@
  * orders on the account. When list entries do not show their externalRef (their shape
  * is not shown in the spec) the batch cannot be found this way and the command says so.
  */
-import { readFile } from 'node:fs/promises';
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
 import { isValidBatchId } from '../bulk/plan/refs.js';
@@ -24,10 +23,10 @@ import {
   journalPathFor,
   linesOf,
   type OrderPhase,
-  parseJournal,
+  readBatch,
 } from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';
-import { JournalDamagedError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 
 export interface BatchOrder {
   ref: string;
@@ -129,23 +128,6 @@ export function splitBatchPath(path: string): { file: string; journalPath: strin
   return { file: path, journalPath: journalPathFor(path) };
 }
 
-/** The journal, read without changing it (a torn last line is ignored, not cut). */
-export async function readJournal(path: string): Promise<JournalState | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return parseJournal(text, path).state;
-  } catch (error) {
-    if (error instanceof JournalDamagedError) throw error;
-    throw new UsageError(`${path}: ${(error as Error).message}`);
-  }
-}
-
 /** The externalRefs named in a codes file (CSV or JSON), to find its batch id. */
 export async function refsInCodesFile(path: string): Promise<string[]> {
   const { readCodesFile } = await import('./codes-file.js');
@@ -167,7 +149,7 @@ export async function locateBatch(
     const split = splitBatchPath(opts.file);
     const file = split.file;
     const journalPath = opts.journal ?? split.journalPath;
-    const journal = await readJournal(journalPath);
+    const journal = await readBatch(journalPath);
     if (journal?.batch) {
       const batch = journal.batch.batch;
       if (opts.batch !== undefined && opts.batch !== batch)
@@ -225,7 +207,7 @@ async function fromCopy(
 ): Promise<BatchTarget | undefined> {
   if (!opts.copies) return undefined;
   const journalPath = journalCopyPathFor(opts.copies.stateDir, opts.copies.account, batch);
-  const journal = await readJournal(journalPath);
+  const journal = await readBatch(journalPath);
   if (journal?.batch?.batch !== batch) return undefined;
   notice(`using the copy of batch ${batch}'s journal (${journalPath})`);
   return { batch, journalPath, journal, source: 'journal', orders: await fromJournal(http, journal) };

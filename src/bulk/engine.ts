@@ -34,23 +34,20 @@ import type { BulkDeps, BulkOptions, BulkResult, BulkStats } from './run-types.j
 import type { RowSpool } from './store/index.js';
 import {
   acquireLock,
-  applyAt,
-  archiveJournal,
   assertOutPathUsable,
   assertOutReplaceable,
+  carriesRowRefs,
   eachEffectiveOrder,
   ensurePrivateDir,
   type HeldLock,
-  type JournalRecord,
   type JournalState,
-  LINES_CARRY_REFS,
   lockPathFor,
   lockWarning,
   type OutputSummary,
-  openJournals,
   PartStore,
   PlanStage,
   partsPathFor,
+  RunJournals,
   sha256File,
   tooManyForWorkbook,
   XLSX_MAX_ROWS,
@@ -211,10 +208,10 @@ async function runParsed(
   //    (input valid, purchase confirmed) is the other batch's journal that --force
   //    replaces moved aside.
   if (choice.displaced !== undefined) {
-    const kept = await archiveJournal(choice.journalPath, choice.displaced, deps.now());
+    const kept = await RunJournals.archive(choice.journalPath, choice.displaced, deps.now());
     deps.notice(`kept the other batch's journal as ${kept}`);
   }
-  const writer = await openJournals(
+  const journals = await RunJournals.open(
     choice.journalPath,
     planned.resumed ? 'append' : choice.torn ? 'truncate' : 'create',
     choice.copy,
@@ -223,11 +220,11 @@ async function runParsed(
   );
   try {
     let state: JournalState;
-    if (planned.resumed) state = planned.state;
+    if (planned.resumed) state = journals.resume(planned.state);
     else {
       // The plan staged above, copied into the journal and its copy (not made again);
       // only `planned` makes it count.
-      state = await stagedPlan(stage).commit(writer, choice.journalPath, {
+      state = await journals.commitPlan(stagedPlan(stage), {
         batch,
         input: input.sha256,
         seal: opts.seal,
@@ -240,7 +237,7 @@ async function runParsed(
     }
     // Lines of a journal written before they carried their row's ref (version 3) take it from the file.
     let refOf = (_row: number) => '';
-    if ((state.batch?.v ?? 1) < LINES_CARRY_REFS) {
+    if (!carriesRowRefs(state.batch?.v ?? 1)) {
       const refs = await refsOf(spool);
       refOf = (row) => refs.get(row);
     }
@@ -266,7 +263,7 @@ async function runParsed(
           {
             state,
             results,
-            writer,
+            journals,
             outcome: NOTHING_TO_DO,
             now: deps.now,
             runId: deps.runId ?? randomUUID(),
@@ -277,13 +274,9 @@ async function runParsed(
         complete = done.complete;
         return done;
       }
-      const runState = state;
-      // Folded in with its place in the journal: an order's outcome is read back from
-      // there when needed, not kept in memory (order-book.ts).
-      const record = async (rec: JournalRecord) => {
-        applyAt(runState, rec, await writer.append(rec));
-      };
       const runId = deps.runId ?? randomUUID();
+      // Each record is durable in both copies, then folded into the run's state (run-journals.ts).
+      const record = journals.record.bind(journals);
       const runner = new Runner({ opts, deps, state, record, refOf, stats, results, runId });
       // The plan is walked lazily: the run holds a window of it at a time (window.ts).
       let outcome: Awaited<ReturnType<Runner['execute']>>;
@@ -301,7 +294,7 @@ async function runParsed(
         {
           state,
           results,
-          writer,
+          journals,
           outcome,
           now: deps.now,
           heldPeak: runner.heldPeak,
@@ -317,7 +310,7 @@ async function runParsed(
       await parts.close({ keep: !complete });
     }
   } finally {
-    await writer.close();
+    await journals.close();
   }
 }
 

@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/bulk/store/index.js';
+import { parseJournal } from '../../src/bulk/store/journal.js';
 import { ExitCode } from '../../src/errors.js';
 import { account, FAST, mixedRows, tempDir, writeCsv } from '../bulk/support.js';
 import { runInProcess, startBinary, tempConfigDir } from '../helpers/cli.js';

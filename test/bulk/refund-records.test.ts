@@ -13,10 +13,10 @@ import {
   type BatchFiles,
   BatchJournal,
   type JournalRecord,
-  parseJournal,
   type RefundRecord,
   readBatchRefunds,
 } from '../../src/bulk/store/index.js';
+import { parseJournal } from '../../src/bulk/store/journal.js';
 import { foldRefund, type RefundState, refundSummary } from '../../src/bulk/store/refunds.js';
 import { JournalDamagedError } from '../../src/errors.js';
 import { tempDirFor } from '../helpers/temp.js';

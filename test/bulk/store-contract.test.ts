@@ -1,29 +1,23 @@
 /**
- * The store contract (store-contract.ts) run against the journal store: a JSON-lines
- * journal beside --out and its copy in the state directory, written through
- * `openJournals` and `writePlan`, folded into a `JournalState` whose outcomes stay on
- * disk (read back through `order.outcome`), and read by a new process with `loadJournal`.
+ * The store contract (store-contract.ts) run against the journal store, through its face
+ * (store/index.ts) only, as the engine drives it: a JSON-lines journal beside --out and
+ * its copy in the state directory held as `RunJournals`, the plan handed to a `PlanStage`
+ * and committed, records folded into a `JournalState` whose outcomes stay on disk (read
+ * back through `order.outcome`), and read by a new process with `loadBatch`.
  */
 import { appendFileSync, closeSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  apply,
-  applyAt,
-  emptyState,
-  type JournalState,
-  loadJournal,
-  type OrderState,
-  openLines,
-} from '../../src/bulk/store/journal.js';
-import {
   type BatchHeader,
+  type JournalState,
   journalCopyPathFor,
   journalPathFor,
-  openJournals,
-  writePlan,
-} from '../../src/bulk/store/journal-files.js';
-import { journalSize } from '../../src/bulk/store/journal-writer.js';
-import type { RefundState } from '../../src/bulk/store/refunds.js';
+  loadBatch,
+  type OrderState,
+  PlanStage,
+  type RefundState,
+  RunJournals,
+} from '../../src/bulk/store/index.js';
 import { tempDirFor } from '../helpers/temp.js';
 import {
   describeStoreContract,
@@ -72,45 +66,56 @@ function journalHarness(): StoreHarness {
   const journalPath = journalPathFor(join(dir, 'codes.csv'));
   const copyPath = journalCopyPathFor(join(dir, 'state'), 'acct', header.batch);
 
-  const open = async (
-    state: JournalState,
-    writer: Awaited<ReturnType<typeof openJournals>>,
-  ): Promise<OpenStore> => ({
-    async writePlan(orders) {
-      for (const order of orders) apply(state, { t: 'order', ref: order.ref, lines: order.lines });
-      await writePlan(writer, state, header);
-      // As a run does after its plan is written: outcomes are read back from the file.
-      state.disk = await openLines(journalPath);
-    },
-    async record(record) {
-      applyAt(state, record, await writer.append(record));
-    },
-    order(ref) {
-      const order = state.orders.get(ref);
-      return order && snapshot(order);
-    },
-    refund(checkoutId) {
-      const refund = state.refunds.get(checkoutId);
-      return refund && refundSnapshot(refund);
-    },
-    async close() {
-      await writer.close();
-      await state.disk?.close();
-    },
-  });
+  const open = async (journals: RunJournals): Promise<OpenStore> => {
+    /** The run's state once it holds a plan (written here, or resumed). */
+    const state = (): JournalState | undefined => {
+      try {
+        return journals.state();
+      } catch {
+        return undefined;
+      }
+    };
+    return {
+      async writePlan(orders) {
+        const stage = await PlanStage.open(dir);
+        try {
+          for (const order of orders) stage.add(order);
+          // As a run does after its confirmation: the plan's lines, then outcomes, are read back from the file.
+          await journals.commitPlan(stage, header);
+        } finally {
+          await stage.close();
+        }
+      },
+      record: (record) => journals.record(record),
+      order(ref) {
+        const order = state()?.orders.get(ref);
+        return order && snapshot(order);
+      },
+      refund(checkoutId) {
+        const refund = state()?.refunds.get(checkoutId);
+        return refund && refundSnapshot(refund);
+      },
+      async close() {
+        await journals.close();
+        await state()?.disk?.close();
+      },
+    };
+  };
 
   return {
     async create() {
-      return open(emptyState(), await openJournals(journalPath, 'create', undefined, copyPath));
+      return open(await RunJournals.open(journalPath, 'create', undefined, copyPath));
     },
     async resume() {
-      const state = await loadJournal(journalPath, { linesOnDisk: true });
+      const state = await loadBatch(journalPath, { linesOnDisk: true });
       if (!state) throw new Error('no journal to resume');
-      const copy = { path: copyPath, size: await journalSize(copyPath) };
-      return open(state, await openJournals(journalPath, 'append', copy, copyPath));
+      // Whichever copy is behind is made level before anything is recorded.
+      const journals = await RunJournals.open(journalPath, 'append', undefined, copyPath);
+      journals.resume(state);
+      return open(journals);
     },
     async load() {
-      const state = await loadJournal(journalPath, { linesOnDisk: true });
+      const state = await loadBatch(journalPath, { linesOnDisk: true });
       if (!state) return { planComplete: false, orders: [], refunds: {} };
       try {
         return {

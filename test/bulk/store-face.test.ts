@@ -145,3 +145,156 @@ describe('the store has one face', () => {
     expect(bulkFloors(false).floors).toBeGreaterThan(floors);
   });
 });
+
+/**
+ * Every name the face exports, with why a caller needs it. A name added to
+ * store/index.ts without a line here fails the test, so the face cannot grow silently;
+ * none of them is the journal's file format (its lines, versions, sizes, writer) or its
+ * fold (apply, applyAt, emptyState): callers hand the store records and read snapshots.
+ */
+const FACE: Record<string, string> = {
+  // Snapshots and the records callers hand the store.
+  JournalRecord: 'the records a run hands RunJournals.record (submit, created, refused, split...)',
+  JournalState: 'the snapshot of a batch: plan, phases, outputs, refunds',
+  OrderState: 'one order of the snapshot',
+  OrderPhase: 'where an order stands (planned, submitted, created...)',
+  OutputSummary: "what a complete output's record keeps of the run's counts",
+  RefundRecord: 'the records refund batch hands BatchJournal.record',
+  RefundState: "one order's refund as the snapshot has it",
+  JournalCopy: "the batch's copy in the state directory, as the resume chose it",
+  BatchHeader: 'what starts a journal, handed to RunJournals.commitPlan',
+  OutputFormat: 'the codes file formats',
+  // Reading a snapshot.
+  eachEffectiveOrder: "the snapshot's orders in plan order, lazily (split parts in place of their parent)",
+  effectiveOrders: 'the same, as a list (small batches: locate, bought)',
+  linesOf: "an order's planned lines, read back from the snapshot",
+  carriesRowRefs: "whether a journal of this version keeps each line's row ref",
+  readBatch: 'a read-only snapshot of a journal (locate, export)',
+  loadBatch: "a run's read of its journal under the lock (a torn tail is cut)",
+  readCopyIfAhead: "the journal's copy, read when it is the one to resume from",
+  readBatchRefunds: "a batch's refunds, read without writing (reconcile)",
+  // Writing.
+  RunJournals: "a run's journals as one object: commitPlan, record, recordOutput..., close",
+  PlanStage: 'the plan staged before the confirmation: the planner hands it orders',
+  heldPlan: 'a plan held whole in memory (small plans and tests), folded inside the store',
+  BatchJournal: "a bought batch's journal as refund batch opens it",
+  BatchFiles: "where a batch's refunds are, and were, recorded",
+  // Where a batch's files are.
+  journalPathFor: 'the journal beside --out',
+  journalCopyPathFor: "the journal's copy in the state directory",
+  partsPathFor: "the finished orders' parts beside --out",
+  accountFingerprint: 'the one-way tag of an account that names the copy',
+  refundJournalPathFor: 'the refund journal of a batch without its journal',
+  legacyRefundLogPathFor: 'refund logs an earlier version left (carried in)',
+  legacyBatchRefundLogPathFor: 'the same, per batch',
+  // The lock and the files beside the output.
+  acquireLock: 'one run per output and per batch',
+  HeldLock: 'a lock held, released on every way out',
+  LockDeps: "the lock's clock and notices",
+  lockPathFor: 'where the lock of a file is',
+  lockWarning: "a dry run's word on a held lock",
+  assertOutPathUsable: 'a bad --out is a usage error before the lock',
+  assertOutReplaceable: "never overwrite a file that is not the batch's own output",
+  checkCompanions: 'the files beside --out are private, regular, the user own',
+  ensurePrivateDir: 'a private folder for the copy and its lock',
+  // The codes file.
+  PartStore: "finished orders' codes kept per order",
+  PartMeta: 'what a part says of its order',
+  renderPart: "an order's codes rendered as a part",
+  assembleOutput: 'the parts in plan order, as the codes file',
+  writeAtomic: 'the codes file written whole or not at all',
+  outputChunks: 'records rendered as a codes file (export)',
+  renderOutput: 'the same, whole (small files)',
+  formatFor: "the codes file's format from its name or --format",
+  OUTPUT_FORMATS: 'the formats --format takes',
+  OutputStyle: 'BOM and such',
+  fileExists: 'whether the codes file is there',
+  sha256File: "the codes file's hash, to tell it is the batch's own",
+  tooManyForWorkbook: 'a batch too big for one workbook is refused before it buys',
+  XLSX_MAX_ROWS: "a workbook's row limit",
+  // The input's rows and memory.
+  RowSpool: "the input's rows on disk, read back by validation and planning",
+  RefColumn: 'refs kept as a column',
+  heapBudget: 'what the heap may hold',
+  collectEvery: 'when the long walks collect',
+  WALK_COLLECT_ORDERS: 'orders between two collections of a walk',
+};
+
+/** The journal's file format and its fold: never a name of the face. */
+const FORMAT_LEVEL = [
+  'parseJournal',
+  'loadJournal',
+  'apply',
+  'applyAt',
+  'emptyState',
+  'JournalWriter',
+  'openJournals',
+  'archiveJournal',
+  'journalSize',
+  'readJournalCopy',
+  'writePlan',
+  'openLines',
+  'copyJournal',
+  'fsyncDir',
+  'LINES_CARRY_REFS',
+  'JOURNAL_VERSION',
+];
+
+/** The names `store/index.ts` exports (`export { a, type B } from`, `export type { C } from`). */
+function faceExports(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}\s*from/g))
+    for (const part of (match[1] ?? '').split(',')) {
+      const name = part
+        .trim()
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)
+        .pop();
+      if (name) names.push(name);
+    }
+  return names;
+}
+
+/** Names imported from the store's face by the modules of src/ outside store/. */
+function namesImportedFromFace(): Map<string, string[]> {
+  const used = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) {
+    if (file.startsWith(`${STORE}/`)) continue;
+    const text = readFileSync(file, 'utf8');
+    const statics = /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'(\.[^']*)'/g;
+    const dynamics = /const\s*\{([^}]*)\}\s*=\s*await\s+import\(\s*'(\.[^']*)'\s*\)/g;
+    for (const match of [...text.matchAll(statics), ...text.matchAll(dynamics)]) {
+      if (resolve(dirname(file), match[2] ?? '') !== join(STORE, 'index.js')) continue;
+      for (const part of (match[1] ?? '').split(',')) {
+        const name = part
+          .trim()
+          .replace(/^type\s+/, '')
+          .split(/\s+as\s+|\s*:\s*/)[0];
+        if (name) used.set(name, [...(used.get(name) ?? []), relative(SRC, file)]);
+      }
+    }
+  }
+  return used;
+}
+
+describe("the face's names", () => {
+  const text = readFileSync(join(STORE, 'index.ts'), 'utf8');
+
+  it('are exactly the allow-list, each with its reason (the face cannot grow silently)', () => {
+    expect(text).not.toMatch(/export\s+\*/);
+    expect([...faceExports(text)].sort()).toEqual(Object.keys(FACE).sort());
+  });
+
+  it("never name the journal's file format or its fold", () => {
+    expect(FORMAT_LEVEL.filter((name) => name in FACE)).toEqual([]);
+  });
+
+  it('are what src/ outside the store imports from it, and nothing format-level is', () => {
+    const used = namesImportedFromFace();
+    // Guards the guard: the engine takes its journals and its lock from the face.
+    expect(used.get('RunJournals')).toContain('bulk/engine.ts');
+    expect(used.get('acquireLock')).toContain('bulk/engine.ts');
+    expect([...used.keys()].filter((name) => !(name in FACE))).toEqual([]);
+    expect(FORMAT_LEVEL.filter((name) => used.has(name))).toEqual([]);
+  });
+});

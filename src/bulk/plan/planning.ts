@@ -12,7 +12,7 @@
 import { InvalidInputError } from '../../errors.js';
 import type { JournalChoice, Live, ParsedInput } from '../run-types.js';
 import type { RowSpool } from '../store/index.js';
-import { apply, emptyState, type JournalState, linesOf, type OrderState } from '../store/index.js';
+import { heldPlan, type JournalState, linesOf, type OrderState } from '../store/index.js';
 import { currencyOf } from './plan.js';
 import {
   checkAndPreview,
@@ -64,12 +64,12 @@ export function planInputs(input: Pick<ParsedInput, 'batch'>, live: Live): PlanI
  * the `planned` record): for small plans and tests.
  */
 export async function planState(spool: RowSpool, inputs: PlanInputs): Promise<JournalState> {
-  const state = emptyState();
+  const plan = heldPlan();
   await planSpool(spool, inputs, (order) => {
-    apply(state, { t: 'order', ref: order.ref, lines: order.lines });
+    plan.add(order);
     return undefined;
   });
-  return state;
+  return plan.state;
 }
 
 /** Orders with their lines as objects, one order at a time. */

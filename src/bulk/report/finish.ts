@@ -7,12 +7,12 @@
 import { FileWriteError } from '../../errors.js';
 import type { FileOps } from '../../io/safe-write.js';
 import type { BulkOptions, BulkResult, Outcome, RunnerOutcome } from '../run-types.js';
-import type { JournalWriter } from '../store/index.js';
 import {
   assembleOutput,
   eachEffectiveOrder,
   type JournalState,
   type OrderState,
+  type RunJournals,
   writeAtomic,
 } from '../store/index.js';
 import type { RunMoney } from '../types.js';
@@ -24,7 +24,7 @@ export async function finishRun(
   run: {
     state: JournalState;
     results: Results;
-    writer: JournalWriter;
+    journals: RunJournals;
     outcome: RunnerOutcome;
     now(): number;
     /** The most orders the run held at once (Runner.heldPeak). */
@@ -40,7 +40,7 @@ export async function finishRun(
   },
   base: Omit<BulkResult, 'outcome' | 'tally'>,
 ): Promise<BulkResult & { complete: boolean }> {
-  const { state, results, writer } = run;
+  const { state, results, journals } = run;
   const format = opts.format;
   let stopReason = run.outcome.stopReason;
   // Orders cover contiguous runs of rows in plan order (split parts in place of
@@ -68,9 +68,7 @@ export async function finishRun(
       (await writeAtomic(
         opts.out,
         assembleOutput(parts, opts.format, { bom: opts.bom }),
-        async (sha) => {
-          await writer.append({ t: 'output-pending', sha256: sha });
-        },
+        (sha) => journals.recordOutputPending(sha),
         undefined,
         run.files,
       ));
@@ -84,12 +82,8 @@ export async function finishRun(
     throw error;
   }
   if (run.intact === undefined)
-    await writer.append({
-      t: 'output',
-      sha256: outputSha256,
-      ...(complete ? { complete: { format, ...results.summary() } } : {}),
-    });
-  if (stopReason) await writer.append({ t: 'stop', reason: stopReason, at: run.now() });
+    await journals.recordOutput(outputSha256, complete ? { format, ...results.summary() } : undefined);
+  if (stopReason) await journals.recordStop(stopReason, run.now());
   const outcome: Outcome = run.outcome.interrupted
     ? 'interrupted'
     : stopReason

@@ -11,14 +11,12 @@ import { UsageError } from '../../errors.js';
 import { boughtSoFar, describeBought } from '../report/bought.js';
 import type { BulkOptions, JournalChoice, ParsedInput } from '../run-types.js';
 import {
-  type JournalCopy,
   type JournalState,
   journalCopyPathFor,
   journalPathFor,
-  journalSize,
-  loadJournal,
+  loadBatch,
   lockPathFor,
-  readJournalCopy,
+  readCopyIfAhead,
 } from '../store/index.js';
 import type { BoughtSoFar } from '../types.js';
 import type { DiscoveryDeps } from './discovery.js';
@@ -57,7 +55,7 @@ async function choose(
 ): Promise<JournalChoice> {
   const { batch } = input;
   const journalPath = journalPathFor(opts.out);
-  let journal = await loadJournal(journalPath, { linesOnDisk: true });
+  let journal = await loadBatch(journalPath, { linesOnDisk: true });
   if (journal) opened.push(journal);
   let torn = false;
   let displaced: string | undefined;
@@ -127,9 +125,7 @@ async function choose(
       copyPath = undefined;
     }
   }
-  const copy = copyPath
-    ? await readJournalCopy(copyPath, { outSize: journal ? await journalSize(journalPath) : -1 })
-    : undefined;
+  const copy = copyPath ? await readCopyIfAhead(copyPath, journal ? journalPath : undefined) : undefined;
   if (copy?.state) opened.push(copy.state);
   if (copy?.state) {
     refuseOtherRun(copy.state, copy.path, { batch, input: input.sha256, seal: opts.seal });

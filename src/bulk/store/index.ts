@@ -17,36 +17,33 @@ export {
 } from './batch-journal.js';
 // Memory: when the long walks collect, and what the heap may hold.
 export { collectEvery, heapBudget, WALK_COLLECT_ORDERS } from './heap-budget.js';
-// The journal: records, their fold, and the orders in plan order.
+// A batch's journal read: the records callers hand the store, the snapshot it gives back
+// (its orders in plan order, an order's lines), and the two reading verbs (the run's, which
+// cuts a torn tail, and the after-batch commands', which changes nothing).
 export {
-  apply,
-  applyAt,
+  carriesRowRefs,
   eachEffectiveOrder,
   effectiveOrders,
-  emptyState,
+  heldPlan,
   type JournalRecord,
   type JournalState,
-  LINES_CARRY_REFS,
   linesOf,
-  loadJournal,
   type OrderPhase,
   type OrderState,
   type OutputSummary,
-  parseJournal,
 } from './journal.js';
-// The journal's two copies (beside the output and in the state directory), and the plan staged
-// before the confirmation and committed to them after it.
+// Where a batch's files are, and the plan staged before the confirmation (the planner hands
+// it orders; RunJournals commits it).
 export {
   accountFingerprint,
   type JournalCopy,
   journalCopyPathFor,
   journalPathFor,
-  openJournals,
+  loadBatch,
   PlanStage,
   partsPathFor,
-  readJournalCopy,
+  readCopyIfAhead,
 } from './journal-files.js';
-export { archiveJournal, fsyncDir, JournalWriter, journalSize } from './journal-writer.js';
 export { legacyBatchRefundLogPathFor, legacyRefundLogPathFor } from './legacy-refund-log.js';
 export { acquireLock, type HeldLock, type LockDeps, lockPathFor, lockWarning } from './lock.js';
 export { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
@@ -65,10 +62,13 @@ export {
   sha256File,
   writeAtomic,
 } from './output.js';
+export { readBatch } from './read-batch.js';
 // What `refund batch` asked for: records of the journal, folded per order.
 export type { RefundRecord, RefundState } from './refunds.js';
+// A run's journals (beside --out and its copy) held as one object: records in, state out.
+export { type BatchHeader, RunJournals } from './run-journals.js';
 // Files beside the output: private, regular, the user's own; and the lock of a run.
-export { checkCompanions, createExclusive, ensurePrivateDir, openOwn } from './safe-files.js';
+export { checkCompanions, ensurePrivateDir } from './safe-files.js';
 // The input's rows on disk, and refs kept as columns.
 export { RowSpool } from './spool.js';
 export { RefColumn } from './table.js';

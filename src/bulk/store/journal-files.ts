@@ -73,6 +73,25 @@ export async function readJournalCopy(path: string, expect: { outSize: number })
 }
 
 /**
+ * A batch's journal as a run (or the demo) reads it, under its lock: a torn tail is cut.
+ * With `linesOnDisk` the plan's lines stay in the file (`state.disk`, closed by the caller).
+ */
+export function loadBatch(
+  path: string,
+  opts: { linesOnDisk?: boolean } = {},
+): Promise<JournalState | undefined> {
+  return loadJournal(path, opts);
+}
+
+/**
+ * The batch's journal copy, read when it is the one to resume from: `beside` (the journal
+ * beside --out) is absent, or the copy is longer (see readJournalCopy).
+ */
+export async function readCopyIfAhead(copyPath: string, beside: string | undefined): Promise<JournalCopy> {
+  return readJournalCopy(copyPath, { outSize: beside ? await journalSize(beside) : -1 });
+}
+
+/**
  * The journal beside --out and its copy, opened so that both hold the same records
  * from here on: whichever is behind is first made a copy of the other.
  */

@@ -35,6 +35,11 @@ export const JOURNAL_VERSION = 3;
 /** The first version whose planned lines carry their row's ref. */
 export const LINES_CARRY_REFS = 3;
 
+/** Whether a journal of this version keeps each planned line's row ref (else only the input has it). */
+export function carriesRowRefs(version: number): boolean {
+  return version >= LINES_CARRY_REFS;
+}
+
 export type JournalRecord =
   | {
       t: 'batch';
@@ -236,6 +241,15 @@ function addOrder(
 }
 
 /** Pure: fold one record into the state. */
+/**
+ * A fresh plan held whole in memory, its orders folded as the journal folds them (without
+ * the `planned` record): for small plans and tests. A real run stages its plan (PlanStage).
+ */
+export function heldPlan(): { readonly state: JournalState; add(order: PlannedOrder): void } {
+  const state = emptyState();
+  return { state, add: (order) => void applyAt(state, { t: 'order', ref: order.ref, lines: order.lines }) };
+}
+
 export function apply(state: JournalState, record: JournalRecord): JournalState {
   return applyAt(state, record);
 }

@@ -48,8 +48,8 @@ const DEMO_CSV = new URL('../../../fixtures/demo-orders.csv', import.meta.url);
 
 /** The demo may replace its own earlier output, never a file of a real batch. */
 async function earlierDemoOnly(out: string): Promise<boolean> {
-  const { journalPathFor, loadJournal, fileExists } = await import('../../bulk/index.js');
-  const journal = await loadJournal(journalPathFor(out));
+  const { journalPathFor, loadBatch, fileExists } = await import('../../bulk/index.js');
+  const journal = await loadBatch(journalPathFor(out));
   if (journal?.batch) return journal.batch.batch.startsWith('demo-');
   return !(await fileExists(out));
 }

@@ -69,11 +69,13 @@ export interface OrderExportOptions {
 }
 
 async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOptions): Promise<BatchTarget> {
-  const { locateBatch, readJournal, splitBatchPath } = await import('../../batch/locate.js');
+  const { locateBatch, splitBatchPath } = await import('../../batch/locate.js');
+  // The journal read as a snapshot, never changed (a torn last line is ignored, not cut).
+  const { readBatch } = await import('../../bulk/store/index.js');
   const { journalCopies } = await import('../../batch/target.js');
   const notice = (line: string) => err(ctx.io, line);
   const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
-  const journal = await readJournal(journalPath);
+  const journal = await readBatch(journalPath);
   const copies = await journalCopies(ctx, http);
   if (opts.checkoutIds.length === 0) {
     if (!journal?.batch && opts.batch === undefined)
@@ -133,7 +135,7 @@ function notTheInput(input: string, batch: string): UsageError {
 
 export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Promise<ExitCode> {
   const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
-  const { JournalWriter, fileExists, formatFor, outputChunks, sha256File, writeAtomic } = await import(
+  const { RunJournals, fileExists, formatFor, outputChunks, sha256File, writeAtomic } = await import(
     '../../bulk/index.js'
   );
   const format = formatFor(opts.out, opts.format);
@@ -150,9 +152,9 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
     : undefined;
   const refOf: (row: number) => string = input?.refOf ?? (() => '');
   // Journals before version 3 keep no row refs: only the input can fill that column then.
-  const { LINES_CARRY_REFS } = await import('../../bulk/store/index.js');
+  const { carriesRowRefs } = await import('../../bulk/store/index.js');
   const journalVersion = target.journal?.batch?.v;
-  if (!input && journalVersion !== undefined && journalVersion < LINES_CARRY_REFS)
+  if (!input && journalVersion !== undefined && !carriesRowRefs(journalVersion))
     err(
       ctx.io,
       "the ref column (your input's own keys) is not in this batch's journal: pass --input <file> to fill it",
@@ -190,10 +192,8 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
   }
 
   if (format === 'xlsx' && records.length > XLSX_MAX_ROWS) throw tooManyForWorkbook(records.length);
-  const writer =
-    target.journal?.batch && target.journalPath
-      ? await JournalWriter.open(target.journalPath, 'append')
-      : undefined;
+  const journals =
+    target.journal?.batch && target.journalPath ? await RunJournals.append(target.journalPath) : undefined;
   let sha256: string;
   try {
     // Rows with an unknown input row render it as an empty cell, as any null.
@@ -202,12 +202,12 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
       outputChunks(records as OutputRecord[], format, { bom: opts.bom }),
       async (sha) => {
         // The rebuilt file is this batch's own: a later `order bulk` resume may replace it.
-        await writer?.append({ t: 'output-pending', sha256: sha });
+        await journals?.recordOutputPending(sha);
       },
     );
-    await writer?.append({ t: 'output', sha256 });
+    await journals?.recordOutput(sha256);
   } finally {
-    await writer?.close();
+    await journals?.close();
   }
 
   const delivered = records.filter((r) => r.status === 'completed').length;

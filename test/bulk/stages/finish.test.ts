@@ -24,8 +24,8 @@ import {
   partsPathFor,
   writePlan,
 } from '../../../src/bulk/store/journal-files.js';
-import type { JournalWriter } from '../../../src/bulk/store/journal-writer.js';
 import { csvHeader, csvLine, PartStore } from '../../../src/bulk/store/output.js';
+import { RunJournals } from '../../../src/bulk/store/run-journals.js';
 import type { OutputRecord, PlannedLine } from '../../../src/bulk/types.js';
 import { tempDirFor } from '../../helpers/temp.js';
 import { freshStats, line, live, stateOf } from './fixtures.js';
@@ -107,9 +107,12 @@ async function setup(records: JournalRecord[]) {
   const dir = tempDirFor('giftcodes-finish-');
   const out = join(dir, 'codes.csv');
   const state: JournalState = stateOf(plan, records);
-  const writer: JournalWriter = await openJournals(journalPathFor(out), 'create', undefined, undefined);
-  open.push(writer);
+  const writer = await openJournals(journalPathFor(out), 'create', undefined, undefined);
   await writePlan(writer, state, header);
+  await writer.close();
+  // The run's journals as finishRun holds them, after the plan.
+  const journals = await RunJournals.append(journalPathFor(out));
+  open.push(journals);
   const parts = await PartStore.open(partsPathFor(out));
   open.push(parts);
   const results = new Results(parts, 'csv');
@@ -128,7 +131,7 @@ async function setup(records: JournalRecord[]) {
       {
         state,
         results,
-        writer,
+        journals,
         outcome: { interrupted: false, waitTimedOut: false, ...outcome },
         now: () => 99,
         runId: 'this-run',
@@ -136,8 +139,8 @@ async function setup(records: JournalRecord[]) {
       base,
     );
   const readJournal = async () => {
-    await writer.close();
-    open.splice(open.indexOf(writer), 1);
+    await journals.close();
+    open.splice(open.indexOf(journals), 1);
     return readFileSync(journalPathFor(out), 'utf8')
       .trimEnd()
       .split('\n')
