@@ -9,18 +9,13 @@ import { getAccount, getBalance } from '../../api/account.js';
 import { getCatalog, getRates } from '../../api/catalog.js';
 import type { HttpClient } from '../../api/http.js';
 import { ApiError, InvalidInputError, UsageError } from '../../errors.js';
-import type { Account } from '../../schemas/account.js';
-import type { Product } from '../../schemas/catalog.js';
-import type { Rates } from '../../schemas/rates.js';
 import { limitsFrom } from '../plan/plan.js';
 import { defaultBatchId, isValidBatchId } from '../plan/refs.js';
-import type { RepeatedRefs } from '../plan/repeated-refs.js';
 import { spoolInput } from '../plan/stream-plan.js';
 import { productIndex, validateAccount } from '../plan/validate.js';
 import type { BulkOptions, Live, ParsedInput } from '../run-types.js';
 import type { RowSpool } from '../store/index.js';
 import { checkCompanions, journalPathFor, partsPathFor } from '../store/index.js';
-import type { PlanLimits, RowError } from '../types.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 
 /**
