@@ -9,6 +9,7 @@ import type { PaymentMethod } from '../schemas/payments.js';
 import { SCOPES } from '../schemas/scopes.js';
 import { DEFAULT_MARKUP_PERCENT } from './choices.js';
 import type { VirtualClock } from './clock.js';
+import { OrderList } from './order-list.js';
 import type { IdFactory } from './random.js';
 
 export type Capability = 'b2b' | 'retailer';
@@ -159,7 +160,8 @@ export interface OrderState {
   userId: string;
   surface: SurfaceName;
   externalRef: string | null;
-  status: OrderStatusName;
+  /** Changed only through `Store.setStatus`, which keeps the list routes' order (order-list.ts). */
+  readonly status: OrderStatusName;
   items: ItemState[];
   totalAmount: number;
   paymentCurrency: string;
@@ -290,6 +292,8 @@ export class Store {
   readonly keys = new Map<string, ApiKeyRecord>();
   readonly orders = new Map<string, OrderState>();
   readonly ordersByUser = new Map<string, OrderState[]>();
+  /** Per account and surface, the orders in the list routes' orders (order-list.ts). */
+  readonly orderLists = new Map<string, Record<SurfaceName, OrderList>>();
   /** externalRef -> order, per account, across both surfaces (spec §1 rule 10). */
   readonly refs = new Map<string, Map<string, OrderState>>();
   readonly deposits = new Map<string, DepositState>();
@@ -327,6 +331,7 @@ export class Store {
     };
     this.accounts.set(userId, account);
     this.ordersByUser.set(userId, []);
+    this.orderLists.set(userId, { b2b: new OrderList(), retailer: new OrderList() });
     this.refs.set(userId, new Map());
     this.depositsByUser.set(userId, []);
     this.refundsByUser.set(userId, []);
@@ -366,9 +371,25 @@ export class Store {
     return entry;
   }
 
+  /** The account's orders of one surface, as the list routes page them. */
+  orderList(userId: string, surface: SurfaceName): OrderList {
+    const lists = this.orderLists.get(userId);
+    if (!lists) throw new Error(`no account ${userId}`);
+    return lists[surface];
+  }
+
+  /** The one place an order's status changes: its place in the status lists moves with it. */
+  setStatus(order: OrderState, status: OrderStatusName): void {
+    const from = order.status;
+    if (from === status) return;
+    (order as { status: OrderStatusName }).status = status;
+    this.orderLists.get(order.userId)?.[order.surface].moved(order, from);
+  }
+
   addOrder(order: OrderState): void {
     this.orders.set(order.checkoutId, order);
     this.ordersByUser.get(order.userId)?.push(order);
+    this.orderLists.get(order.userId)?.[order.surface].add(order);
     if (order.externalRef !== null) this.refs.get(order.userId)?.set(order.externalRef, order);
   }
 }
