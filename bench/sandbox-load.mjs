@@ -9,6 +9,7 @@
 // route within 2x of the GET's time per request.
 //
 //   npm run build && node bench/sandbox-load.mjs [--duration 3000] [--connections 32] [--rounds 3]
+//     [--history N]   N earlier orders on the account first (the list's cost must not grow with them)
 //
 // Each server runs in its own worker thread (its own event loop); the main thread drives a
 // bounded keep-alive loop with undici's Pool. The phases alternate (sandbox, bare, list,
@@ -51,7 +52,7 @@ if (!isMainThread) {
     const { startSandbox } = await import('../dist/sandbox/index.js');
     const sandbox = await startSandbox({ port: 0, seed: 1, faults: { rateLimit: 'off' } });
     url = sandbox.url;
-    extra = { apiKey: sandbox.apiKey };
+    extra = { apiKey: sandbox.apiKey, userId: sandbox.userId };
     close = () => sandbox.close();
   } else {
     // The bare server: the least a GET by id can do. The id from the path, the record from
@@ -90,6 +91,8 @@ if (!isMainThread) {
   const warmupMs = Math.min(arg('warmup', 1_000), 10_000);
   const connections = Math.min(arg('connections', 32), 256);
   const rounds = Math.min(arg('rounds', 3), 20);
+  /** Earlier orders on the account (the operator's history), to show the list's cost does not grow with them. */
+  const history = Math.min(arg('history', 0), 1_000_000);
 
   const start = (data) => {
     const worker = new Worker(new URL(import.meta.url), { workerData: data });
@@ -106,10 +109,20 @@ if (!isMainThread) {
     });
 
   const sb = start({ kind: 'sandbox' });
-  const { url, apiKey } = await sb.ready;
+  const { url, apiKey, userId } = await sb.ready;
   if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):/.test(url))
     throw new Error(`refusing to load a non-loopback URL: ${url}`);
 
+  if (history > 0) {
+    const added = await request(`${url}/_sandbox/accounts/${userId}/history`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ orders: history }),
+    });
+    if (added.statusCode !== 201)
+      throw new Error(`history failed: ${added.statusCode} ${await added.body.text()}`);
+    await added.body.dump();
+  }
   // A few orders, so the list has something to page through.
   let checkoutId;
   for (let i = 1; i <= 5; i++) {
@@ -214,6 +227,7 @@ if (!isMainThread) {
     connections,
     rounds,
     secondsPerPhase: durationMs / 1000,
+    history,
     results: rows,
     // Throughput against the bare server (target >= 0.9), and the list's server time
     // per request against the GET's (target <= 2): CPU time where measured, else busy time.
