@@ -67,8 +67,8 @@ function slice(parts: readonly (readonly OrderState[])[], total: number, q: List
 }
 
 export class OrderList {
-  /** When each order was added (ties in every order go to the one added first). */
-  private readonly seq = new WeakMap<OrderState, number>();
+  /** When each order was added (ties in every order go to the one added first); the store keeps every order for good, so a plain map. */
+  private readonly seq = new Map<OrderState, number>();
   private added = 0;
   private readonly byCreated: OrderState[] = [];
   /** By amount, ties in the order added; undefined until asked for after an add. */
