@@ -150,7 +150,7 @@ export const orderRoutes: RouteDef[] = [
     const q = listQuery(query, ORDER_STATUSES, { externalRef: true });
     const list = core.store.orderList(account.userId, 'b2b');
     // An exact ref (the CLI's look-ups) finds its order by the ref; the rest is a slice of
-    // the kept order (order-list.ts): neither walks the account's history.
+    // the kept order (kept-list.ts): neither walks the account's history.
     const { page, pagination } =
       q.externalRef === undefined
         ? list.page(q)

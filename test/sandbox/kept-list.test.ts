@@ -1,13 +1,21 @@
 /**
- * The list routes page the kept orders of order-list.ts instead of sorting the account's
- * history on every request (issue 25): the same pages as `paginate` over the orders in
- * the order added, for every sort, direction, status filter, offset and limit, as orders
- * are added (now, or in the past like the operator's history) and change status.
+ * The list routes page the kept orders and deposits of kept-list.ts instead of sorting
+ * the account's history on every request (issue 25): the same pages as `paginate` over
+ * the records in the order added, for every sort, direction, status filter, offset and
+ * limit, as records are added (now, or in the past like the operator's history) and
+ * change status.
  */
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/sandbox/clock.js';
+import type { KeptList } from '../../src/sandbox/kept-list.js';
 import { IdFactory } from '../../src/sandbox/random.js';
-import { type OrderState, type OrderStatusName, Store } from '../../src/sandbox/state.js';
+import {
+  type DepositState,
+  type DepositStatusName,
+  type OrderState,
+  type OrderStatusName,
+  Store,
+} from '../../src/sandbox/state.js';
 import { paginate } from '../../src/sandbox/validation.js';
 import type { ListQuery } from '../../src/schemas/common.js';
 import { SORT_BY, SORT_ORDER } from '../../src/schemas/enums.js';
@@ -50,34 +58,36 @@ function order(userId: string, n: number, fields: Partial<OrderState>): OrderSta
   };
 }
 
-/** Every query shape, against `paginate` over the orders of that surface in the order added. */
-function checkEveryQuery(store: Store, userId: string, random: () => number): number {
-  const added = (store.ordersByUser.get(userId) ?? []).filter((o) => o.surface === 'b2b');
-  const list = store.orderList(userId, 'b2b');
+/** Every query shape, against `paginate` over the records in the order added. */
+function checkEveryQuery<T extends { createdAt: number; status: string }>(
+  added: readonly T[],
+  list: KeptList<T>,
+  statuses: readonly string[],
+  amountOf: (t: T) => number,
+  idOf: (t: T) => string,
+  random: () => number,
+): number {
   let checked = 0;
   for (const sortBy of SORT_BY)
     for (const sortOrder of SORT_ORDER)
-      for (const status of [undefined, ...STATUSES]) {
+      for (const status of [undefined, ...statuses]) {
         const offset = pick(random, [0, 0, 1, 7, Math.floor(random() * (added.length + 3))]);
         const limit = pick(random, [1, 10, 50, 100]);
         const q: ListQuery & { status?: string } = { limit, offset, sortBy, sortOrder, status };
         const expected = paginate(
           status === undefined ? added : added.filter((o) => o.status === status),
           q,
-          (o) => o.totalAmount,
+          amountOf,
         );
         const got = list.page(q);
         expect(got.pagination, JSON.stringify(q)).toEqual(expected.pagination);
-        expect(
-          got.page.map((o) => o.checkoutId),
-          JSON.stringify(q),
-        ).toEqual(expected.page.map((o) => o.checkoutId));
+        expect(got.page.map(idOf), JSON.stringify(q)).toEqual(expected.page.map(idOf));
         checked += 1;
       }
   return checked;
 }
 
-describe('OrderList: the list routes page kept orders', () => {
+describe('KeptList: the list routes page kept orders and deposits', () => {
   for (const seed of [1, 2, 3, 25]) {
     it(`gives paginate's pages as orders are added and change status (seed ${seed})`, () => {
       const random = seeded(seed);
@@ -115,7 +125,14 @@ describe('OrderList: the list routes page kept orders', () => {
         for (let i = random() * 6; i > 0 && mine.length > 0; i--) {
           store.setStatus(pick(random, mine), pick(random, STATUSES));
         }
-        checked += checkEveryQuery(store, account.userId, random);
+        checked += checkEveryQuery(
+          mine.filter((o) => o.surface === 'b2b'),
+          store.orderList(account.userId, 'b2b'),
+          STATUSES,
+          (o) => o.totalAmount,
+          (o) => o.checkoutId,
+          random,
+        );
         const list = store.orderList(account.userId, 'b2b');
         const b2b = mine.filter((o) => o.surface === 'b2b');
         for (const ref of ['ref-1', `ref-${n}`, 'ref-none']) {
@@ -133,6 +150,50 @@ describe('OrderList: the list routes page kept orders', () => {
       expect(checked).toBe(40 * SORT_BY.length * SORT_ORDER.length * (STATUSES.length + 1));
     });
   }
+
+  it("deposits: paginate's pages as deposits are made (some in the past) and change status", () => {
+    const DEPOSIT_STATUSES: DepositStatusName[] = ['pending', 'confirming', 'confirmed', 'failed', 'expired'];
+    const random = seeded(26);
+    const clock = new VirtualClock(() => 1_700_000_000_000);
+    const store = new Store(new IdFactory(26), clock);
+    const { account } = store.createAccount({ tier: 'standard', capabilities: ['b2b'], balanceUsd: 0 });
+    let n = 0;
+    let checked = 0;
+    for (let round = 0; round < 30; round++) {
+      for (let i = random() * 6; i > 0; i--) {
+        n += 1;
+        if (random() < 0.5) clock.advance(Math.floor(random() * 3));
+        const createdAt = random() < 0.1 ? clock.now() - Math.floor(random() * 10_000) : clock.now();
+        store.addDeposit({
+          depositId: `dep_${n}`,
+          userId: account.userId,
+          email: account.email,
+          currency: 'USD',
+          paymentCurrency: 'USD',
+          amount: pick(random, [10, 25, 25, 100]),
+          status: 'pending',
+          expiresAt: createdAt + 3_600_000,
+          createdAt,
+          confirmedAt: null,
+          updatedAt: createdAt,
+          payment: null,
+        } satisfies DepositState);
+      }
+      const mine = store.depositsByUser.get(account.userId) ?? [];
+      for (let i = random() * 4; i > 0 && mine.length > 0; i--) {
+        store.setDepositStatus(pick(random, mine), pick(random, DEPOSIT_STATUSES));
+      }
+      checked += checkEveryQuery(
+        mine,
+        store.depositList(account.userId),
+        DEPOSIT_STATUSES,
+        (d) => d.amount,
+        (d) => d.depositId,
+        random,
+      );
+    }
+    expect(checked).toBe(30 * SORT_BY.length * SORT_ORDER.length * (DEPOSIT_STATUSES.length + 1));
+  });
 
   it('a page costs the page, not the history: no order beyond the page is read', () => {
     const clock = new VirtualClock(() => 1_700_000_000_000);
