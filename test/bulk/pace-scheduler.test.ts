@@ -46,9 +46,10 @@ class EventClock {
   /** Moves time on whenever everything waits on it, until `done` settles. */
   async drive(done: Promise<unknown>): Promise<void> {
     let finished = false;
-    void done.finally(() => {
+    const end = () => {
       finished = true;
-    });
+    };
+    done.then(end, end);
     while (!finished) {
       for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
       const next = this.timers.shift();
