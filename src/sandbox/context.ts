@@ -7,6 +7,7 @@ import type { PaymentMethod } from '../schemas/payments.js';
 import type { Catalog } from './catalog.js';
 import type { VirtualClock } from './clock.js';
 import type { FaultEngine } from './faults.js';
+import type { OrderJson } from './order-json.js';
 import type { CodeFactory } from './random.js';
 import type { RatesService } from './rates.js';
 import type { Scheduler } from './scheduler.js';
@@ -47,6 +48,8 @@ export interface Core {
   readonly clock: VirtualClock;
   readonly scheduler: Scheduler;
   readonly store: Store;
+  /** The JSON of finished B2B orders, kept for the reads and list pages that follow. */
+  readonly orderJson: OrderJson;
   readonly catalog: Catalog;
   readonly rates: RatesService;
   readonly codes: CodeFactory;

@@ -12,7 +12,7 @@ import { emitEvent, orderEventData, sendB2bCallback } from './webhook-delivery.j
 /** pending -> processing: payment confirmed, fulfillment starts. */
 export function startFulfillment(core: Core, order: OrderState): void {
   const now = core.clock.now();
-  order.status = 'processing';
+  core.store.setStatus(order, 'processing');
   order.updatedAt = now;
   for (const item of order.items) {
     item.status = 'processing';
@@ -111,7 +111,7 @@ function finish(core: Core, order: OrderState, at?: number): void {
       else failed++;
     }
   }
-  order.status = failed === 0 ? 'completed' : issued === 0 ? 'failed' : 'partial';
+  core.store.setStatus(order, failed === 0 ? 'completed' : issued === 0 ? 'failed' : 'partial');
   order.completedAt = now;
   order.updatedAt = now;
   order.fulfillment = null;

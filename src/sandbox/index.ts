@@ -25,6 +25,7 @@ import { type FaultConfig, type FaultConfigInput, FaultEngine } from './faults.j
 import { loadFixtures } from './fixtures.js';
 import { isLoopbackHostname } from './loopback.js';
 import type { SandboxOptions } from './options.js';
+import { OrderJson } from './order-json.js';
 import { customerPays } from './payments.js';
 import { CodeFactory, IdFactory } from './random.js';
 import { RatesService } from './rates.js';
@@ -103,6 +104,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
     scheduler,
     store: new Store(new IdFactory(seed), clock),
+    orderJson: new OrderJson(options.specMinimal ?? false),
     catalog: new Catalog(fixtures.products, fixtures.behaviours, seed),
     rates: new RatesService(fixtures.rates, seed),
     codes: new CodeFactory(seed),

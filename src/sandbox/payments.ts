@@ -372,7 +372,7 @@ export function scheduleExpiry(core: Core, order: OrderState): void {
   core.scheduler.at(order.createdAt + core.tuning.checkoutExpiryMs, () => {
     if (order.status !== 'pending' || order.payments.some((p) => p.status === 'confirming')) return;
     const now = core.clock.now();
-    order.status = 'expired';
+    core.store.setStatus(order, 'expired');
     order.expiredAt = now;
     order.updatedAt = now;
     for (const p of order.payments) if (p.status === 'pending') p.status = 'failed';

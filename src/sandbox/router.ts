@@ -12,6 +12,8 @@ export interface Result {
   headers?: Record<string, string>;
   /** Non-JSON responses (the hosted pages). */
   html?: string;
+  /** The body as JSON bytes when the route already has them (kept order JSON, order-json.ts). */
+  json?: Buffer;
 }
 
 interface BaseContext {
@@ -58,6 +60,11 @@ export function operator(
 
 export function ok(body: unknown, status = 200): Result {
   return { status, body };
+}
+
+/** A 200 whose body is already JSON in UTF-8 (sent as it is). */
+export function okJson(json: Buffer): Result {
+  return { status: 200, body: undefined, json };
 }
 
 export interface CompiledRoute {

@@ -69,10 +69,10 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
       res.end(result.html);
       return;
     }
-    const json = JSON.stringify(result.body);
+    const json = result.json ?? JSON.stringify(result.body);
     const headers: Record<string, string | number> = {
       'content-type': JSON_TYPE,
-      'content-length': Buffer.byteLength(json),
+      'content-length': typeof json === 'string' ? Buffer.byteLength(json) : json.length,
       'x-request-id': requestId,
     };
     if (result.headers) Object.assign(headers, result.headers);

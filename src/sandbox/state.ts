@@ -9,12 +9,15 @@ import type { PaymentMethod } from '../schemas/payments.js';
 import { SCOPES } from '../schemas/scopes.js';
 import { DEFAULT_MARKUP_PERCENT } from './choices.js';
 import type { VirtualClock } from './clock.js';
+import { KeptList } from './kept-list.js';
+import { OrderList } from './order-list.js';
 import type { IdFactory } from './random.js';
 
 export type Capability = 'b2b' | 'retailer';
 export type AccountStatusName = (typeof ACCOUNT_STATUSES)[number];
 export type SurfaceName = 'b2b' | 'retailer';
 export type OrderStatusName = 'pending' | 'processing' | 'completed' | 'partial' | 'failed' | 'expired';
+export type DepositStatusName = 'pending' | 'confirming' | 'confirmed' | 'failed' | 'expired';
 
 export interface RateLimitSetting {
   perSecond: number;
@@ -159,7 +162,8 @@ export interface OrderState {
   userId: string;
   surface: SurfaceName;
   externalRef: string | null;
-  status: OrderStatusName;
+  /** Changed only through `Store.setStatus`, which keeps the list routes' order (kept-list.ts). */
+  readonly status: OrderStatusName;
   items: ItemState[];
   totalAmount: number;
   paymentCurrency: string;
@@ -191,7 +195,8 @@ export interface DepositState {
   currency: 'USD';
   paymentCurrency: string;
   amount: number;
-  status: 'pending' | 'confirming' | 'confirmed' | 'failed' | 'expired';
+  /** Changed only through `Store.setDepositStatus`, which keeps the list route's order (kept-list.ts). */
+  readonly status: DepositStatusName;
   expiresAt: number;
   createdAt: number;
   confirmedAt: number | null;
@@ -290,10 +295,14 @@ export class Store {
   readonly keys = new Map<string, ApiKeyRecord>();
   readonly orders = new Map<string, OrderState>();
   readonly ordersByUser = new Map<string, OrderState[]>();
+  /** Per account and surface, the orders in the list routes' orders (kept-list.ts, order-list.ts). */
+  readonly orderLists = new Map<string, Record<SurfaceName, OrderList>>();
   /** externalRef -> order, per account, across both surfaces (spec §1 rule 10). */
   readonly refs = new Map<string, Map<string, OrderState>>();
   readonly deposits = new Map<string, DepositState>();
   readonly depositsByUser = new Map<string, DepositState[]>();
+  /** Per account, the deposits in the list route's orders (kept-list.ts). */
+  readonly depositLists = new Map<string, KeptList<DepositState>>();
   readonly refunds = new Map<string, RefundState>();
   readonly refundsByUser = new Map<string, RefundState[]>();
   readonly ledger = new Map<string, LedgerEntry[]>();
@@ -327,8 +336,10 @@ export class Store {
     };
     this.accounts.set(userId, account);
     this.ordersByUser.set(userId, []);
+    this.orderLists.set(userId, { b2b: new OrderList(), retailer: new OrderList() });
     this.refs.set(userId, new Map());
     this.depositsByUser.set(userId, []);
+    this.depositLists.set(userId, new KeptList((d) => d.amount));
     this.refundsByUser.set(userId, []);
     this.ledger.set(userId, []);
     this.deliveries.set(userId, []);
@@ -366,9 +377,46 @@ export class Store {
     return entry;
   }
 
+  /** The account's orders of one surface, as the list routes page them. */
+  orderList(userId: string, surface: SurfaceName): OrderList {
+    const lists = this.orderLists.get(userId);
+    if (!lists) throw new Error(`no account ${userId}`);
+    return lists[surface];
+  }
+
+  /** The one place an order's status changes: its place in the status lists moves with it. */
+  setStatus(order: OrderState, status: OrderStatusName): void {
+    const from = order.status;
+    if (from === status) return;
+    (order as { status: OrderStatusName }).status = status;
+    this.orderLists.get(order.userId)?.[order.surface].moved(order, from);
+  }
+
+  /** The account's deposits, as the list route pages them. */
+  depositList(userId: string): KeptList<DepositState> {
+    const list = this.depositLists.get(userId);
+    if (!list) throw new Error(`no account ${userId}`);
+    return list;
+  }
+
+  addDeposit(deposit: DepositState): void {
+    this.deposits.set(deposit.depositId, deposit);
+    this.depositsByUser.get(deposit.userId)?.push(deposit);
+    this.depositLists.get(deposit.userId)?.add(deposit);
+  }
+
+  /** The one place a deposit's status changes: its place in the status lists moves with it. */
+  setDepositStatus(deposit: DepositState, status: DepositStatusName): void {
+    const from = deposit.status;
+    if (from === status) return;
+    (deposit as { status: DepositStatusName }).status = status;
+    this.depositLists.get(deposit.userId)?.moved(deposit, from);
+  }
+
   addOrder(order: OrderState): void {
     this.orders.set(order.checkoutId, order);
     this.ordersByUser.get(order.userId)?.push(order);
+    this.orderLists.get(order.userId)?.[order.surface].add(order);
     if (order.externalRef !== null) this.refs.get(order.userId)?.set(order.externalRef, order);
   }
 }

@@ -169,6 +169,33 @@ describe('bulk pace (AdaptiveLimit) on a simulated clock', () => {
   }
 });
 
+describe('bulk pace at the start of a run and against a service without a burst', () => {
+  it("the benchmark's short run at 10/s with 200 ms latency (404 orders): <= 0.02 429s an order", () => {
+    // bench/bulk.mjs --only requests, 10:200:2000: 404 orders of a POST and a GET each. What
+    // the run pays to learn the limit is the same whatever its length; a full set of
+    // requests sent at once at the start overran the burst (16 429s: 0.04 an order).
+    const total = 808;
+    const run = simulate({ service: tokenBucket(10, 5), total, concurrency: 8, latencyMs: 200 });
+    expect((2 * run.throttled) / total).toBeLessThanOrEqual(0.02);
+    expect(((total / 10) * 1000) / run.endedAt).toBeGreaterThanOrEqual(0.97);
+  });
+
+  for (const [perSecond, latencyMs] of [
+    [10, 200],
+    [50, 20],
+  ] as const) {
+    it(`a service with no burst (a bucket of 1) at ${perSecond}/s: paced, not paused, burst and refused over and over`, () => {
+      // Fewer than 5 went through in any second after a pause, so the run never learned a
+      // rate: it waited out each Retry-After, sent a burst, and was refused again (a 429 for
+      // every success; 6x the bound at 10/s, 25x at 50/s).
+      const total = 3_200;
+      const run = simulate({ service: tokenBucket(perSecond, 1), total, concurrency: 8, latencyMs });
+      expect(run.throttled / run.requests).toBeLessThanOrEqual(0.015);
+      expect(((total / perSecond) * 1000) / run.endedAt).toBeGreaterThanOrEqual(0.75);
+    });
+  }
+});
+
 describe('order bulk after a 429 with Retry-After: 2 on its first POST (scripted server, virtual clock)', () => {
   it('waits the 2 s out once, then goes at full pace: its waits add up to less than twice the Retry-After', async () => {
     const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });

@@ -267,9 +267,12 @@ describe('submit outcomes', () => {
     expect(classifySubmitError(error).kind).toBe(kind);
   });
 
-  it('halves concurrency on 429 (once per cooldown, never below 2) and creeps back up', () => {
+  it('starts at half its concurrency, halves it on 429 (once per cooldown, never below 2) and creeps back up', () => {
     let t = 0;
-    const l = new AdaptiveLimit(8, () => t, 1000);
+    const l = new AdaptiveLimit(16, () => t, 1000);
+    expect(l.value).toBe(8);
+    expect(new AdaptiveLimit(1, () => t).value).toBe(1);
+    expect(new AdaptiveLimit(3, () => t).value).toBe(2);
     l.onRateLimited();
     l.onRateLimited();
     expect(l.value).toBe(4);
@@ -278,8 +281,8 @@ describe('submit outcomes', () => {
     expect(l.value).toBe(2);
     for (let i = 0; i < 2; i++) l.onSuccess();
     expect(l.value).toBe(3);
-    for (let i = 0; i < 100; i++) l.onSuccess();
-    expect(l.value).toBe(8);
+    for (let i = 0; i < 200; i++) l.onSuccess();
+    expect(l.value).toBe(16);
     for (let i = 0; i < 10; i++) {
       t += 1000;
       l.onRateLimited();
@@ -338,6 +341,21 @@ describe('submit outcomes', () => {
     t = 2_000;
     expect(l.delayBeforeNext()).toBe(0);
     expect(l.delayBeforeNext()).toBe(0);
+  });
+
+  it('refused again after such a pause: a rate from the few that went through since, not another pause', () => {
+    let t = 0;
+    const l = new AdaptiveLimit(8, () => t, 1000);
+    l.onRateLimited(1_000);
+    expect(l.pace).toBeUndefined();
+    t = 1_050;
+    l.onSuccess();
+    t = 1_200;
+    l.onRateLimited(1_000);
+    // One through in the 200 ms since the pause: 5 a second, paced 10% below it.
+    expect(l.pace).toBeCloseTo(4.5, 9);
+    expect(l.delayBeforeNext()).toBe(0);
+    expect(l.delayBeforeNext()).toBeCloseTo(1000 / 4.5, 9);
   });
 
   it('polls with capped backoff', () => {

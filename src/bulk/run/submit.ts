@@ -99,9 +99,16 @@ export function classifySubmitError(error: unknown): SubmitFailure {
  *   hundred requests, so 429s stay rare.
  * - A 429 before the run has seen anything go through (nothing to learn a rate from):
  *   every start waits out its Retry-After (or `UNLEARNED_PAUSE_MS`), then the run goes
- *   on unpaced, at full speed.
+ *   on unpaced, at full speed. Refused again after such a pause, the run learns a rate
+ *   from however few went through since (at least one): a service that lets fewer than
+ *   `MIN_SAMPLES` through a second (no burst, a low rate) otherwise had the run pause,
+ *   burst and be refused over and over, never paced (6x the bound at 10/s, a 429 for
+ *   every success, in test/bulk/pace.test.ts).
  * - Concurrency: additive increase, multiplicative decrease, never below 2 while the
- *   pace governs (one request at a time is bound by latency, not by the rate).
+ *   pace governs (one request at a time is bound by latency, not by the rate). It starts
+ *   at half the maximum and grows by one every `value` successes: the run's first
+ *   requests go out unpaced, and a full set at once overran a service's burst (each of
+ *   them a 429, and a first estimate of the rate made in that crush).
  */
 export class AdaptiveLimit {
   private current: number;
@@ -126,7 +133,7 @@ export class AdaptiveLimit {
     private readonly now: () => number,
     private readonly cooldownMs = 1_000,
   ) {
-    this.current = max;
+    this.current = Math.max(1, Math.ceil(max / 2));
   }
 
   get value(): number {
@@ -163,7 +170,9 @@ export class AdaptiveLimit {
       this.rate = this.ceiling * CUT;
       this.slowStart = false;
     } else {
-      const observed = this.observed(t);
+      // Already paused once and refused again: learn from whatever went through since.
+      const paused = this.pauseUntil > Number.NEGATIVE_INFINITY;
+      const observed = this.observed(t, paused ? 1 : MIN_SAMPLES);
       if (observed === undefined) {
         // Nothing went through yet to learn a rate from: wait as asked, then full speed.
         this.pauseUntil = Math.max(this.pauseUntil, t + (retryAfterMs ?? UNLEARNED_PAUSE_MS));
@@ -211,14 +220,14 @@ export class AdaptiveLimit {
    * Successes per second over the last second of sending (after any pause); undefined
    * with too few to tell.
    */
-  private observed(t: number): number | undefined {
+  private observed(t: number, minSamples = MIN_SAMPLES): number | undefined {
     this.trim(t);
     // Over the whole second (less any pause), even early in the run: a short span would
     // count the service's burst as its rate.
     const from = Math.max(t - 1000, this.pauseUntil);
     let n = 0;
     for (const at of this.recent) if (at > from) n += 1;
-    if (n < MIN_SAMPLES) return undefined;
+    if (n < minSamples) return undefined;
     return Math.max(1, (n * 1000) / Math.max(100, t - from));
   }
 

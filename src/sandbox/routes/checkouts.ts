@@ -22,15 +22,15 @@ import { faceCurrency, unitPrice as priceOf } from '../pricing.js';
 import { api, ok, type RouteDef } from '../router.js';
 import type { AccountState, ItemState } from '../state.js';
 import { round2 } from '../state.js';
-import { CheckoutBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
+import { CheckoutBody, listQuery, parse, resolveLines } from '../validation.js';
 import { checkoutSummaryView, checkoutView, invoiceView } from '../views.js';
 import { freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
 import { checkCallbackUrl, replay } from './orders.js';
 
 function checkCaps(core: Core, account: AccountState): void {
   const limits = effectiveLimits(account);
-  const mine = (core.store.ordersByUser.get(account.userId) ?? []).filter((o) => o.surface === 'retailer');
-  const open = mine.filter((o) => o.status === 'pending').length;
+  const mine = core.store.orderList(account.userId, 'retailer');
+  const open = mine.inStatus('pending').length;
   if (open + 1 > limits.maxOpenCheckouts) {
     throw limitExceeded('maxOpenCheckouts', limits.maxOpenCheckouts, account.tier, {
       current: open,
@@ -38,7 +38,7 @@ function checkCaps(core: Core, account: AccountState): void {
     });
   }
   const dayStart = utcDayStart(core.clock.now());
-  const today = mine.filter((o) => o.createdAt >= dayStart).length;
+  const today = mine.createdSince(dayStart);
   if (today + 1 > limits.dailyCheckoutCreations) {
     throw limitExceeded('dailyCheckoutCreations', limits.dailyCheckoutCreations, account.tier, {
       current: today,
@@ -182,9 +182,7 @@ export const checkoutRoutes: RouteDef[] = [
   }),
   api('GET', '/retailer/v1/checkouts', ({ core, account, query }) => {
     const q = listQuery(query, ORDER_STATUSES);
-    let all = (core.store.ordersByUser.get(account.userId) ?? []).filter((o) => o.surface === 'retailer');
-    if (q.status) all = all.filter((o) => o.status === q.status);
-    const { page, pagination } = paginate(all, q, (o) => o.totalAmount);
+    const { page, pagination } = core.store.orderList(account.userId, 'retailer').page(q);
     return ok({ checkouts: page.map(checkoutSummaryView), pagination });
   }),
   api('GET', '/retailer/v1/checkouts/{checkoutId}', ({ core, account, params }) =>

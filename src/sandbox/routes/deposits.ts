@@ -12,7 +12,7 @@ import { effectiveLimits } from '../limits.js';
 import { createInvoice, findMethod, invoiceCurrency, methodsFor } from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
 import type { DepositState } from '../state.js';
-import { listQuery, paginate, parse } from '../validation.js';
+import { listQuery, parse } from '../validation.js';
 import { depositView, invoiceView } from '../views.js';
 import { ratesOrThrow } from './common.js';
 
@@ -35,7 +35,7 @@ export function confirmDeposit(
     });
   }
   const now = core.clock.now();
-  d.status = 'confirming';
+  core.store.setDepositStatus(d, 'confirming');
   d.updatedAt = now;
   if (d.payment) {
     d.payment.status = 'confirming';
@@ -44,7 +44,7 @@ export function confirmDeposit(
   const finish = () => {
     if (d.status !== 'confirming') return;
     const at = core.clock.now();
-    d.status = 'confirmed';
+    core.store.setDepositStatus(d, 'confirmed');
     d.confirmedAt = at;
     d.updatedAt = at;
     if (d.payment) {
@@ -122,7 +122,7 @@ function endDeposit(
       status: d.status,
     });
   }
-  d.status = to;
+  core.store.setDepositStatus(d, to);
   d.updatedAt = core.clock.now();
   if (d.payment) d.payment.status = 'failed';
   return d;
@@ -185,8 +185,7 @@ export const depositRoutes: RouteDef[] = [
         reference: deposit.depositId,
       });
     }
-    core.store.deposits.set(deposit.depositId, deposit);
-    core.store.depositsByUser.get(account.userId)?.push(deposit);
+    core.store.addDeposit(deposit);
     core.scheduler.at(deposit.expiresAt, () => {
       if (deposit.status === 'pending') expireDeposit(core, deposit);
     });
@@ -202,9 +201,7 @@ export const depositRoutes: RouteDef[] = [
   }),
   api('GET', '/b2b/deposits', ({ core, account, query }) => {
     const q = listQuery(query, DEPOSIT_STATUSES);
-    const all = core.store.depositsByUser.get(account.userId) ?? [];
-    const filtered = q.status ? all.filter((d) => d.status === q.status) : all;
-    const { page, pagination } = paginate(filtered, q, (d) => d.amount);
+    const { page, pagination } = core.store.depositList(account.userId).page(q);
     return ok({ data: page.map(depositView), pagination });
   }),
   api('GET', '/b2b/deposits/{depositId}', ({ core, account, params }) => {

@@ -295,8 +295,10 @@ describe('Scheduler', () => {
         },
         onPoll: step,
       },
-      { concurrency: 6, limit: 2 },
+      // A limit of 4 starts at half (2), and these steps never report an answer to grow it.
+      { concurrency: 6, limit: 4 },
     );
+    expect(h.limit.value).toBe(2);
     for (let i = 0; i < 8; i++) h.scheduler.submitLater(order(`O${i}`));
     await h.scheduler.run();
     expect(h.log.filter((l) => l.startsWith('submit'))).toHaveLength(8);
