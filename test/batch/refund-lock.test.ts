@@ -136,6 +136,30 @@ describe('refund batch holds the batch lock', () => {
   }, 60_000);
 });
 
+describe('order export holds the codes file lock too', () => {
+  it('while order bulk runs on the same codes file, export is refused (LOCKED, exit 2) and leaves the file and journal as they were', async () => {
+    const g = await gate('GET /b2b/products', 1);
+    const configDir = tempConfigDir();
+    const b = await boughtBatch(g.url, { GIFTCODES_CONFIG_DIR: configDir });
+    const env = { ...b.env, GIFTCODES_BASE_URL: g.url };
+    const codes = readFileSync(b.out);
+    const journal = readFileSync(`${b.out}.journal`);
+    const bulk = startBinary(b.bulkArgs, env);
+    await waitFor(() => g.held === 1, 'the resumed order bulk to hold its locks');
+
+    const held = await runInProcess(['order', 'export', '--out', b.out, '--force'], { env });
+    expect(held.code, held.stderr).toBe(ExitCode.usage);
+    expect(held.stderr).toMatch(/error LOCKED: another run holds \S*codes\.csv\.lock/);
+    expect(readFileSync(b.out)).toEqual(codes);
+    expect(readFileSync(`${b.out}.journal`)).toEqual(journal);
+
+    g.open();
+    expect((await bulk.done).code).toBe(ExitCode.failedItems);
+    const done = await runInProcess(['order', 'export', '--out', b.out, '--force'], { env });
+    expect(done.code, done.stderr).toBe(ExitCode.ok);
+  }, 60_000);
+});
+
 describe('an intent without an answer is never sent again on a guess', () => {
   it('killed between intent and answer: the next run sends nothing, says the refund may have been requested and names --retry-unknown', async () => {
     const g = await gate('POST /b2b/refunds');

@@ -134,10 +134,7 @@ function notTheInput(input: string, batch: string): UsageError {
 }
 
 export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Promise<ExitCode> {
-  const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
-  const { RunJournals, fileExists, formatFor, outputChunks, sha256File, writeAtomic } = await import(
-    '../../bulk/index.js'
-  );
+  const { formatFor } = await import('../../bulk/index.js');
   const format = formatFor(opts.out, opts.format);
   if (opts.bom && format !== 'csv') throw new UsageError(`--bom is for a CSV codes file, not ${format}`);
   const { assertRegularIfPresent } = await import('../../io/regular-file.js');
@@ -145,6 +142,32 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
   await assertRegularIfPresent(opts.out, '--out');
   if (opts.input !== undefined) await assertRegularIfPresent(opts.input, '--input');
   if (opts.journal !== undefined) await assertRegularIfPresent(opts.journal, '--journal');
+  // The codes file's lock, as `order bulk` and `refund batch` hold it: a run of the same
+  // batch writing this file and its journal at the same time would leave neither whole.
+  const { acquireLock, lockPathFor } = await import('../../bulk/store/index.js');
+  const notice = (line: string) => err(ctx.io, line);
+  const lock = await acquireLock(
+    lockPathFor(opts.out),
+    {},
+    { now: ctx.clock.now, sleep: ctx.clock.sleep, signal: ctx.signal, notice },
+  );
+  try {
+    return await exportUnderLock(ctx, opts, format);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Everything after the lock: the journal beside --out is read and written only while it is held. */
+async function exportUnderLock(
+  ctx: Context,
+  opts: OrderExportOptions,
+  format: OutputFormat,
+): Promise<ExitCode> {
+  const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
+  const { RunJournals, fileExists, outputChunks, sha256File, writeAtomic } = await import(
+    '../../bulk/index.js'
+  );
   const http = await ctx.http();
   const target = await targetFor(ctx, http, opts);
   const input = opts.input
