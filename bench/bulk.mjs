@@ -39,7 +39,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'giftcodes.js');
 const PROBE = process.env.PROBE ?? join(ROOT, 'bench', 'rss-probe.cjs');
 const { startSandbox } = await import(join(ROOT, 'dist', 'sandbox', 'index.js'));
-const { loadJournal, effectiveOrders } = await import(join(ROOT, 'dist', 'bulk', 'journal.js'));
+const { loadJournal, effectiveOrders } = await import(join(ROOT, 'dist', 'bulk', 'store', 'index.js'));
 const { parse: csvParse } = await import(join(ROOT, 'node_modules', 'csv-parse', 'lib', 'index.js'));
 
 const args = process.argv.slice(2);
