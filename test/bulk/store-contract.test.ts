@@ -1,139 +1,31 @@
 /**
- * The store contract (store-contract.ts) run against the journal store: a JSON-lines
- * journal beside --out and its copy in the state directory, written through
- * `openJournals` and `writePlan`, folded into a `JournalState` whose outcomes stay on
- * disk (read back through `order.outcome`), and read by a new process with `loadJournal`.
+ * The store contract (store-contract.ts) run against the journal store
+ * (journal-store-harness.ts), and the contract's heap budget checked against a store
+ * that keeps an object per order (object-store-harness.ts).
  */
-import { appendFileSync, closeSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  apply,
-  applyAt,
-  emptyState,
-  type JournalState,
-  loadJournal,
-  type OrderState,
-  openLines,
-} from '../../src/bulk/store/journal.js';
-import {
-  type BatchHeader,
-  journalCopyPathFor,
-  journalPathFor,
-  openJournals,
-  writePlan,
-} from '../../src/bulk/store/journal-files.js';
-import { journalSize } from '../../src/bulk/store/journal-writer.js';
-import { tempDirFor } from '../helpers/temp.js';
-import {
-  describeStoreContract,
-  type OpenStore,
-  type OrderSnapshot,
-  type StoreHarness,
-} from './store-contract.js';
+import { describe, expect, it } from 'vitest';
+import { journalHarness } from './journal-store-harness.js';
+import { objectStoreHarness } from './object-store-harness.js';
+import { describeStoreContract, runScaleInWorker, SCALE_ORDERS } from './store-contract.js';
 
-const header: BatchHeader = {
-  batch: 'b1',
-  input: 'a'.repeat(64),
-  seal: false,
-  at: 0,
-  anchor: 'gc-b1-anchor',
-};
+describeStoreContract(
+  'the journal store (JSON lines, two copies)',
+  journalHarness,
+  new URL('./journal-store-harness.ts', import.meta.url),
+);
 
-function snapshot(order: OrderState): OrderSnapshot {
-  const { checkoutId, status, code, message } = order.outcome;
-  return {
-    ref: order.ref,
-    phase: order.phase,
-    ...(checkoutId !== undefined ? { checkoutId } : {}),
-    ...(status !== undefined ? { status } : {}),
-    ...(code !== undefined ? { code } : {}),
-    ...(message !== undefined ? { message } : {}),
-  };
-}
+describe("the store contract's heap budget", () => {
+  const module = new URL('./object-store-harness.ts', import.meta.url);
 
-/** The file cut to just before its last record (its last complete line). */
-function cutLastRecord(path: string): void {
-  const text = readFileSync(path);
-  const end = text.lastIndexOf(10, text.length - 2);
-  truncateSync(path, end + 1);
-}
-
-function journalHarness(): StoreHarness {
-  const dir = tempDirFor('giftcodes-store-contract-');
-  const journalPath = journalPathFor(join(dir, 'codes.csv'));
-  const copyPath = journalCopyPathFor(join(dir, 'state'), 'acct', header.batch);
-
-  const open = async (
-    state: JournalState,
-    writer: Awaited<ReturnType<typeof openJournals>>,
-  ): Promise<OpenStore> => ({
-    async writePlan(orders) {
-      for (const order of orders) apply(state, { t: 'order', ref: order.ref, lines: order.lines });
-      await writePlan(writer, state, header);
-      // As a run does after its plan is written: outcomes are read back from the file.
-      state.disk = await openLines(journalPath);
-    },
-    async record(record) {
-      applyAt(state, record, await writer.append(record));
-    },
-    order(ref) {
-      const order = state.orders.get(ref);
-      return order && snapshot(order);
-    },
-    async close() {
-      await writer.close();
-      await state.disk?.close();
-    },
+  it('holds a store that keeps an object per order, at a hundredth of the scale', async () => {
+    const report = await runScaleInWorker(objectStoreHarness, module, SCALE_ORDERS / 100);
+    expect(report.mismatches).toEqual([]);
+    expect(report.walked).toBe(SCALE_ORDERS / 100);
   });
 
-  return {
-    async create() {
-      return open(emptyState(), await openJournals(journalPath, 'create', undefined, copyPath));
-    },
-    async resume() {
-      const state = await loadJournal(journalPath, { linesOnDisk: true });
-      if (!state) throw new Error('no journal to resume');
-      const copy = { path: copyPath, size: await journalSize(copyPath) };
-      return open(state, await openJournals(journalPath, 'append', copy, copyPath));
-    },
-    async load() {
-      const state = await loadJournal(journalPath, { linesOnDisk: true });
-      if (!state) return { planComplete: false, orders: [] };
-      try {
-        return { planComplete: state.planComplete, orders: [...state.orders.roots()].map(snapshot) };
-      } finally {
-        await state.disk?.close();
-      }
-    },
-    tearTail() {
-      appendFileSync(journalPath, '{"t":"submit","ref":"gc-b1-000');
-    },
-    dropLastRecord() {
-      cutLastRecord(journalPath);
-      cutLastRecord(copyPath);
-    },
-    putCopyBehind() {
-      cutLastRecord(copyPath);
-    },
-    copiesLevel() {
-      return readFileSync(journalPath).equals(readFileSync(copyPath));
-    },
-    changeOutcomeOf(ref) {
-      const text = readFileSync(journalPath, 'utf8');
-      const at = Buffer.byteLength(text.slice(0, text.lastIndexOf(`"ref":"${ref}"`))) + '"ref":"'.length;
-      // Another order's ref of the same length in its place: every other byte stays where it was.
-      const other = ref.replace(
-        /-(\d{5})-/,
-        (_, n: string) => `-${String((Number(n) + 1) % 100_000).padStart(5, '0')}-`,
-      );
-      const fd = openSync(journalPath, 'r+');
-      try {
-        writeSync(fd, other, at);
-      } finally {
-        closeSync(fd);
-      }
-    },
-  };
-}
-
-describeStoreContract('the journal store (JSON lines, two copies)', journalHarness);
+  it('does not hold that store at full scale: the worker runs out of heap', async () => {
+    await expect(runScaleInWorker(objectStoreHarness, module)).rejects.toMatchObject({
+      code: 'ERR_WORKER_OUT_OF_MEMORY',
+    });
+  }, 60_000);
+});
