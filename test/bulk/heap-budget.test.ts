@@ -28,4 +28,34 @@ describe('HeapBudget', () => {
     expect(held.length).toBe(16);
     await budget.collect();
   });
+
+  it('hands back the collection under way once the heap has grown twice its slack meanwhile, so a caller waits', async () => {
+    const budget = new HeapBudget(8 * 1024 * 1024);
+    const held = Array.from({ length: 16 }, () => new Array(128 * 1024).fill(1.5));
+    // Past the slack: a collection starts; nothing to wait for yet.
+    expect(budget.check()).toBeUndefined();
+    expect(budget.collections).toBe(1);
+    // Synchronous code lets no collection finish: 16 MB more is twice the slack, and behind.
+    held.push(...Array.from({ length: 16 }, () => new Array(128 * 1024).fill(2.5)));
+    const behind = budget.check();
+    expect(behind).toBeInstanceOf(Promise);
+    expect(budget.collections).toBe(1);
+    await behind;
+    // It ran: the floor is what it kept (the held arrays), so no wait and no new collection.
+    expect(budget.check()).toBeUndefined();
+    expect(budget.collections).toBe(1);
+    expect(held.length).toBe(32);
+  });
+
+  it('counts the memory of array buffers: a typed-array table that doubles starts a collection', async () => {
+    const budget = new HeapBudget(8 * 1024 * 1024);
+    expect(budget.check()).toBeUndefined();
+    expect(budget.collections).toBe(0);
+    // 16 MB outside the V8 heap (as the repeated-refs table's arrays are).
+    const table = new Float64Array(2 * 1024 * 1024);
+    budget.check();
+    expect(budget.collections).toBe(1);
+    await budget.collect();
+    expect(table.length).toBe(2 * 1024 * 1024);
+  });
 });
