@@ -2,8 +2,8 @@
 // BENCH_SAMPLE=<ms> it also samples process.memoryUsage() and reports the peaks of the
 // V8 heap, external memory and array buffers, and V8's heap statistics at the RSS peak.
 // With BENCH_SERIES=<file> as well, every sample is appended to that file (ms since
-// start, then rss, heapUsed, heapTotal, external, arrayBuffers in MB), to see which
-// stage of a run the peak falls in.
+// start, then rss, heapUsed, heapTotal, external, arrayBuffers, and the committed size
+// of V8's new space and old space, in MB), to see which stage of a run the peak falls in.
 const fs = require('node:fs');
 const sampleMs = Number(process.env.BENCH_SAMPLE || 0);
 const seriesFile = process.env.BENCH_SERIES;
@@ -16,10 +16,11 @@ if (sampleMs > 0) {
   const timer = setInterval(() => {
     const m = process.memoryUsage();
     for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k], m[k]);
-    if (seriesFile)
-      series.push(
-        [Date.now() - started, ...Object.keys(peak).map((k) => (m[k] / 1048576).toFixed(1))].join(' '),
-      );
+    if (seriesFile) {
+      const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
+      const sizes = [...Object.keys(peak).map((k) => m[k]), spaces.new_space, spaces.old_space];
+      series.push([Date.now() - started, ...sizes.map((b) => (b / 1048576).toFixed(1))].join(' '));
+    }
     if (m.rss >= peak.rss) {
       const h = v8.getHeapStatistics();
       atPeak = { ...m, heapLimit: h.heap_size_limit, mallocedMemory: h.malloced_memory, code: 0 };
