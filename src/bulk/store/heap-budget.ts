@@ -31,18 +31,18 @@ export class HeapBudget {
   }
 
   /**
-   * Cheap: call it often (after each request, between batches of rows). Returns the
-   * collection under way when the heap has grown twice the slack past what the last
-   * one kept while it runs: it is falling behind, and a caller that can wait awaits
-   * it before making more garbage. An eager measurement only starts V8's incremental
-   * marking, whose work runs mostly on V8's background threads; beside another
-   * CPU-bound process those threads get little of the CPU, and a run that went on
-   * parsing meanwhile peaked 20-30 MB higher (bench/README.md).
+   * Cheap: call it often (after each request, between batches of rows). Past the slack
+   * it starts a collection; while that runs, it hands it back whenever the heap is
+   * still past the slack, and a caller that can wait awaits it before making more
+   * garbage. An eager measurement only starts V8's incremental marking, whose work
+   * runs mostly on V8's background threads and in tasks of the event loop: beside
+   * other CPU-bound processes a parse that went on meanwhile let the old space reach
+   * 50-60 MB and the run peak at 170-175 MB (bench/README.md).
    */
   check(): Promise<void> | undefined {
-    const used = held();
-    if (this.pending) return used >= this.floor + 2 * this.slackBytes ? this.pending : undefined;
-    if (used >= this.floor + this.slackBytes) void this.collect();
+    const over = held() >= this.floor + this.slackBytes;
+    if (this.pending) return over ? this.pending : undefined;
+    if (over) void this.collect();
     return undefined;
   }
 
