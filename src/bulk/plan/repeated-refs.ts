@@ -3,8 +3,9 @@
  * Every row is bought, repeated ref or not (a ref is the buyer's key, not an idempotency
  * key), so a repeat is most likely a row pasted twice: the plan warns about it.
  *
- * Memory stays small per row, as the rest of the parse: a ref is kept as a 53-bit hash,
- * with the row it was first seen on, in typed arrays (about 20 bytes a ref). Two different refs share a hash with a chance of about n^2 / 2^54 (1e-4 for a
+ * Memory stays small per row, as the rest of the parse: a ref is kept as a 53-bit hash in
+ * an open-addressing table of typed arrays (12 bytes a slot), with the row it was first
+ * seen on. Two different refs share a hash with a chance of about n^2 / 2^54 (1e-4 for a
  * million rows): then a warning names a repeat that is not one, and nothing else happens.
  */
 
@@ -34,72 +35,51 @@ function hash53(text: string): number {
   return high * 2 ** 32 + low || 1;
 }
 
-/** Entries per chunk of the entry columns: a chunk is added, never copied. */
-const CHUNK = 65_536;
-
 export class RepeatedRefFinder {
-  /**
-   * The open-addressing table: each slot holds an entry's number plus one (0: empty).
-   * Only it doubles, at 4 bytes a slot; the entries (hash and first row, 12 bytes a ref)
-   * are in chunks that are added as they fill, so growing never holds two copies of
-   * them. A table of hashes and rows by slot took 24 MB at 1,000,000 rows and 36 MB while
-   * it doubled (bench/README.md); this one takes 20 MB, and 18 MB while it doubles.
-   */
-  private slots = new Uint32Array(1024);
-  private readonly hashChunks: Float64Array[] = [];
-  private readonly rowChunks: Uint32Array[] = [];
+  private hashes = new Float64Array(1024);
+  private rows = new Uint32Array(1024);
   private size = 0;
   private readonly found: RepeatedRefs = { count: 0, examples: [] };
 
   add(ref: string, row: number): void {
     if (ref === '') return;
-    if ((this.size + 1) * 2 > this.slots.length) this.grow();
+    if ((this.size + 1) * 2 > this.hashes.length) this.grow();
     const h = hash53(ref);
     const at = this.slot(h);
-    const entry = this.slots[at] as number;
-    if (entry !== 0) {
+    if (this.hashes[at] === h) {
       this.found.count += 1;
       if (this.found.examples.length < EXAMPLES)
-        this.found.examples.push({ ref, firstRow: this.rowOf(entry - 1), row });
+        this.found.examples.push({ ref, firstRow: this.rows[at] as number, row });
       return;
     }
-    const n = this.size++;
-    if (n % CHUNK === 0) {
-      this.hashChunks.push(new Float64Array(CHUNK));
-      this.rowChunks.push(new Uint32Array(CHUNK));
-    }
-    (this.hashChunks[this.hashChunks.length - 1] as Float64Array)[n % CHUNK] = h;
-    (this.rowChunks[this.rowChunks.length - 1] as Uint32Array)[n % CHUNK] = row;
-    this.slots[at] = n + 1;
+    this.hashes[at] = h;
+    this.rows[at] = row;
+    this.size += 1;
   }
 
   result(): RepeatedRefs | undefined {
     return this.found.count > 0 ? this.found : undefined;
   }
 
-  private hashOf(n: number): number {
-    return (this.hashChunks[Math.floor(n / CHUNK)] as Float64Array)[n % CHUNK] as number;
-  }
-
-  private rowOf(n: number): number {
-    return (this.rowChunks[Math.floor(n / CHUNK)] as Uint32Array)[n % CHUNK] as number;
-  }
-
-  /** The slot of hash `h`: the one that holds it, or the empty one where it goes. */
   private slot(h: number): number {
-    const mask = this.slots.length - 1;
-    let at = (h % this.slots.length) & mask;
-    for (;;) {
-      const entry = this.slots[at] as number;
-      if (entry === 0 || this.hashOf(entry - 1) === h) return at;
-      at = (at + 1) & mask;
-    }
+    const mask = this.hashes.length - 1;
+    let at = (h % this.hashes.length) & mask;
+    while (this.hashes[at] !== 0 && this.hashes[at] !== h) at = (at + 1) & mask;
+    return at;
   }
 
-  /** Twice the slots, filled again from the entries (the old slots are not read). */
   private grow(): void {
-    this.slots = new Uint32Array(this.slots.length * 2);
-    for (let n = 0; n < this.size; n++) this.slots[this.slot(this.hashOf(n))] = n + 1;
+    const hashes = this.hashes;
+    const rows = this.rows;
+    this.hashes = new Float64Array(hashes.length * 2);
+    this.rows = new Uint32Array(rows.length * 2);
+    for (let i = 0; i < hashes.length; i++) {
+      const h = hashes[i] as number;
+      if (h === 0) continue;
+      const at = this.slot(h);
+      this.hashes[at] = h;
+      this.rows[at] = rows[i] as number;
+    }
   }
 }
 
