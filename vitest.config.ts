@@ -12,6 +12,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const SLOWEST = [
   'test/bulk/crash.test.ts',
   'test/bulk/lock.test.ts',
+  // The store contract's million-order case: 15-30 s of one worker thread.
+  'test/bulk/store-contract.test.ts',
   'test/operator/guided-deposit.test.ts',
   'test/bulk/streaming.test.ts',
   'test/bulk/history-free.test.ts',

@@ -29,6 +29,9 @@
  *   node bench/bulk.mjs --only throughput|memory|scale|resume|rerun|requests  --json
  *   node bench/bulk.mjs --only requests --settings 10:200:2000 --fulfillment-ms 500
  *   node bench/bulk.mjs --only scale --scale-sizes 1000000 --items-per-order 5   small orders
+ *   NODEFLAGS=--trace-gc BENCH_SERIES=/tmp/series node bench/bulk.mjs --only scale --scale-sizes 1000000 --real-only
+ *     BENCH_CLI_STDOUT=/tmp/gc.txt   the real run alone, its memory sampled every 50 ms into /tmp/series
+ *     (ms, then rss, heapUsed, heapTotal, external, arrayBuffers in MB) and its GC trace into /tmp/gc.txt
  */
 import { spawn } from 'node:child_process';
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -239,6 +242,8 @@ async function bulkRun(
       },
     );
     if (result.code !== 0) throw new Error(`bulk run exited ${result.code}:\n${result.stderr.slice(-2000)}`);
+    // The CLI's own output (with NODEFLAGS=--trace-gc, its collections), kept when asked for.
+    if (process.env.BENCH_CLI_STDOUT) writeFileSync(process.env.BENCH_CLI_STDOUT, result.stdout);
     const memory = /BENCH_MEMORY (.*)/.exec(result.stderr);
     const extra = {
       csvParseMs,
@@ -399,7 +404,8 @@ if (only === 'all' || only === 'scale') {
   const mb = (bytes) => (bytes === undefined ? undefined : +(bytes / 1048576).toFixed(1));
   for (const n of opt('--scale-sizes', '10000,100000,1000000').split(',').map(Number)) {
     const sized = { rateLimit: 'off', latencyMs: 0, sample: true, itemsPerOrder: smallOrders };
-    const dry = await bulkRun(n, { ...sized, dryRun: true });
+    // --real-only: no dry run (its --json output cannot share stdout with NODEFLAGS=--trace-gc).
+    const dry = args.includes('--real-only') ? undefined : await bulkRun(n, { ...sized, dryRun: true });
     const real = args.includes('--dry-only') ? undefined : await bulkRun(n, sized);
     const heap = (r) =>
       r?.memory && {
@@ -411,14 +417,18 @@ if (only === 'all' || only === 'scale') {
       };
     results.scale.push({
       rows: n,
-      orders: dry.orders,
-      csvParseAloneS: +(dry.csvParseMs / 1000).toFixed(2),
-      dryRun: {
-        wallS: +(dry.wallMs / 1000).toFixed(2),
-        ratioToCsvParse: +(dry.wallMs / dry.csvParseMs).toFixed(2),
-        peakRssMb: +dry.maxRssMb.toFixed(1),
-        ...heap(dry),
-      },
+      orders: (dry ?? real).orders,
+      csvParseAloneS: +((dry ?? real).csvParseMs / 1000).toFixed(2),
+      ...(dry
+        ? {
+            dryRun: {
+              wallS: +(dry.wallMs / 1000).toFixed(2),
+              ratioToCsvParse: +(dry.wallMs / dry.csvParseMs).toFixed(2),
+              peakRssMb: +dry.maxRssMb.toFixed(1),
+              ...heap(dry),
+            },
+          }
+        : {}),
       ...(real
         ? {
             run: {
@@ -518,8 +528,10 @@ else {
   for (const m of results.scale ?? []) {
     const d = m.dryRun;
     console.log(
-      `scale: ${m.rows} rows (${m.orders} orders): csv-parse alone ${m.csvParseAloneS} s; dry run ${d.wallS} s ` +
-        `(${d.ratioToCsvParse}x csv-parse), peak RSS ${d.peakRssMb} MB (heap ${d.heapUsedMb}, external ${d.externalMb})` +
+      `scale: ${m.rows} rows (${m.orders} orders): csv-parse alone ${m.csvParseAloneS} s` +
+        (d
+          ? `; dry run ${d.wallS} s (${d.ratioToCsvParse}x csv-parse), peak RSS ${d.peakRssMb} MB (heap ${d.heapUsedMb}, external ${d.externalMb})`
+          : '') +
         (m.run
           ? `; real run ${m.run.wallS} s (${m.run.units} units), first purchase after ${m.run.toFirstPurchaseS} s, ` +
             `peak RSS ${m.run.peakRssMb} MB (heap ${m.run.heapUsedMb}, external ${m.run.externalMb})`

@@ -28,4 +28,33 @@ describe('HeapBudget', () => {
     expect(held.length).toBe(16);
     await budget.collect();
   });
+
+  it('hands back the collection under way while the heap is still past its slack, so a caller waits', async () => {
+    const budget = new HeapBudget(8 * 1024 * 1024);
+    const held = Array.from({ length: 16 }, () => new Array(128 * 1024).fill(1.5));
+    // Past the slack: a collection starts; the one who asked goes on.
+    expect(budget.check()).toBeUndefined();
+    expect(budget.collections).toBe(1);
+    // Synchronous code lets no collection finish: still past the slack, so wait for it.
+    const behind = budget.check();
+    expect(behind).toBeInstanceOf(Promise);
+    expect(budget.collections).toBe(1);
+    await behind;
+    // It ran: the floor is what it kept (the held arrays), so no wait and no new collection.
+    expect(budget.check()).toBeUndefined();
+    expect(budget.collections).toBe(1);
+    expect(held.length).toBe(16);
+  });
+
+  it('counts the memory of array buffers: a typed-array table that doubles starts a collection', async () => {
+    const budget = new HeapBudget(8 * 1024 * 1024);
+    expect(budget.check()).toBeUndefined();
+    expect(budget.collections).toBe(0);
+    // 16 MB outside the V8 heap (as the repeated-refs table's arrays are).
+    const table = new Float64Array(2 * 1024 * 1024);
+    budget.check();
+    expect(budget.collections).toBe(1);
+    await budget.collect();
+    expect(table.length).toBe(2 * 1024 * 1024);
+  });
 });

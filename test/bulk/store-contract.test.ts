@@ -1,161 +1,31 @@
 /**
- * The store contract (store-contract.ts) run against the journal store, through its face
- * (store/index.ts) only, as the engine drives it: a JSON-lines journal beside --out and
- * its copy in the state directory held as `RunJournals`, the plan handed to a `PlanStage`
- * and committed, records folded into a `JournalState` whose outcomes stay on disk (read
- * back through `order.outcome`), and read by a new process with `loadBatch`.
+ * The store contract (store-contract.ts) run against the journal store
+ * (journal-store-harness.ts), and the contract's heap budget checked against a store
+ * that keeps an object per order (object-store-harness.ts).
  */
-import { appendFileSync, closeSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  type BatchHeader,
-  type JournalState,
-  journalCopyPathFor,
-  journalPathFor,
-  loadBatch,
-  type OrderState,
-  PlanStage,
-  type RefundState,
-  RunJournals,
-} from '../../src/bulk/store/index.js';
-import { tempDirFor } from '../helpers/temp.js';
-import {
-  describeStoreContract,
-  type OpenStore,
-  type OrderSnapshot,
-  type RefundSnapshot,
-  type StoreHarness,
-} from './store-contract.js';
+import { describe, expect, it } from 'vitest';
+import { journalHarness } from './journal-store-harness.js';
+import { objectStoreHarness } from './object-store-harness.js';
+import { describeStoreContract, runScaleInWorker, SCALE_ORDERS } from './store-contract.js';
 
-const header: BatchHeader = {
-  batch: 'b1',
-  input: 'a'.repeat(64),
-  seal: false,
-  at: 0,
-  anchor: 'gc-b1-anchor',
-};
+describeStoreContract(
+  'the journal store (JSON lines, two copies)',
+  journalHarness,
+  new URL('./journal-store-harness.ts', import.meta.url),
+);
 
-function snapshot(order: OrderState): OrderSnapshot {
-  const { checkoutId, status, code, message } = order.outcome;
-  return {
-    ref: order.ref,
-    phase: order.phase,
-    ...(checkoutId !== undefined ? { checkoutId } : {}),
-    ...(status !== undefined ? { status } : {}),
-    ...(code !== undefined ? { code } : {}),
-    ...(message !== undefined ? { message } : {}),
-  };
-}
+describe("the store contract's heap budget", () => {
+  const module = new URL('./object-store-harness.ts', import.meta.url);
 
-function refundSnapshot(state: RefundState): RefundSnapshot {
-  return { ...(state.answer ? { refundId: state.answer.refundId } : {}), unknown: state.unknown };
-}
+  it('holds a store that keeps an object per order, at a hundredth of the scale', async () => {
+    const report = await runScaleInWorker(objectStoreHarness, module, SCALE_ORDERS / 100);
+    expect(report.mismatches).toEqual([]);
+    expect(report.walked).toBe(SCALE_ORDERS / 100);
+  });
 
-const refundsOf = (state: JournalState) =>
-  Object.fromEntries([...state.refunds].map(([id, refund]) => [id, refundSnapshot(refund)]));
-
-/** The file cut to just before its last record (its last complete line). */
-function cutLastRecord(path: string): void {
-  const text = readFileSync(path);
-  const end = text.lastIndexOf(10, text.length - 2);
-  truncateSync(path, end + 1);
-}
-
-function journalHarness(): StoreHarness {
-  const dir = tempDirFor('giftcodes-store-contract-');
-  const journalPath = journalPathFor(join(dir, 'codes.csv'));
-  const copyPath = journalCopyPathFor(join(dir, 'state'), 'acct', header.batch);
-
-  const open = async (journals: RunJournals): Promise<OpenStore> => {
-    /** The run's state once it holds a plan (written here, or resumed). */
-    const state = (): JournalState | undefined => {
-      try {
-        return journals.state();
-      } catch {
-        return undefined;
-      }
-    };
-    return {
-      async writePlan(orders) {
-        const stage = await PlanStage.open(dir);
-        try {
-          for (const order of orders) stage.add(order);
-          // As a run does after its confirmation: the plan's lines, then outcomes, are read back from the file.
-          await journals.commitPlan(stage, header);
-        } finally {
-          await stage.close();
-        }
-      },
-      record: (record) => journals.record(record),
-      order(ref) {
-        const order = state()?.orders.get(ref);
-        return order && snapshot(order);
-      },
-      refund(checkoutId) {
-        const refund = state()?.refunds.get(checkoutId);
-        return refund && refundSnapshot(refund);
-      },
-      async close() {
-        await journals.close();
-        await state()?.disk?.close();
-      },
-    };
-  };
-
-  return {
-    async create() {
-      return open(await RunJournals.open(journalPath, 'create', undefined, copyPath));
-    },
-    async resume() {
-      const state = await loadBatch(journalPath, { linesOnDisk: true });
-      if (!state) throw new Error('no journal to resume');
-      // Whichever copy is behind is made level before anything is recorded.
-      const journals = await RunJournals.open(journalPath, 'append', undefined, copyPath);
-      journals.resume(state);
-      return open(journals);
-    },
-    async load() {
-      const state = await loadBatch(journalPath, { linesOnDisk: true });
-      if (!state) return { planComplete: false, orders: [], refunds: {} };
-      try {
-        return {
-          planComplete: state.planComplete,
-          orders: [...state.orders.roots()].map(snapshot),
-          refunds: refundsOf(state),
-        };
-      } finally {
-        await state.disk?.close();
-      }
-    },
-    tearTail() {
-      appendFileSync(journalPath, '{"t":"submit","ref":"gc-b1-000');
-    },
-    dropLastRecord() {
-      cutLastRecord(journalPath);
-      cutLastRecord(copyPath);
-    },
-    putCopyBehind() {
-      cutLastRecord(copyPath);
-    },
-    copiesLevel() {
-      return readFileSync(journalPath).equals(readFileSync(copyPath));
-    },
-    changeOutcomeOf(ref) {
-      const text = readFileSync(journalPath, 'utf8');
-      const at = Buffer.byteLength(text.slice(0, text.lastIndexOf(`"ref":"${ref}"`))) + '"ref":"'.length;
-      // Another order's ref of the same length in its place: every other byte stays where it was.
-      const other = ref.replace(
-        /-(\d{5})-/,
-        (_, n: string) => `-${String((Number(n) + 1) % 100_000).padStart(5, '0')}-`,
-      );
-      const fd = openSync(journalPath, 'r+');
-      try {
-        writeSync(fd, other, at);
-      } finally {
-        closeSync(fd);
-      }
-    },
-  };
-}
-
-describeStoreContract('the journal store (JSON lines, two copies)', journalHarness);
+  it('does not hold that store at full scale: the worker runs out of heap', async () => {
+    await expect(runScaleInWorker(objectStoreHarness, module)).rejects.toMatchObject({
+      code: 'ERR_WORKER_OUT_OF_MEMORY',
+    });
+  }, 60_000);
+});

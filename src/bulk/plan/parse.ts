@@ -213,7 +213,10 @@ const MAX_ERRORS = 1_000;
 /** Parse a CSV stream into rows in memory (small files and tests). */
 export async function parseInput(source: Readable): Promise<ParsedInput> {
   const rows: InputRow[] = [];
-  const { errors, sha256 } = await readInput(source, (row) => rows.push(row));
+  const { errors, sha256 } = await readInput(source, (row) => {
+    rows.push(row);
+    return undefined;
+  });
   return { rows, errors, sha256 };
 }
 
@@ -222,7 +225,11 @@ export async function parseInput(source: Readable): Promise<ParsedInput> {
  * decides what to keep. BOM, CRLF/LF, quoted commas and blank lines are handled by
  * csv-parse.
  */
-export async function readInput(source: Readable, onRow: (row: InputRow) => void): Promise<InputSummary> {
+export async function readInput(
+  source: Readable,
+  /** Takes each good row; when it returns a promise, the parse waits for it (see spoolInput). */
+  onRow: (row: InputRow) => undefined | Promise<void>,
+): Promise<InputSummary> {
   const hash = createHash('sha256');
   let rows = 0;
   const repeated = new RepeatedRefFinder();
@@ -275,7 +282,8 @@ export async function readInput(source: Readable, onRow: (row: InputRow) => void
       if (result.value) {
         rows += 1;
         repeated.add(result.value.ref, result.value.row);
-        onRow(result.value);
+        const wait = onRow(result.value);
+        if (wait) await wait;
       } else push(result.errors);
     }
   } catch (error) {
@@ -362,6 +370,9 @@ async function splitHead(
   return { head, rest: rest() };
 }
 
-export function readFile(path: string, onRow: (row: InputRow) => void): Promise<InputSummary> {
+export function readFile(
+  path: string,
+  onRow: (row: InputRow) => undefined | Promise<void>,
+): Promise<InputSummary> {
   return readInput(createReadStream(path), onRow);
 }

@@ -126,6 +126,15 @@ export class RefIndex {
   }
 }
 
+/**
+ * A plan's hash is 40 bits: past 31 it is a heap number, whose `toString(16)` takes V8's
+ * slow path for doubles (measured: 3.6 s of the store contract's million-order case).
+ * Two 20-bit halves are small integers, printed on the fast path; the digits are the same.
+ */
 function hex(value: number, width: number): string {
-  return value.toString(16).padStart(width, '0');
+  if (value < HALF) return value.toString(16).padStart(width, '0');
+  const high = Math.floor(value / HALF);
+  const low = (value - high * HALF).toString(16).padStart(5, '0');
+  return `${high.toString(16)}${low}`.padStart(width, '0');
 }
+const HALF = 0x100000;

@@ -77,6 +77,15 @@ export class RunJournals {
     if (this.held) applyAt(this.held, record, place);
   }
 
+  /**
+   * Records several steps at once, all durable in both copies in one write before it
+   * resolves (a group commit), each folded in with its place, in the order given.
+   */
+  async recordAll(records: JournalRecord[]): Promise<void> {
+    const places = await this.writer.appendAll(records);
+    if (this.held) for (const [k, record] of records.entries()) applyAt(this.held, record, places[k]);
+  }
+
   /** The codes file about to be renamed into place (its hash): it is the batch's own from now. */
   async recordOutputPending(sha256: string): Promise<void> {
     await this.writer.append({ t: 'output-pending', sha256 });

@@ -95,9 +95,11 @@ export class RowSpool {
     let carry = 0;
     const heap = heapBudget();
     for (let turn = 1; ; turn++) {
-      // A turn of the event loop now and then, so a collection the budget asked for runs.
-      heap.check();
-      if (turn % 16 === 0) await nextTurn();
+      // A turn of the event loop now and then, so a collection the budget asked for runs,
+      // and a wait for it when it falls behind.
+      const behind = heap.check();
+      if (behind) await behind;
+      else if (turn % 16 === 0) await nextTurn();
       const read = readSync(this.fd, chunk, carry, chunk.length - carry, position);
       position += read;
       const end = carry + read;

@@ -116,7 +116,10 @@ async function readInputRows(
   const rows: InputRow[] = [];
   let parsed: Awaited<ReturnType<typeof readInput>>;
   try {
-    parsed = await readInput(input, (row) => rows.push(row));
+    parsed = await readInput(input, (row) => {
+      rows.push(row);
+      return undefined;
+    });
   } catch (error) {
     throw new UsageError(`cannot read ${input}: ${(error as Error).message}`);
   }
