@@ -9,8 +9,10 @@
  * at scale (store-contract-scale.ts) runs a million-order plan in a worker thread whose
  * V8 heap is capped, so a store that holds an object per order fails it by running out.
  */
+
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { RefundRecord } from '../../src/bulk/store/index.js';
 import type { PlannedLine } from '../../src/bulk/types.js';
 import { JournalDamagedError } from '../../src/errors.js';
 import { tempDirFor } from '../helpers/temp.js';
@@ -40,16 +42,7 @@ export type ContractRecord =
   | { t: 'rejected'; ref: string; code: string; message: string; at: number }
   | { t: 'unknown'; ref: string; reason: string; at: number }
   /** What `refund batch` asked for (the service has no refund read path): records of the same store. */
-  | { t: 'refund-intent'; batch: string; checkoutId: string; ref: string; at: number }
-  | {
-      t: 'refund-answer';
-      batch: string;
-      checkoutId: string;
-      refundId: string;
-      status: string;
-      httpStatus: number;
-      at: number;
-    };
+  | Extract<RefundRecord, { t: 'refund-intent' | 'refund-answer' }>;
 
 /** What the store says of one order's refund: a plain object, read once. */
 export interface RefundSnapshot {
