@@ -176,7 +176,6 @@ const FACE: Record<string, string> = {
   // Writing.
   RunJournals: "a run's journals as one object: commitPlan, record, recordOutput..., close",
   PlanStage: 'the plan staged before the confirmation: the planner hands it orders',
-  heldPlan: 'a plan held whole in memory (small plans and tests), folded inside the store',
   BatchJournal: "a bought batch's journal as refund batch opens it",
   BatchFiles: "where a batch's refunds are, and were, recorded",
   // Where a batch's files are.

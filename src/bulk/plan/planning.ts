@@ -12,15 +12,9 @@
 import { InvalidInputError } from '../../errors.js';
 import type { JournalChoice, Live, ParsedInput } from '../run-types.js';
 import type { RowSpool } from '../store/index.js';
-import { heldPlan, type JournalState, linesOf, type OrderState } from '../store/index.js';
+import { type JournalState, linesOf, type OrderState } from '../store/index.js';
 import { currencyOf } from './plan.js';
-import {
-  checkAndPreview,
-  type OrderSink,
-  type PlanInputs,
-  type PlanPreview,
-  planSpool,
-} from './stream-plan.js';
+import { checkAndPreview, type OrderSink, type PlanInputs, type PlanPreview } from './stream-plan.js';
 
 export type PlanOutcome =
   | {
@@ -57,19 +51,6 @@ export async function planOrResume(
 /** What planning reads besides the rows: the live catalog, rates and limits, and the batch. */
 export function planInputs(input: Pick<ParsedInput, 'batch'>, live: Live): PlanInputs {
   return { products: live.products, rates: live.rates, limits: live.limits, batch: input.batch };
-}
-
-/**
- * A fresh plan held whole in memory, as `PlanStage` would journal it (without
- * the `planned` record): for small plans and tests.
- */
-export async function planState(spool: RowSpool, inputs: PlanInputs): Promise<JournalState> {
-  const plan = heldPlan();
-  await planSpool(spool, inputs, (order) => {
-    plan.add(order);
-    return undefined;
-  });
-  return plan.state;
 }
 
 /** Orders with their lines as objects, one order at a time. */

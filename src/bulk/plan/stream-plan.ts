@@ -88,17 +88,10 @@ export async function checkAndPreview(
   const found: RowError[] = [];
   let count = 0;
   const preview = new PreviewSum(currencyOf);
-  const planner = new Planner(
-    inputs.products,
-    inputs.rates,
-    inputs.limits,
-    inputs.batch,
-    (order) => {
-      preview.add(order);
-      onOrder?.(order);
-    },
-    { anchor: true },
-  );
+  const planner = plannerFor(inputs, (order) => {
+    preview.add(order);
+    onOrder?.(order);
+  });
   const legacy = new LegacyFirstRef(inputs.products, inputs.rates, inputs.limits, inputs.batch);
   let legacyKnown = false;
   let planning = parseErrors.length === 0;
@@ -143,6 +136,11 @@ class PreviewSum {
   }
 }
 
+/** The run's planner over these inputs: the batch's anchor first, each order handed to `onOrder`. */
+function plannerFor(inputs: PlanInputs, onOrder: (order: PlannedOrder) => void): Planner {
+  return new Planner(inputs.products, inputs.rates, inputs.limits, inputs.batch, onOrder, { anchor: true });
+}
+
 export interface PlanInputs {
   products: ValidationContext['products'];
   rates: ValidationContext['rates'];
@@ -162,17 +160,10 @@ export async function planSpool(
 ): Promise<void> {
   passes += 1;
   let pending: Array<Promise<void>> = [];
-  const planner = new Planner(
-    inputs.products,
-    inputs.rates,
-    inputs.limits,
-    inputs.batch,
-    (order) => {
-      const wait = emit(order);
-      if (wait) pending.push(wait);
-    },
-    { anchor: true },
-  );
+  const planner = plannerFor(inputs, (order) => {
+    const wait = emit(order);
+    if (wait) pending.push(wait);
+  });
   for await (const rows of spool.batches()) {
     for (const row of rows) planner.add(row);
     if (pending.length) {

@@ -24,7 +24,6 @@ export {
   carriesRowRefs,
   eachEffectiveOrder,
   effectiveOrders,
-  heldPlan,
   type JournalRecord,
   type JournalState,
   linesOf,

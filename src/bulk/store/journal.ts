@@ -241,15 +241,6 @@ function addOrder(
 }
 
 /** Pure: fold one record into the state. */
-/**
- * A fresh plan held whole in memory, its orders folded as the journal folds them (without
- * the `planned` record): for small plans and tests. A real run stages its plan (PlanStage).
- */
-export function heldPlan(): { readonly state: JournalState; add(order: PlannedOrder): void } {
-  const state = emptyState();
-  return { state, add: (order) => void applyAt(state, { t: 'order', ref: order.ref, lines: order.lines }) };
-}
-
 export function apply(state: JournalState, record: JournalRecord): JournalState {
   return applyAt(state, record);
 }

@@ -6,6 +6,7 @@
 import { dirname } from 'node:path';
 import { afterEach } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
+import { type PlanInputs, planSpool } from '../../../src/bulk/plan/stream-plan.js';
 import { productIndex } from '../../../src/bulk/plan/validate.js';
 import type { BulkOptions, BulkStats, Live, ParsedInput } from '../../../src/bulk/run-types.js';
 import {
@@ -18,6 +19,7 @@ import {
 import { type BatchHeader, writePlan } from '../../../src/bulk/store/journal-files.js';
 import { JournalWriter } from '../../../src/bulk/store/journal-writer.js';
 import { ensurePrivateDir } from '../../../src/bulk/store/safe-files.js';
+import type { RowSpool } from '../../../src/bulk/store/spool.js';
 import type { PlanLimits, PlannedLine } from '../../../src/bulk/types.js';
 import type { Account } from '../../../src/schemas/account.js';
 import type { Product } from '../../../src/schemas/catalog.js';
@@ -83,6 +85,19 @@ export function stateOf(orders: Array<{ ref: string; lines: PlannedLine[] }>, mo
   for (const order of orders) apply(state, { t: 'order', ref: order.ref, lines: order.lines });
   apply(state, { t: 'planned', orders: orders.length });
   for (const record of more) apply(state, record);
+  return state;
+}
+
+/**
+ * A fresh plan of the spooled rows held whole in memory, as `PlanStage` journals it
+ * (without the `planned` record): what the assertions compare the run's sums with.
+ */
+export async function planState(spool: RowSpool, inputs: PlanInputs): Promise<JournalState> {
+  const state = emptyState();
+  await planSpool(spool, inputs, (order) => {
+    apply(state, { t: 'order', ref: order.ref, lines: order.lines });
+    return undefined;
+  });
   return state;
 }
 

@@ -4,13 +4,13 @@
  * taken as it is, whatever the live limits say now.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { planInputs, planOrResume as planStage, planState } from '../../../src/bulk/plan/planning.js';
+import { planInputs, planOrResume as planStage } from '../../../src/bulk/plan/planning.js';
 import { anchorRef, orderRef } from '../../../src/bulk/plan/refs.js';
 import { effectiveOrders, linesOf } from '../../../src/bulk/store/journal.js';
 import { RowSpool } from '../../../src/bulk/store/spool.js';
 import type { RowError } from '../../../src/bulk/types.js';
 import { InvalidInputError } from '../../../src/errors.js';
-import { line, live, parsedInput, rootRefs, stateOf } from './fixtures.js';
+import { line, live, parsedInput, planState, rootRefs, stateOf } from './fixtures.js';
 
 type Row = { row: number; productId?: string; skuId?: string; amount?: number; quantity?: number };
 
