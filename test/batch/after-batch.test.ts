@@ -29,8 +29,7 @@ async function boughtBatch() {
   return { acc, dir, input, out, batch, run };
 }
 
-const refundEntries = async (userId: string) =>
-  (await sb.operator.ledger(userId)).entries.filter((e) => e.type === 'refund');
+const refundEntries = async (userId: string) => sb.operator.ledgerEntries(userId, 'refund');
 
 describe('refund batch', () => {
   it('requests the refund of every partial or failed order once; a re-run requests nothing', async () => {

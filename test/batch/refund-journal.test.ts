@@ -67,8 +67,7 @@ async function boughtBatch(baseUrl = sb.url) {
 }
 
 const refundsOf = async (userId: string) => (await sb.operator.refunds(userId)).refunds;
-const ledgerRefunds = async (userId: string) =>
-  (await sb.operator.ledger(userId)).entries.filter((e) => e.type === 'refund');
+const ledgerRefunds = async (userId: string) => sb.operator.ledgerEntries(userId, 'refund');
 
 /** The oracle: exactly one refund, and one refund entry in the ledger, per partial or failed order. */
 async function expectEachRefundedOnce(userId: string, partial: string[]) {

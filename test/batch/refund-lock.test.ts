@@ -53,8 +53,7 @@ async function boughtBatch(baseUrl = sb.url, extraEnv: Record<string, string> = 
 }
 
 const refundsOf = async (userId: string) => (await sb.operator.refunds(userId)).refunds;
-const refundCharges = async (userId: string) =>
-  (await sb.operator.ledger(userId)).entries.filter((e) => e.type === 'refund');
+const refundCharges = async (userId: string) => sb.operator.ledgerEntries(userId, 'refund');
 
 /** Resolves with the run's end, or fails as soon as `sent` requests reached the gate first. */
 async function endsBefore(run: Promise<{ code: number; stderr: string }>, g: GateProxy, sent: number) {

@@ -54,7 +54,7 @@ describe('a Telcel batch: MXN face value, USD price', () => {
       env: acc.env,
     });
     expect(run.code, run.stderr).toBe(0);
-    const charges = (await sb.operator.ledger(acc.userId)).entries.filter((e) => e.type === 'order_charge');
+    const charges = await sb.operator.ledgerEntries(acc.userId, 'order_charge');
     const charged = -charges.reduce((sum, e) => sum + e.amountUsd, 0);
     expect(charged).toBeCloseTo((1000 / mxnPerUsd) * 0.96, 1);
     expect(charged).toBeLessThan(100);

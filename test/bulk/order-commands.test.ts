@@ -56,7 +56,7 @@ describe('order create: a create whose outcome is lost', () => {
 
     const after = await sb.operator.orders(acc.userId);
     expect(after.orders).toHaveLength(1);
-    const charges = (await sb.operator.ledger(acc.userId)).entries.filter((e) => e.type === 'order_charge');
+    const charges = await sb.operator.ledgerEntries(acc.userId, 'order_charge');
     expect(charges.map((c) => c.checkoutId)).toEqual([before.orders[0]?.checkoutId]);
   });
 

@@ -187,8 +187,7 @@ export interface Charge {
 
 /** The ledger's order charges for an account: the oracle of every money figure a run prints. */
 export async function orderCharges(sb: SandboxHandle, userId: string): Promise<Charge[]> {
-  const ledger = await sb.operator.ledger(userId);
-  return ledger.entries.filter((e) => e.type === 'order_charge');
+  return sb.operator.ledgerEntries(userId, 'order_charge');
 }
 
 /** What those charges took from the balance, in USD. */

@@ -108,18 +108,9 @@ export interface OperatorClient {
   addHistory(userId: string, orders: number): Promise<Json>;
   advanceClock(advanceMs: number): Promise<number>;
   setFaults(config: Record<string, unknown>): Promise<HttpResult>;
-  ledger(userId: string): Promise<{
-    userId: string;
-    balance: number;
-    entries: Array<{
-      type: string;
-      amountUsd: number;
-      checkoutId?: string;
-      depositId?: string;
-      refundId?: string;
-      at: number;
-    }>;
-  }>;
+  ledger(userId: string): Promise<{ userId: string; balance: number; entries: LedgerEntry[] }>;
+  /** The account's ledger entries of one type (`order_charge`, `refund`, `deposit`...): the oracle of money tests. */
+  ledgerEntries(userId: string, type: string): Promise<LedgerEntry[]>;
   orders(userId: string): Promise<{ orders: Array<Record<string, Json>> }>;
   confirmDeposit(depositId: string, delayMs?: number): Promise<HttpResult>;
   failDeposit(depositId: string): Promise<HttpResult>;
@@ -130,6 +121,15 @@ export interface OperatorClient {
   post(path: string, body?: unknown): Promise<Json>;
 }
 
+export interface LedgerEntry {
+  type: string;
+  amountUsd: number;
+  checkoutId?: string;
+  depositId?: string;
+  refundId?: string;
+  at: number;
+}
+
 export function operatorClient(baseUrl: string): OperatorClient {
   const op = (method: string, path: string, body?: unknown) =>
     call(baseUrl, method, path, { body, apiKey: null });
@@ -138,6 +138,8 @@ export function operatorClient(baseUrl: string): OperatorClient {
     if (res.status >= 300) throw new Error(`operator call failed: ${res.status} ${res.text}`);
     return res.body;
   };
+  const ledger: OperatorClient['ledger'] = (userId) =>
+    must(op('GET', `/_sandbox/ledger?userId=${encodeURIComponent(userId)}`));
   return {
     createAccount: (input = {}) => must(op('POST', '/_sandbox/accounts', input)),
     createKey: (userId, scopes) =>
@@ -146,7 +148,8 @@ export function operatorClient(baseUrl: string): OperatorClient {
     addHistory: (userId, orders) => must(op('POST', `/_sandbox/accounts/${userId}/history`, { orders })),
     advanceClock: async (advanceMs) => (await must(op('POST', '/_sandbox/clock', { advanceMs }))).now,
     setFaults: (config) => op('PUT', '/_sandbox/faults', config),
-    ledger: (userId) => must(op('GET', `/_sandbox/ledger?userId=${encodeURIComponent(userId)}`)),
+    ledger,
+    ledgerEntries: async (userId, type) => (await ledger(userId)).entries.filter((e) => e.type === type),
     orders: (userId) => must(op('GET', `/_sandbox/orders?userId=${encodeURIComponent(userId)}`)),
     confirmDeposit: (id, delayMs) =>
       op('POST', `/_sandbox/deposits/${id}/confirm`, delayMs === undefined ? {} : { delayMs }),

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { instantClock } from '../helpers/clock.js';
 import { ALWAYS_FAILS, MINUTE, withSandbox } from '../helpers/sandbox.js';
+import { cli } from './support.js';
 
 const DEPOSIT_BTC = ['deposit', 'create', '--amount', '100', '--method', 'btc'];
 
@@ -41,10 +42,6 @@ describe.each([
   // The sandbox's own fresh account: its id, key and the CLI's environment.
   const acc = async () =>
     sb.account({ tier: 'growth', balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
-  const cli = (env: Record<string, string>, args: string[]) =>
-    runInProcess(args, { env, deps: { clock: instantClock() } });
-  const ledger = async (userId: string, type: string) =>
-    (await sb.operator.ledger(userId)).entries.filter((e) => e.type === type);
   const pending = async (apiKey: string) =>
     (await sb.api('GET', '/b2b/deposits?status=pending', { apiKey })).body.data as Array<{
       depositId: string;
@@ -64,7 +61,7 @@ describe.each([
       const follow = await cli(a.env, advisedCommand(res.stderr));
       expect(follow.code, follow.stderr).toBe(0);
       expect(follow.stderr).toContain('Deposit confirmed');
-      expect(await ledger(a.userId, 'deposit')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'deposit')).toHaveLength(1);
     });
 
     it('without --method: lists the methods', async () => {
@@ -86,7 +83,7 @@ describe.each([
       await sb.operator.confirmDeposit(only?.depositId as string, 0);
       const follow = await cli(a.env, advisedCommand(res.stderr));
       expect(follow.code, follow.stderr).toBe(0);
-      expect(await ledger(a.userId, 'deposit')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'deposit')).toHaveLength(1);
       expect(await pending(a.apiKey)).toHaveLength(0);
     });
   });
@@ -121,7 +118,7 @@ describe.each([
       const id = await failedOrder(a, surface);
       const res = await cli(a.env, ['refund', 'create', id, '--surface', surface, '--yes']);
       expect(res.code, res.stderr).toBe(0);
-      expect(await ledger(a.userId, 'refund')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'refund')).toHaveLength(1);
     });
 
     it.each(['b2b', 'retailer'] as const)(
@@ -139,7 +136,7 @@ describe.each([
         await sb.operator.setFaults({});
         const again = await cli(a.env, advisedCommand(first.stderr));
         expect(again.code, again.stderr).toBe(0);
-        expect(await ledger(a.userId, 'refund')).toHaveLength(1);
+        expect(await sb.operator.ledgerEntries(a.userId, 'refund')).toHaveLength(1);
       },
     );
   });
@@ -245,7 +242,7 @@ describe('screens that must not invite a payment that cannot count', () => {
       '--yes',
     ]);
     expect(order.code).toBe(4);
-    const charges = (await sb.operator.ledger(userId)).entries.filter((e) => e.type === 'order_charge');
+    const charges = await sb.operator.ledgerEntries(userId, 'order_charge');
     expect(charges).toHaveLength(0);
   });
 });

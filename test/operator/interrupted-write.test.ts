@@ -71,10 +71,6 @@ async function ctrlCWhileOut(
   return res;
 }
 
-async function charges(userId: string, type: string) {
-  return (await sb.operator.ledger(userId)).entries.filter((e) => e.type === type);
-}
-
 async function pendingCheckout(env: Record<string, string>): Promise<string> {
   const created = await runInProcess(['--json', ...CHECKOUT_CREATE, '--country', 'US'], { env });
   expect(created.code, created.stderr).toBe(0);
@@ -97,7 +93,7 @@ describe('Ctrl-C in the wait before a retry, after the first attempt committed',
     expect(res.stderr).toMatch(/^error INTERRUPTED: interrupted/m);
     expect(res.stderr).toContain('The checkout with externalRef po-ctrl-c may exist and be paid');
     expect(res.stderr).toContain('--ref po-ctrl-c');
-    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(1);
   });
 });
 
@@ -118,7 +114,7 @@ describe('Ctrl-C while a write is out, after the service committed it', () => {
       acc.env,
       ['refund', 'create', id, '--surface', 'b2b', '--yes'],
       'POST /b2b/refunds',
-      async () => (await charges(acc.userId, 'refund')).length === 1,
+      async () => (await sb.operator.ledgerEntries(acc.userId, 'refund')).length === 1,
     );
     expect(res.stderr).toContain(`A refund of ${id} may have been requested`);
   });
@@ -145,7 +141,7 @@ describe('Ctrl-C while a write is out, after the service committed it', () => {
       acc.env,
       ['checkout', 'pay', id, '--method', 'balance', '--yes'],
       'POST /retailer/v1/checkouts/{checkoutId}/payment',
-      async () => (await charges(acc.userId, 'checkout_charge')).length === 1,
+      async () => (await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).length === 1,
     );
     // Interrupted, the advice cannot read the checkout back: it says to look first.
     expect(res.stderr).toContain(

@@ -8,9 +8,8 @@
  * real time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runInProcess } from '../helpers/cli.js';
-import { instantClock } from '../helpers/clock.js';
 import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
+import { advisedCommand, cli } from './support.js';
 
 const UNIT_MS = 60_000;
 /** One retailer checkout of one Amazon card, to which each test adds its flags. */
@@ -39,26 +38,11 @@ async function retailAccount(scopes?: string[]) {
   };
 }
 
-function cli(env: Record<string, string>, args: string[]) {
-  return runInProcess(args, { env, deps: { clock: instantClock() } });
-}
-
 /** More failures after commit than the client makes attempts (6 by default). */
 function failAfterCommit(route: string) {
   return sb.operator.setFaults({
     routes: { [route]: { script: Array.from({ length: 10 }, () => 'error_after') } },
   });
-}
-
-async function charges(userId: string, type: string) {
-  return (await sb.operator.ledger(userId)).entries.filter((e) => e.type === type);
-}
-
-/** The command the error line tells the person to run, as words (the tests use no quoting). */
-function advisedCommand(stderr: string): string[] {
-  const command = /: giftcodes (.+)$/m.exec(stderr)?.[1];
-  expect(command, stderr).toBeDefined();
-  return (command as string).split(' ');
 }
 
 describe('checkout create --pay-method balance: the answer is lost after the charge', () => {
@@ -76,7 +60,7 @@ describe('checkout create --pay-method balance: the answer is lost after the cha
     expect(rerun.slice(-2)).toEqual(['--ref', ref]);
 
     // Committed and charged once despite the 500s.
-    const charged = await charges(acc.userId, 'checkout_charge');
+    const charged = await sb.operator.ledgerEntries(acc.userId, 'checkout_charge');
     expect(charged).toHaveLength(1);
 
     await sb.operator.setFaults({});
@@ -84,7 +68,7 @@ describe('checkout create --pay-method balance: the answer is lost after the cha
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(`externalRef ${ref} was already used`);
     expect(second.stdout).toContain(charged[0]?.checkoutId);
-    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(1);
     const { orders } = await sb.operator.orders(acc.userId);
     expect(orders.map((o) => o.externalRef)).toEqual([ref]);
   });
@@ -107,7 +91,7 @@ describe('checkout create --pay-method balance: the answer is lost after the cha
     const rerun = advisedCommand(res.stderr);
     expect(rerun.filter((w) => w.startsWith('--ref'))).toEqual(['--ref']);
     expect(rerun.slice(-2)).toEqual(['--ref', 'po-77']);
-    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(1);
   });
 });
 
@@ -128,13 +112,13 @@ describe('checkout pay --method balance: the answer is lost', () => {
     expect(first.stderr).toContain(
       `The payment was taken: checkout ${id} is now processing. Do not pay again`,
     );
-    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(1);
 
     await sb.operator.setFaults({});
     const again = await cli(acc.env, args);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('only a pending checkout can be paid');
-    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(1);
   });
 
   it('before the charge: says nothing was taken and the advised re-run pays once', async () => {
@@ -146,13 +130,13 @@ describe('checkout pay --method balance: the answer is lost', () => {
     const first = await cli(acc.env, ['checkout', 'pay', id, '--method', 'balance', '--yes']);
     expect(first.code).toBe(1);
     expect(first.stderr).toContain(`Checkout ${id} is still pending, so no payment was taken`);
-    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(0);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(0);
 
     const rerun = advisedCommand(first.stderr);
     expect(rerun).toEqual(['checkout', 'pay', id, '--method', 'balance', '--yes']);
     const second = await cli(acc.env, rerun);
     expect(second.code, second.stderr).toBe(0);
-    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(1);
   });
 });
 
@@ -189,12 +173,12 @@ describe('refund create: the answer is lost', () => {
     const first = await cli(acc.env, ['refund', 'create', id, '--surface', 'b2b', '--yes']);
     expect(first.code).toBe(1);
     expect(first.stderr).toContain(`A refund of ${id} may have been requested`);
-    expect(await charges(acc.userId, 'refund')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'refund')).toHaveLength(1);
 
     await sb.operator.setFaults({});
     const second = await cli(acc.env, advisedCommand(first.stderr));
     expect(second.code, second.stderr).toBe(0);
-    expect(await charges(acc.userId, 'refund')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'refund')).toHaveLength(1);
   });
 });
 
@@ -221,7 +205,7 @@ describe('checks before a write never need more scopes than the write (spec sect
     const res = await cli(acc.env, [...CHECKOUT_CREATE, '--markup', '5', '--pay-method', 'balance', '--yes']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain('note: the maxMarkupPercent check skipped');
-    expect(await charges(acc.userId, 'checkout_charge')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(1);
   });
 
   it('checkout pay with an orders:create-only key pays (with --currency, as the methods are unreadable)', async () => {
@@ -234,7 +218,7 @@ describe('checks before a write never need more scopes than the write (spec sect
     const withoutCurrency = await cli(narrowEnv, ['checkout', 'pay', id, '--method', 'balance', '--yes']);
     expect(withoutCurrency.code).toBe(2);
     expect(withoutCurrency.stderr).toContain('pass --currency');
-    expect(await charges(full.userId, 'checkout_charge')).toHaveLength(0);
+    expect(await sb.operator.ledgerEntries(full.userId, 'checkout_charge')).toHaveLength(0);
 
     const paid = await cli(narrowEnv, [
       'checkout',
@@ -248,7 +232,7 @@ describe('checks before a write never need more scopes than the write (spec sect
     ]);
     expect(paid.code, paid.stderr).toBe(0);
     expect(paid.stderr).toContain('note: the checkout state check skipped');
-    expect(await charges(full.userId, 'checkout_charge')).toHaveLength(1);
+    expect(await sb.operator.ledgerEntries(full.userId, 'checkout_charge')).toHaveLength(1);
   });
 
   it('deposit create with a deposits:create-only key creates the deposit', async () => {

@@ -24,7 +24,7 @@ async function retailEnv() {
 }
 
 async function count(userId: string, type: string) {
-  return (await sb.operator.ledger(userId)).entries.filter((e) => e.type === type).length;
+  return (await sb.operator.ledgerEntries(userId, type)).length;
 }
 
 describe('a reused --ref with other parameters', () => {

@@ -11,10 +11,9 @@
  * GIFTCODES_MONEY_SEEDS=<n> runs n seeds per write (the soak); the suite runs a few.
  */
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../helpers/cli.js';
-import { instantClock } from '../helpers/clock.js';
 import { seeded as random } from '../helpers/random.js';
 import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
+import { cli } from './support.js';
 
 const sb = withSandbox({ seed: 2128 });
 
@@ -26,13 +25,6 @@ const SEEDS = Array.from({ length: Number(process.env.GIFTCODES_MONEY_SEEDS ?? 3
 
 const account = async () =>
   sb.account({ tier: 'growth', balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
-
-const cli = (env: Record<string, string>, args: string[]) =>
-  runInProcess(args, { env, deps: { clock: instantClock() } });
-
-async function entries(userId: string, type: string) {
-  return (await sb.operator.ledger(userId)).entries.filter((e) => e.type === type);
-}
 
 /** The `giftcodes …` command an error line advises, as words (the CLI quotes only what needs it; these need none). */
 function advised(stderr: string): string[] | undefined {
@@ -92,7 +84,7 @@ describe.each(SEEDS)('seed %i: single writes under lost answers', (seed) => {
     const runs = await untilDone(a.env, 'POST /b2b/orders', args, next);
     const done = runs.at(-1);
     expect(done?.code, JSON.stringify(runs, null, 1)).toBe(0);
-    const charges = await entries(a.userId, 'order_charge');
+    const charges = await sb.operator.ledgerEntries(a.userId, 'order_charge');
     expect(charges, JSON.stringify(runs, null, 1)).toHaveLength(1);
     const order = JSON.parse(done?.stdout ?? '{}');
     expect(order.checkoutId).toBe(charges[0]?.checkoutId);
@@ -119,7 +111,7 @@ describe.each(SEEDS)('seed %i: single writes under lost answers', (seed) => {
     const runs = await untilDone(a.env, 'POST /retailer/v1/checkouts', args, next);
     const done = runs.at(-1);
     expect(done?.code, JSON.stringify(runs, null, 1)).toBe(0);
-    const charges = await entries(a.userId, 'checkout_charge');
+    const charges = await sb.operator.ledgerEntries(a.userId, 'checkout_charge');
     expect(charges, JSON.stringify(runs, null, 1)).toHaveLength(1);
     const checkout = JSON.parse(done?.stdout ?? '{}');
     expect(checkout.checkoutId).toBe(charges[0]?.checkoutId);
@@ -150,7 +142,7 @@ describe.each(SEEDS)('seed %i: single writes under lost answers', (seed) => {
       next,
     );
     expect(runs.at(-1)?.code, JSON.stringify(runs, null, 1)).toBe(0);
-    const charges = await entries(a.userId, 'checkout_charge');
+    const charges = await sb.operator.ledgerEntries(a.userId, 'checkout_charge');
     expect(charges, JSON.stringify(runs, null, 1)).toHaveLength(1);
     expect(charges[0]?.checkoutId).toBe(id);
   });

@@ -5,9 +5,8 @@
  * sandbox's ledger and order list, not the printed text; every printed next step is run.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runInProcess } from '../helpers/cli.js';
-import { instantClock } from '../helpers/clock.js';
 import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
+import { advisedCommand, cli } from './support.js';
 
 const ORDER = [
   'order',
@@ -25,13 +24,6 @@ const CHECKOUT = ['checkout', 'create', '--email', 'buyer@example.com', '--item'
 /** More failures after commit than the client makes attempts (6 by default). */
 const ALWAYS = (kind: string) => Array.from({ length: 10 }, () => kind);
 
-/** The command the error line tells the person to run, as words (the tests use no quoting). */
-function advisedCommand(stderr: string): string[] {
-  const command = /: giftcodes (.+)$/m.exec(stderr)?.[1];
-  expect(command, stderr).toBeDefined();
-  return (command as string).split(' ');
-}
-
 describe.each([
   { mode: 'the sandbox', specMinimal: false },
   { mode: 'the spec-minimal sandbox', specMinimal: true },
@@ -44,10 +36,6 @@ describe.each([
   // The sandbox's own fresh account: its id, key and the CLI's environment.
   const acc = async () =>
     sb.account({ tier: 'growth', balanceUsd: 1_000, capabilities: ['b2b', 'retailer'] });
-  const cli = (env: Record<string, string>, args: string[]) =>
-    runInProcess(args, { env, deps: { clock: instantClock() } });
-  const charges = async (userId: string, type: string) =>
-    (await sb.operator.ledger(userId)).entries.filter((e) => e.type === type);
   const faults = (route: string, script: string[]) =>
     sb.operator.setFaults({ routes: { [route]: { script } } });
 
@@ -56,11 +44,11 @@ describe.each([
       const a = await acc();
       const res = await cli(a.env, [...ORDER, '--yes']);
       expect(res.code, res.stderr).toBe(0);
-      const [charge] = await charges(a.userId, 'order_charge');
+      const [charge] = await sb.operator.ledgerEntries(a.userId, 'order_charge');
       expect(res.stderr).toContain(`created ${charge?.checkoutId} (ref gc-one-`);
       expect(res.stderr).toContain('charged 2');
       expect(res.stdout).toContain(charge?.checkoutId);
-      expect(await charges(a.userId, 'order_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'order_charge')).toHaveLength(1);
     });
 
     it('one answer lost after the charge: this call charged it, never "already existed"', async () => {
@@ -68,7 +56,7 @@ describe.each([
       await faults('POST /b2b/orders', ['error_after']);
       const res = await cli(a.env, [...ORDER, '--yes']);
       expect(res.code, res.stderr).toBe(0);
-      const charged = await charges(a.userId, 'order_charge');
+      const charged = await sb.operator.ledgerEntries(a.userId, 'order_charge');
       expect(charged).toHaveLength(1);
       expect(res.stderr).toContain(`created ${charged[0]?.checkoutId}`);
       expect(res.stderr).not.toContain('already existed');
@@ -80,7 +68,7 @@ describe.each([
       await faults('POST /b2b/orders', ALWAYS('error_after'));
       const res = await cli(a.env, ['--json', ...ORDER, '--yes']);
       expect(res.code, res.stderr).toBe(0);
-      const charged = await charges(a.userId, 'order_charge');
+      const charged = await sb.operator.ledgerEntries(a.userId, 'order_charge');
       expect(charged).toHaveLength(1);
       expect(JSON.parse(res.stdout).checkoutId).toBe(charged[0]?.checkoutId);
       expect(res.stderr).toContain(`created ${charged[0]?.checkoutId}`);
@@ -101,7 +89,7 @@ describe.each([
       const again = await cli(a.env, advisedCommand(first.stderr));
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain('already existed: this is that order (no new charge)');
-      expect(await charges(a.userId, 'order_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'order_charge')).toHaveLength(1);
     });
 
     it('every send failed before the service acted: says nothing was charged; the advised re-run buys once', async () => {
@@ -110,12 +98,12 @@ describe.each([
       const first = await cli(a.env, [...ORDER, '--yes']);
       expect(first.code).toBe(1);
       expect(first.stderr).toContain('nothing was charged');
-      expect(await charges(a.userId, 'order_charge')).toHaveLength(0);
+      expect(await sb.operator.ledgerEntries(a.userId, 'order_charge')).toHaveLength(0);
       await sb.operator.setFaults({});
       const again = await cli(a.env, advisedCommand(first.stderr));
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain('created chk_');
-      expect(await charges(a.userId, 'order_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'order_charge')).toHaveLength(1);
     });
 
     it('a ref reused for another recipient: exit 2 naming it, or a warning when it cannot be compared', async () => {
@@ -150,7 +138,7 @@ describe.each([
         expect(other.stderr).toContain('error REF_IN_USE');
         expect(other.stderr).toContain('requiredFields playerId=111111, not requiredFields playerId=222222');
       }
-      expect(await charges(a.userId, 'order_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'order_charge')).toHaveLength(1);
     });
   });
 
@@ -160,7 +148,7 @@ describe.each([
       const res = await cli(a.env, ['--json', ...CHECKOUT]);
       expect(res.code, res.stderr).toBe(0);
       expect(JSON.parse(res.stdout).status).toBe('pending');
-      expect(await charges(a.userId, 'checkout_charge')).toHaveLength(0);
+      expect(await sb.operator.ledgerEntries(a.userId, 'checkout_charge')).toHaveLength(0);
     });
 
     it('--method balance: paid once', async () => {
@@ -168,7 +156,7 @@ describe.each([
       const res = await cli(a.env, [...CHECKOUT, '--method', 'balance', '--yes']);
       expect(res.code, res.stderr).toBe(0);
       expect(res.stdout).toContain('Paid');
-      expect(await charges(a.userId, 'checkout_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'checkout_charge')).toHaveLength(1);
     });
 
     it('--method balance, one answer lost: this call created it, never "already used"', async () => {
@@ -176,7 +164,7 @@ describe.each([
       await faults('POST /retailer/v1/checkouts', ['error_after']);
       const res = await cli(a.env, [...CHECKOUT, '--method', 'balance', '--yes']);
       expect(res.code, res.stderr).toBe(0);
-      const charged = await charges(a.userId, 'checkout_charge');
+      const charged = await sb.operator.ledgerEntries(a.userId, 'checkout_charge');
       expect(charged).toHaveLength(1);
       expect(res.stderr).toContain(`created ${charged[0]?.checkoutId}`);
       expect(res.stderr).not.toContain('was already used');
@@ -205,7 +193,7 @@ describe.each([
       expect(again.stdout).toContain('To address');
       const { orders } = await sb.operator.orders(a.userId);
       expect(orders).toHaveLength(1);
-      expect(await charges(a.userId, 'checkout_charge')).toHaveLength(0);
+      expect(await sb.operator.ledgerEntries(a.userId, 'checkout_charge')).toHaveLength(0);
     });
 
     it('--ref of an unpaid checkout with --method balance pays it, once', async () => {
@@ -215,10 +203,10 @@ describe.each([
       const res = await cli(a.env, ['--json', ...CHECKOUT, '--ref', ref, '--method', 'balance', '--yes']);
       expect(res.code, res.stderr).toBe(0);
       expect(JSON.parse(res.stdout).status).not.toBe('pending');
-      expect(await charges(a.userId, 'checkout_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'checkout_charge')).toHaveLength(1);
       const again = await cli(a.env, [...CHECKOUT, '--ref', ref, '--method', 'balance', '--yes']);
       expect(again.code, again.stderr).toBe(0);
-      expect(await charges(a.userId, 'checkout_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'checkout_charge')).toHaveLength(1);
     });
 
     it('--ref of a checkout in another currency or country: exit 2 naming the field', async () => {
@@ -249,7 +237,7 @@ describe.each([
       const id = await pending(a.env);
       const res = await cli(a.env, ['checkout', 'pay', id, '--method', 'balance', '--yes']);
       expect(res.code, res.stderr).toBe(0);
-      expect(await charges(a.userId, 'checkout_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'checkout_charge')).toHaveLength(1);
     });
 
     it('answer lost after the charge: says it was taken; the advised command charges nothing more', async () => {
@@ -262,7 +250,7 @@ describe.each([
       await sb.operator.setFaults({});
       const follow = await cli(a.env, advisedCommand(res.stderr));
       expect(follow.code, follow.stderr).toBe(0);
-      expect(await charges(a.userId, 'checkout_charge')).toHaveLength(1);
+      expect(await sb.operator.ledgerEntries(a.userId, 'checkout_charge')).toHaveLength(1);
     });
   });
 });

@@ -6,9 +6,8 @@
  * happened and running it again converges. The operator API is the oracle.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runInProcess } from '../helpers/cli.js';
-import { instantClock } from '../helpers/clock.js';
 import { withSandbox } from '../helpers/sandbox.js';
+import { cli } from './support.js';
 
 const sb = withSandbox({ seed: 2129, specMinimal: true, allowHttpWebhooks: true });
 afterEach(async () => {
@@ -17,8 +16,6 @@ afterEach(async () => {
 
 const account = async (capabilities: Array<'b2b' | 'retailer'> = ['b2b', 'retailer']) =>
   sb.account({ tier: 'growth', balanceUsd: 100, capabilities });
-const cli = (env: Record<string, string>, args: string[]) =>
-  runInProcess(args, { env, deps: { clock: instantClock() } });
 const lose = (route: string) => sb.operator.setFaults({ routes: { [route]: { script: ['error_after'] } } });
 const WEBHOOK = ['webhook', 'set', '--url', 'http://127.0.0.1:9/hooks', '--yes'];
 

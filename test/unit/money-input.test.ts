@@ -280,7 +280,7 @@ describe('money flags against the sandbox: a refused value spends nothing', () =
     expect(res.code, res.stderr).toBe(2);
     expect(res.stderr).toContain(flag);
     expect(res.stderr).toContain(value);
-    const charges = (await sb.operator.ledger(userId)).entries.filter((e) => e.type === 'order_charge');
+    const charges = await sb.operator.ledgerEntries(userId, 'order_charge');
     expect(charges).toEqual([]);
   });
 

@@ -170,7 +170,7 @@ describe('order bulk catches the row before any spend', () => {
     expect(res.stderr).toContain(
       "line 3 (row 2): amount 145.0000001 is not on the SKU's step of 5 from 5: the nearest valid amounts are 145 and 150",
     );
-    const charges = (await sb.operator.ledger(userId)).entries.filter((e) => e.type === 'order_charge');
+    const charges = await sb.operator.ledgerEntries(userId, 'order_charge');
     expect(charges).toEqual([]);
   });
 });
