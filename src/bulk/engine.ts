@@ -14,6 +14,7 @@
  * is durable in the journal (and its copy); the others live with the stage that
  * enforces them (see ARCHITECTURE.md, "Bulk buying").
  */
+
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { basename, dirname } from 'node:path';
@@ -30,7 +31,15 @@ import { checkBatchIsNew } from './run/discovery.js';
 import { readInput, readLive } from './run/preflight.js';
 import { chooseJournal } from './run/resume.js';
 import { Runner } from './run/runner.js';
-import type { BulkDeps, BulkOptions, BulkResult, BulkStats } from './run-types.js';
+import type {
+  BulkDeps,
+  BulkOptions,
+  BulkResult,
+  BulkStats,
+  JournalChoice,
+  ParsedInput,
+  RunnerOutcome,
+} from './run-types.js';
 import type { RowSpool } from './store/index.js';
 import {
   acquireLock,
@@ -69,8 +78,6 @@ export {
   journalPathFor,
   partsPathFor,
 } from './store/index.js';
-
-import type { JournalChoice, ParsedInput, RunnerOutcome } from './run-types.js';
 
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is

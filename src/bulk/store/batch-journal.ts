@@ -9,10 +9,16 @@
  *
  * `readBatchRefunds` is the same answer read without writing (`order reconcile` holds no lock).
  */
-import { readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { JournalDamagedError } from '../../errors.js';
-import { type JournalRecord, type JournalState, loadJournal, parseJournal } from './journal.js';
+import {
+  emptyState,
+  type JournalRecord,
+  type JournalState,
+  loadJournal,
+  readJournalSnapshot,
+} from './journal.js';
 import { copyJournal, fsyncDir, JournalWriter, journalSize } from './journal-writer.js';
 import { REFUNDS_ONLY_REMEDY, readLegacyRefundLog } from './legacy-refund-log.js';
 import { foldRefund, isRefundRecord, type RefundRecord, type RefundState, refundSummary } from './refunds.js';
@@ -289,5 +295,5 @@ export async function readBatchRefunds(
 }
 
 async function readJournalText(path: string): Promise<JournalState> {
-  return parseJournal(await readFile(path, 'utf8'), path).state;
+  return (await readJournalSnapshot(path)) ?? emptyState();
 }

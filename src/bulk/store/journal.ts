@@ -9,10 +9,11 @@
  * before the next append; what it described is redone, and redoing is safe because
  * every submission replays the same externalRef.
  */
+
 import { readSync } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { JournalDamagedError } from '../../errors.js';
-import type { PlannedLine, PlannedOrder } from '../types.js';
+import type { OutputFormat, PlannedLine, PlannedOrder, TallySnapshot } from '../types.js';
 import { collectEvery } from './heap-budget.js';
 import {
   type LinesPlace,
@@ -91,8 +92,6 @@ export type JournalRecord =
   | RefundRecord;
 
 export type { OrderPhase, OrderState, RecordPlace } from './order-book.js';
-
-import type { OutputFormat, TallySnapshot } from '../types.js';
 
 /** What a complete output's record keeps of the run's counts (results.ts). */
 export interface OutputSummary {
@@ -412,14 +411,7 @@ export async function loadJournal(
   const reader = new JournalReader(path, opts.linesOnDisk);
   if (opts.linesOnDisk) reader.state.disk = await openLines(path);
   try {
-    // Each planned line's row ref is interned as it is parsed: a collection every few
-    // MB read keeps a large plan's from piling up (see heap-budget.ts, collectEvery).
-    const step = collectEvery(COLLECT_EVERY_CHUNKS);
-    for await (const chunk of chunksOf(handle)) {
-      reader.push(chunk);
-      await step();
-    }
-    reader.end();
+    await foldChunks(handle, reader);
     if (reader.torn) await handle.truncate(reader.goodBytes);
   } catch (error) {
     await reader.state.disk?.close();
@@ -428,6 +420,40 @@ export async function loadJournal(
     await handle.close();
   }
   return reader.state;
+}
+
+/**
+ * The journal's state read as a snapshot, without changing it (a torn last line is
+ * ignored, not cut: cutting is a run's business, under its lock), in chunks as
+ * `loadJournal` reads it, never as one string of the whole file.
+ */
+export async function readJournalSnapshot(path: string): Promise<JournalState | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const reader = new JournalReader(path);
+    await foldChunks(handle, reader);
+    return reader.state;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Every chunk of the file folded in, then the end (a torn last line noted, not cut). */
+async function foldChunks(handle: FileHandle, reader: JournalReader): Promise<void> {
+  // Each planned line's row ref is interned as it is parsed: a collection every few
+  // MB read keeps a large plan's from piling up (see heap-budget.ts, collectEvery).
+  const step = collectEvery(COLLECT_EVERY_CHUNKS);
+  for await (const chunk of chunksOf(handle)) {
+    reader.push(chunk);
+    await step();
+  }
+  reader.end();
 }
 
 /** Chunks of the journal (256 KB each, so 2 MB: about 15,000 planned lines) between two collections. */
