@@ -7,7 +7,6 @@
  * promptly" needs no clock: the run would not end otherwise. The ledger says what was
  * spent, and the same command buys the rest exactly once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,7 +25,7 @@ import {
   usdOf,
   writeCsv,
 } from '../bulk/support.js';
-import { BIN, cleanEnv, runInProcess, runJson } from '../helpers/cli.js';
+import { runInProcess, runJson, startBinary } from '../helpers/cli.js';
 import { type GateProxy, startGateProxy } from '../helpers/gate-proxy.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { KEYS, startTerminal, type Terminal } from '../helpers/terminal.js';
@@ -35,10 +34,8 @@ import { waitFor } from '../helpers/wait.js';
 const sb = withSandbox({ seed: 31 });
 const terminals: Terminal[] = [];
 const gates: GateProxy[] = [];
-const children: ChildProcess[] = [];
 afterEach(async () => {
   for (const t of terminals.splice(0)) t.kill();
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const g of gates.splice(0)) await g.close();
 });
 
@@ -151,23 +148,11 @@ describe('SIGTERM stops a run like the first Ctrl-C', () => {
   it('order bulk: SIGTERM mid-run exits 143 with a consistent journal; the same command buys the rest once', async () => {
     const run = await heldBulkRun();
     // --json: the money figures a script reads are checked against the ledger.
-    const child = spawn(process.execPath, [BIN, ...run.args, '--json'], {
-      env: cleanEnv(run.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (c: string) => {
-      stdout += c;
-    });
-    child.stderr?.setEncoding('utf8').on('data', (c: string) => {
-      stderr += c;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const child = startBinary([...run.args, '--json'], run.env);
     await waitFor(() => run.gate.held === 1, 'the second create to be held');
     child.kill('SIGTERM');
-    expect(await exited, stderr).toBe(ExitCode.terminated);
+    const { code, stdout, stderr } = await child.done;
+    expect(code, stderr).toBe(ExitCode.terminated);
     expect(stderr).toMatch(/interrupted|terminated/);
     // What the run says it charged is the ledger's one charge so far; the held send is
     // "unknown" (the service may yet charge it, as it does below), never "not charged".
