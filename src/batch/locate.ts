@@ -17,12 +17,11 @@ import { listOrders } from '../api/orders.js';
 import { isValidBatchId } from '../bulk/plan/refs.js';
 import { findByRef } from '../bulk/run/discovery.js';
 import {
-  effectiveOrders,
   type JournalState,
   journalCopyPathFor,
   journalPathFor,
-  linesOf,
   type OrderPhase,
+  type OrderView,
   readBatch,
 } from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';
@@ -149,8 +148,9 @@ export async function locateBatch(
     const split = splitBatchPath(opts.file);
     const file = split.file;
     const journalPath = opts.journal ?? split.journalPath;
-    const journal = await readBatch(journalPath);
-    if (journal?.batch) {
+    const read = await readBatch(journalPath);
+    const journal = read?.state;
+    if (read && journal?.batch) {
       const batch = journal.batch.batch;
       if (opts.batch !== undefined && opts.batch !== batch)
         throw new UsageError(`${journalPath} is batch ${batch}, not ${opts.batch}`);
@@ -161,7 +161,7 @@ export async function locateBatch(
         journalPath,
         journal,
         source: 'journal',
-        orders: await fromJournal(http, journal),
+        orders: await fromJournal(http, read.orders),
       };
     }
     if (journal) throw new UsageError(`${journalPath} has no batch header: it is not a bulk journal`);
@@ -207,24 +207,30 @@ async function fromCopy(
 ): Promise<BatchTarget | undefined> {
   if (!opts.copies) return undefined;
   const journalPath = journalCopyPathFor(opts.copies.stateDir, opts.copies.account, batch);
-  const journal = await readBatch(journalPath);
-  if (journal?.batch?.batch !== batch) return undefined;
+  const read = await readBatch(journalPath);
+  if (!read || read.state.batch?.batch !== batch) return undefined;
   notice(`using the copy of batch ${batch}'s journal (${journalPath})`);
-  return { batch, journalPath, journal, source: 'journal', orders: await fromJournal(http, journal) };
+  return {
+    batch,
+    journalPath,
+    journal: read.state,
+    source: 'journal',
+    orders: await fromJournal(http, read.orders),
+  };
 }
 
 /**
  * The journal's orders in plan order. An order whose creation was sent but never
  * answered (phase submitted or unknown) is looked up by its ref: it may exist.
  */
-async function fromJournal(http: HttpClient, journal: JournalState): Promise<BatchOrder[]> {
+async function fromJournal(http: HttpClient, views: OrderView[]): Promise<BatchOrder[]> {
   const orders: BatchOrder[] = [];
-  for (const order of effectiveOrders(journal)) {
-    const { checkoutId, message } = order.outcome;
+  for (const order of views) {
+    const { checkoutId, message } = order;
     const entry: BatchOrder = {
       ref: order.ref,
       phase: order.phase,
-      lines: linesOf(journal, order),
+      lines: order.lines,
       ...(checkoutId ? { checkoutId } : {}),
       ...(message !== undefined ? { message } : {}),
     };

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
+import { account, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 31 });
 
 const bulk = (env: Record<string, string>, args: string[]) =>
-  runInProcess(['order', 'bulk', ...args, ...FAST], { env, deps: { clock: sb.clock() } });
+  runInProcess(['order', 'bulk', ...args], { env, deps: { clock: sb.clock() } });
 
 async function chargedNothing(userId: string) {
   const ledger = await sb.operator.ledger(userId);

@@ -13,7 +13,7 @@ import { orderUsd } from '../../src/bulk/plan/plan.js';
 import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/store/journal.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, tempDir, writeCsv } from './support.js';
+import { account, mixedRows, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 41 });
 
@@ -27,7 +27,7 @@ describe('order bulk: the insufficient-balance shortfall', () => {
     const out = join(dir, 'o.csv');
     const input = writeCsv(dir, mixedRows(12));
     const res = await runInProcess(
-      ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', concurrency, ...FAST],
+      ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', concurrency],
       { env: acc.env },
     );
     expect(res.code, res.stderr).toBe(4);
@@ -55,7 +55,7 @@ describe('order bulk: the shortfall is at cost (issue 21 point 7)', () => {
     const dir = tempDir();
     const out = join(dir, 'o.csv');
     const input = writeCsv(dir, mixedRows(12));
-    const args = ['order', 'bulk', input, '--out', out, '--yes', ...FAST];
+    const args = ['order', 'bulk', input, '--out', out, '--yes'];
     const first = await runInProcess(args, { env: acc.env });
     expect(first.code, first.stderr).toBe(4);
     const said = SAID.exec(first.stderr);
@@ -89,7 +89,7 @@ describe('order bulk: the shortfall is at cost (issue 21 point 7)', () => {
       routes: { 'GET /b2b/balance': { script: ['ok', ...Array.from({ length: 50 }, () => 'error_before')] } },
     });
     try {
-      const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', ...FAST], {
+      const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes'], {
         env: acc.env,
       });
       expect(res.code, res.stderr).toBe(4);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { matchItems, orderRecords } from '../../src/bulk/report/records.js';
+import { matchItems, orderRecords } from '../../src/bulk/records.js';
 import { AdaptiveLimit, classifySubmitError, pollDelay } from '../../src/bulk/run/submit.js';
 import {
   apply,

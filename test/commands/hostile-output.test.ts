@@ -292,7 +292,7 @@ describe('order bulk with hostile CSV cells and hostile product names', () => {
       'ref,productId,skuId,amount,quantity\r\nr1,prd_amazon_us,sku_amazon_us_range,25,2\r\n',
     );
     const res = await runInProcess(
-      ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes', '--poll-interval', '30'],
+      ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes'],
       { env: idEnv },
     );
     expect(res.code, res.stderr).toBe(0);
@@ -365,7 +365,7 @@ describe('order bulk on a terminal (the spinner)', () => {
       'ref,productId,skuId,amount,quantity\r\nr1,prd_amazon_us,sku_amazon_us_range,30,1\r\n',
     );
     const res = await runInProcess(
-      ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes', '--poll-interval', '30'],
+      ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes'],
       { env: idEnv, tty: true },
     );
     expect(res.code, res.stderr).toBe(0);
@@ -424,7 +424,7 @@ describe('invisible format characters (bidi overrides, zero-width, separators) a
     writeFileSync(input, 'ref,productId,skuId,amount,quantity\r\nr1,prd_amazon_us,sku_amazon_us_25,25,1\r\n');
     const out = join(dir, 'o.csv');
     const bulk = await runInProcess(
-      ['order', 'bulk', input, '--out', out, '--yes', '--poll-interval', '30'],
+      ['order', 'bulk', input, '--out', out, '--yes'],
       {
         env: invisibleIdEnv,
       },

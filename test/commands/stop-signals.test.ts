@@ -15,7 +15,6 @@ import { parseJournal } from '../../src/bulk/store/journal.js';
 import { ExitCode } from '../../src/errors.js';
 import {
   account,
-  FAST,
   mixedRows,
   orderCharges,
   proveExactlyOnce,
@@ -57,7 +56,7 @@ async function heldBulkRun() {
   const lines = mixedRows(8);
   const input = writeCsv(dir, lines);
   const out = join(dir, 'codes.csv');
-  const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1', ...FAST];
+  const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1'];
   const env = { ...acc.env, GIFTCODES_BASE_URL: gate.url, GIFTCODES_TIMEOUT: '600000', NO_COLOR: '1' };
   return { acc, gate, lines, out, args, env };
 }
@@ -114,9 +113,10 @@ describe('Ctrl-C typed in a terminal stops a run that did not prompt', () => {
     const dir = tempDir();
     const out = join(dir, 'demo-codes.csv');
     // An hour of the demo sandbox's time per unit: no order ends while the test runs.
-    const term = startTerminal(['demo', '--out', out, '--fulfillment-ms', '3600000'], {
+    const term = startTerminal(['demo', '--out', out], {
       NO_COLOR: '1',
       GIFTCODES_TIMEOUT: '600000',
+      GIFTCODES_TEST_TUNING: JSON.stringify({ fulfillmentUnitMs: 3_600_000 }),
     });
     terminals.push(term);
     await term.waitFor(/orders \d+ submitted/);

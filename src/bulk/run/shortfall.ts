@@ -7,25 +7,19 @@
 import { getBalance } from '../../api/account.js';
 import { formatMoney } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
-import { needsBuying } from '../report/accounting.js';
 import type { BalanceShortfall } from '../run-types.js';
-import {
-  collectEvery,
-  eachEffectiveOrder,
-  type JournalState,
-  linesOf,
-  WALK_COLLECT_ORDERS,
-} from '../store/index.js';
+import type { PlannedLine } from '../types.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 
 /**
- * Every order of the plan not yet created (nor refused for good), at its planned
- * estimate, minus the live balance read first: orders that finish meanwhile are then
- * not counted as still to pay. A balance that cannot be read is said so, never taken as 0.
+ * `remaining` (the orders of the plan not yet created nor refused for good, walked after
+ * the balance is read: orders that finish meanwhile are then not counted as still to
+ * pay) at their planned estimate, minus the live balance. A balance that cannot be read
+ * is said so, never taken as 0.
  */
 export async function computeShortfall(
   deps: Pick<DiscoveryDeps, 'http' | 'limit' | 'sleep' | 'signal'>,
-  state: JournalState,
+  remaining: Iterable<{ lines: readonly PlannedLine[] }>,
 ): Promise<BalanceShortfall> {
   let balanceUsd: number | null = null;
   try {
@@ -35,12 +29,9 @@ export async function computeShortfall(
   }
   let remainingUsd = 0;
   let remainingOrders = 0;
-  const step = collectEvery(WALK_COLLECT_ORDERS);
-  for (const order of eachEffectiveOrder(state)) {
-    if (!needsBuying(order)) continue;
+  for (const order of remaining) {
     remainingOrders += 1;
-    remainingUsd += orderUsd({ lines: linesOf(state, order) });
-    await step();
+    remainingUsd += orderUsd(order);
   }
   return {
     missingUsd:

@@ -75,7 +75,7 @@ async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOption
   const { journalCopies } = await import('../../batch/target.js');
   const notice = (line: string) => err(ctx.io, line);
   const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
-  const journal = await readBatch(journalPath);
+  const journal = (await readBatch(journalPath))?.state;
   const copies = await journalCopies(ctx, http);
   if (opts.checkoutIds.length === 0) {
     if (!journal?.batch && opts.batch === undefined)
@@ -168,7 +168,7 @@ async function exportUnderLock(
   format: OutputFormat,
 ): Promise<ExitCode> {
   const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
-  const { RunJournals, fileExists, outputChunks, sha256File, writeAtomic } = await import(
+  const { JournalAppender, fileExists, outputChunks, sha256File, writeAtomic } = await import(
     '../../bulk/index.js'
   );
   const http = await ctx.http();
@@ -219,7 +219,7 @@ async function exportUnderLock(
 
   if (format === 'xlsx' && records.length > XLSX_MAX_ROWS) throw tooManyForWorkbook(records.length);
   const journals =
-    target.journal?.batch && target.journalPath ? await RunJournals.append(target.journalPath) : undefined;
+    target.journal?.batch && target.journalPath ? await JournalAppender.open(target.journalPath) : undefined;
   let sha256: string;
   try {
     // Rows with an unknown input row render it as an empty cell, as any null.
@@ -228,10 +228,10 @@ async function exportUnderLock(
       outputChunks(records as OutputRecord[], format, { bom: opts.bom }),
       async (sha) => {
         // The rebuilt file is this batch's own: a later `order bulk` resume may replace it.
-        await journals?.recordOutputPending(sha);
+        await journals?.append([{ t: 'output-pending', sha256: sha }]);
       },
     );
-    await journals?.recordOutput(sha256);
+    await journals?.append([{ t: 'output', sha256 }]);
   } finally {
     await journals?.close();
   }

@@ -1,5 +1,6 @@
 /**
- * Opening the files that sit beside `--out` (journal, parts, temporary output)
+ * The files of a batch and how they are opened: where the journal and its copy live,
+ * and the files that sit beside `--out` (journal, temporary output), opened
  * without ever following a link planted there. The output folder may be shared
  * (mode 1777) or writable by someone else: a symlink at a fixed companion name
  * would otherwise send codes into a file another user owns, or overwrite one of
@@ -9,9 +10,11 @@
  *   must already exist (a resumed journal), opened with O_NOFOLLOW and checked
  *   again with fstat on the very descriptor that will be written.
  */
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, type FileHandle, lstat, mkdir } from 'node:fs/promises';
-import { UnsafeFileError } from '../../errors.js';
+import { access, chmod, type FileHandle, lstat, mkdir, open, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { UnsafeFileError, UsageError } from '../../errors.js';
 import { type FileOps, nodeFileOps } from '../../io/safe-write.js';
 
 // Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
@@ -154,5 +157,96 @@ export async function* chunksOf(handle: FileHandle): AsyncGenerator<Buffer> {
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
     if (bytesRead === 0) return;
     yield buffer.subarray(0, bytesRead);
+  }
+}
+
+export function journalPathFor(out: string): string {
+  return `${out}.journal`;
+}
+
+/** The scratch file of finished orders' codes that versions before the `done` record kept beside --out. */
+export function partsPathFor(out: string): string {
+  return `${out}.parts`;
+}
+
+/**
+ * A short, one-way tag of where a journal's orders live (never the key itself): a
+ * journal is never resumed, nor its copy found, with another base URL or key.
+ */
+export function accountFingerprint(baseUrl: string, apiKey: string | undefined): string | undefined {
+  if (!apiKey) return undefined;
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 12);
+}
+
+/** The copy of a batch's journal in the state directory: one per account and batch. */
+export function journalCopyPathFor(stateDir: string, account: string | undefined, batch: string): string {
+  return join(stateDir, 'batches', `${batch}.${account ?? 'no-key'}.journal`);
+}
+
+async function statOrUndefined(path: string) {
+  try {
+    return await stat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new UsageError(`--out ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
+
+/**
+ * `--out` checks that need no service, run first (dry runs too): a path the run could
+ * never write fails as a usage error (exit 2) before anything is read or planned.
+ */
+export async function assertOutPathUsable(out: string): Promise<void> {
+  const folder = dirname(resolve(out));
+  const folderInfo = await statOrUndefined(folder);
+  if (!folderInfo) throw new UsageError(`--out ${out}: the folder ${folder} does not exist; create it first`);
+  if (!folderInfo.isDirectory()) throw new UsageError(`--out ${out}: ${folder} is not a folder`);
+  try {
+    await access(folder, constants.W_OK);
+  } catch {
+    throw new UsageError(`--out ${out}: the folder ${folder} is not writable`);
+  }
+  const info = await statOrUndefined(out);
+  if (info?.isDirectory())
+    throw new UsageError(`--out ${out} is a folder: name the file to write the codes to`);
+  if (info && !info.isFile()) throw new UsageError(`--out ${out} is not a regular file`);
+}
+
+/** The sha256 of a file, or undefined when there is none. */
+export async function sha256File(path: string): Promise<string | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const hash = createHash('sha256');
+    for await (const chunk of chunksOf(handle)) hash.update(chunk);
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function fileExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** Never overwrite a file that is not this batch's own output (`outputs`: the hashes it wrote). */
+export async function assertOutReplaceable(out: string, force: boolean, outputs: Set<string>): Promise<void> {
+  if (force || !(await fileExists(out))) return;
+  const sha = await sha256File(out);
+  if (!sha || !outputs.has(sha)) {
+    throw new UsageError(
+      `${out} exists and is not the output of this batch: choose another --out, or pass --force to replace it`,
+    );
   }
 }
