@@ -57,9 +57,8 @@ async function engine(
         seal: false,
         dryRun: false,
         format: 'csv',
-        waitTimeoutMs: 20_000,
+        waitTimeout: 20_000,
         force: false,
-        pollFirstMs: 30,
         ...opts,
       },
       {
@@ -70,6 +69,7 @@ async function engine(
         limit: new AdaptiveLimit(opts.concurrency ?? 3, Date.now),
         notice: (l) => notices.push(l),
         confirm: async () => true,
+        tuning: { pollFirstMs: 30 },
         ...deps,
       },
     );

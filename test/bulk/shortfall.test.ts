@@ -6,13 +6,12 @@
  * ledger: the estimate is the price (the account's discount included), not the face
  * value, and a balance that cannot be read is said so, never taken as 0.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { orderUsd } from '../../src/bulk/plan/plan.js';
-import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/store/journal.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
+import { journalOrders } from './journal-view.js';
 import { account, mixedRows, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 41 });
@@ -38,9 +37,10 @@ describe('order bulk: the insufficient-balance shortfall', () => {
     expect(said, res.stderr).not.toBeNull();
     const [, missing, orders, balance] = said as RegExpExecArray;
 
-    const state = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
-    const remaining = effectiveOrders(state).filter((o) => o.phase !== 'created' && o.phase !== 'rejected');
-    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd({ lines: linesOf(state, o) }), 0);
+    const remaining = journalOrders(`${out}.journal`).filter(
+      (o) => o.phase !== 'created' && o.phase !== 'rejected',
+    );
+    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd(o), 0);
     const live = (await sb.operator.ledger(acc.userId)).balance;
     expect(Number(balance)).toBeCloseTo(live, 2);
     expect(Number(orders)).toBe(remaining.length);

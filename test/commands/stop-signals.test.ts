@@ -7,12 +7,11 @@
  * promptly" needs no clock: the run would not end otherwise. The ledger says what was
  * spent, and the same command buys the rest exactly once.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunMoney } from '../../src/bulk/index.js';
-import { parseJournal } from '../../src/bulk/store/journal.js';
 import { ExitCode } from '../../src/errors.js';
+import { journalOrders } from '../bulk/journal-view.js';
 import {
   account,
   mixedRows,
@@ -68,8 +67,7 @@ async function heldBulkRun() {
  */
 async function provesStoppedThenResumes(run: Awaited<ReturnType<typeof heldBulkRun>>) {
   const { acc, gate, lines, out, args, env } = run;
-  const planned = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
-  const orders = [...planned.orders.all()].length;
+  const orders = journalOrders(`${out}.journal`).length;
   gate.open();
   const spent = await waitFor(async () => (await charges(acc.userId)) === 2 && 2, 'the held create to land');
   expect(spent).toBeLessThan(orders);
