@@ -39,6 +39,7 @@ function faultAt(at: number, errno: string): FileOps & { hit: string[] } {
     count += 1;
     if (count !== at) return;
     hit.push(path);
+    if (process.env.DEBUG_FAULT) console.error("FAULT", at, errno, path, new Error().stack?.split("\n").slice(2, 9).join("\n"));
     throw Object.assign(new Error(`${errno}: injected, ${path}`), { code: errno, path });
   };
   return {
