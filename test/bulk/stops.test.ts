@@ -86,7 +86,7 @@ async function engine(apiKey: string, opts: Pick<BulkOptions, 'input' | 'out'> &
 }
 
 describe('a seeded schedule of disk faults over every file a run writes', () => {
-  it.each(Array.from({ length: 12 }, (_, k) => 100 + k))(
+  it.each(Array.from({ length: Number(process.env.FAULT_SEEDS ?? 12) }, (_, k) => 100 + k))(
     'seed %i: the run stops with exit 4 naming the file (or finishes), never 0 or 3 early, never INTERNAL; the next run buys each order once',
     async (seed) => {
       const random = seeded(seed);
