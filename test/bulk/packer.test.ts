@@ -17,7 +17,7 @@ import {
 } from '../../src/bulk/plan/plan.js';
 import { productIndex } from '../../src/bulk/plan/validate.js';
 import { heldByAnchor } from '../../src/bulk/run/anchor-gate.js';
-import type { OrderPhase } from '../../src/bulk/store/order-book.js';
+import type { OrderPhase } from '../../src/bulk/store/journal.js';
 import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';
 import type { Product } from '../../src/schemas/catalog.js';
 
