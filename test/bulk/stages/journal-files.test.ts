@@ -31,6 +31,7 @@ import {
   loadJournal,
 } from '../../../src/bulk/store/journal.js';
 import { PlanWriter, RunJournals, removeStalePlans } from '../../../src/bulk/store/journal-writer.js';
+import type { PlannedLine } from '../../../src/bulk/types.js';
 import { UnsafeFileError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
 import { line, ordersIn, writeJournal } from './fixtures.js';
@@ -132,19 +133,77 @@ describe('PlanWriter', () => {
     expect(mode(copyPath)).toBe(0o600);
   });
 
-  it('writes a plan larger than one chunk in full', async () => {
+  it('writes a plan larger than one chunk in full, and reads every line back exactly across its read chunks', async () => {
     const { journalPath } = paths();
-    const many = Array.from({ length: 12_000 }, (_, i) => ({ ref: `gc-b1-${i}`, lines: [line(i + 1)] }));
+    // Fractional amounts and prices, multi-byte refs and required fields: 20 lines an order.
+    const exotic = (i: number): PlannedLine => ({
+      row: i + 1,
+      productId: `p${i % 3}`,
+      skuId: `s${i % 4}`,
+      amount: 0.1 + i / 100,
+      quantity: 1 + (i % 7),
+      firstUnit: 1 + (i % 5),
+      unitUsd: 0.3 + i / 7,
+      ...(i % 2 ? { requiredFields: { playerId: `Ω-${i}`, zone: 'eu' } } : {}),
+      ...(i % 3 ? { ref: `ré-${i}` } : {}),
+    });
+    const many = Array.from({ length: 2_000 }, (_, o) => ({
+      ref: `gc-b1-${o}-é`,
+      lines: Array.from({ length: 20 }, (_, i) => exotic(o * 20 + i)),
+    }));
     const writer = await planned(journalPath, undefined, many);
     const state = await writer.commit();
-    // More than the megabyte the writer gathers before each write.
-    expect(statSync(journalPath).size).toBeGreaterThan(1 << 20);
+    // More than the megabyte the writer gathers before each write, and many of the walk's 256 KB reads.
+    expect(statSync(journalPath).size).toBeGreaterThan(4 << 20);
     const loaded = await loadJournal(journalPath);
     expect(loaded?.planComplete).toBe(true);
-    expect(loaded?.planOrders).toBe(12_000);
-    const read = ordersIn(journalPath, state);
-    expect(read.map((o) => o.ref)).toEqual(many.map((o) => o.ref));
-    expect(read.at(-1)?.lines[0]?.row).toBe(12_000);
+    expect(loaded?.planOrders).toBe(2_000);
+    expect(ordersIn(journalPath, state)).toEqual(many.map((o) => ({ ...o, phase: 'planned' })));
+  });
+
+  it("each order's view says what the journal last said of it: its phase, checkout, status, code or message", async () => {
+    const { journalPath } = paths();
+    const refs = ['gc-b1-anchor', 'gc-b1-00001-a', 'gc-b1-00002-b', 'gc-b1-00003-c'];
+    await writeJournal(
+      journalPath,
+      header,
+      refs.map((ref, i) => ({ ref, lines: [line(i + 1)] })),
+      {
+        more: [
+          { t: 'submit', ref: 'gc-b1-anchor', at: 2 },
+          { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_anchor', status: 'processing', at: 3 },
+          { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_anchor', status: 'completed', at: 4 },
+          { t: 'unknown', ref: 'gc-b1-00001-a', reason: 'socket hang up', at: 5 },
+          {
+            t: 'rejected',
+            ref: 'gc-b1-00002-b',
+            code: 'INVALID_AMOUNT',
+            message: 'amount out of range',
+            at: 6,
+            i: 2,
+          },
+        ],
+      },
+    );
+    const state = await loadJournal(journalPath);
+    // Only the orders still open are held in memory; the refused one is settled in its place.
+    expect([...(state?.open.keys() ?? [])]).toEqual(['gc-b1-anchor', 'gc-b1-00001-a']);
+    expect(state?.settled[2]).toBeDefined();
+    expect(
+      ordersIn(journalPath, state ?? emptyState()).map((o) => [
+        o.ref,
+        o.phase,
+        o.checkoutId,
+        o.status,
+        o.code,
+        o.message,
+      ]),
+    ).toEqual([
+      ['gc-b1-anchor', 'created', 'co_anchor', 'completed', undefined, undefined],
+      ['gc-b1-00001-a', 'unknown', undefined, undefined, undefined, 'socket hang up'],
+      ['gc-b1-00002-b', 'rejected', undefined, undefined, 'INVALID_AMOUNT', 'amount out of range'],
+      ['gc-b1-00003-c', 'planned', undefined, undefined, undefined, undefined],
+    ]);
   });
 
   it('a plan discarded (declined, or failed) leaves nothing, and an older journal as it was', async () => {
