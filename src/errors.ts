@@ -100,6 +100,8 @@ export class SandboxFlagError extends UsageError {
 export class UnsafeFileError extends UsageError {}
 
 const WRITE_FAILURES: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'the operation is not permitted',
   ENOSPC: 'no space left on the device',
   EDQUOT: 'the disk quota is exceeded',
   EFBIG: 'the file is larger than this process may write',

@@ -155,6 +155,22 @@ export async function runFromProcess(): Promise<void> {
   });
   const io = processIO(process.env);
   io.color = colorEnabled(io.stdoutIsTTY && io.stderrIsTTY, process.env);
+  // A command ends 0 only once its work is done and said. Should one await something
+  // that never comes, Node would drain the event loop and exit 0 with nothing said:
+  // that is an internal error instead, with the way on.
+  let finished = false;
+  const unfinished = () => {
+    if (finished) return;
+    finished = true;
+    writeLine(
+      io,
+      'error INTERNAL: the command stopped before it finished (a step it waited for never ended), so it did not say what it did; run the same command again: a bulk run resumes from its journal without buying twice',
+    );
+    process.exitCode = ExitCode.service;
+  };
+  process.once('beforeExit', unfinished);
   const code = await run(process.argv.slice(2), { io, env: process.env, signal: controller.signal });
+  finished = true;
+  process.off('beforeExit', unfinished);
   process.exitCode = stoppedBy && code !== ExitCode.ok ? STOP_SIGNALS[stoppedBy] : code;
 }

@@ -22,6 +22,7 @@ import {
   journalPathFor,
   type OrderPhase,
   type OrderView,
+  pathId,
   readBatch,
 } from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';
@@ -151,7 +152,8 @@ export async function locateBatch(
     const read = await readBatch(journalPath);
     const journal = read?.state;
     if (read && journal?.batch) {
-      const batch = journal.batch.batch;
+      // The journal may be someone else's: its batch id names files, so it is checked first.
+      const batch = pathId(journal.batch.batch, `the batch id in ${journalPath}`);
       if (opts.batch !== undefined && opts.batch !== batch)
         throw new UsageError(`${journalPath} is batch ${batch}, not ${opts.batch}`);
       assertSameAccount(journal, journalPath, opts.copies);

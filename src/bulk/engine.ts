@@ -16,8 +16,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { closeSync, constants, openSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
-import { InvalidInputError, UsageError } from '../errors.js';
+import { basename, dirname } from 'node:path';
+import { InvalidInputError } from '../errors.js';
 import { readFile } from './plan/parse.js';
 import { currencyOf } from './plan/plan.js';
 import { planFile } from './plan/planning.js';
@@ -41,9 +41,11 @@ import type {
 } from './run-types.js';
 import {
   acquireLock,
+  assertNotInput,
   assertOutPathUsable,
   assertOutReplaceable,
   carriesRowRefs,
+  diskStop,
   ensurePrivateDir,
   type HeldLock,
   type JournalState,
@@ -80,12 +82,21 @@ export { accountFingerprint, journalCopyPathFor, journalPathFor, partsPathFor } 
  * writes nothing, so it takes no lock; a held lock is one of its plan's warnings.
  */
 export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
+  try {
+    return await lockedRun(opts, deps);
+  } catch (error) {
+    throw diskStop(error, RESUME_ADVICE);
+  }
+}
+
+/** What to do after a disk condition stopped a run: the journal holds what was done. */
+const RESUME_ADVICE =
+  'the journal keeps everything done so far; once the file or its folder can be written again, run the same command: nothing is bought twice';
+
+async function lockedRun(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
   // A bad --out (a missing folder, a folder, the input itself) is a usage error, before the lock beside it is tried.
   await assertOutPathUsable(opts.out);
-  if (resolve(opts.out) === resolve(opts.input))
-    throw new UsageError(
-      `--out ${opts.out} is the input file: the codes file would replace it; choose another --out`,
-    );
+  await assertNotInput(opts.out, opts.input);
   const lockPath = lockPathFor(opts.out);
   if (opts.dryRun) {
     const warning = await lockWarning(lockPath, deps.now());
@@ -106,11 +117,24 @@ export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkRe
     await ensurePrivateDir(dirname(path));
     held.push(await acquireLock(path, { batch, waitMs: opts.waitLock }, deps));
   };
+  let result: BulkResult;
   try {
-    return await runStages(opts, deps, lockBatch);
-  } finally {
-    for (const lock of held.reverse()) await lock.release();
+    result = await runStages(opts, deps, lockBatch);
+  } catch (error) {
+    for (const lock of held.reverse()) await lock.release().catch(() => {});
+    throw error;
   }
+  // The run's work is done and journaled: a lock that cannot be removed is said with it.
+  for (const lock of held.reverse()) {
+    try {
+      await lock.release();
+    } catch (error) {
+      const why = diskStop(error, `remove ${lock.path} by hand before the next run`);
+      if (!(why instanceof Error) || why === error) throw error;
+      return { ...result, outcome: 'stopped', stopReason: why.message };
+    }
+  }
+  return result;
 }
 
 async function runStages(

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EXTERNAL_REF_MAX } from '../../schemas/common.js';
+import { isPathId } from '../store/files.js';
 import type { PlannedLine } from '../types.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -17,9 +18,9 @@ export function defaultBatchId(inputSha256: string, options: { seal: boolean }):
   return sha256(`giftcodes-bulk/v1\n${inputSha256}\nseal=${options.seal}`).slice(0, 16);
 }
 
-const BATCH_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** A batch id names files (the journal's copy, locks): the one path-id pattern (store/files.ts). */
 export function isValidBatchId(id: string): boolean {
-  return BATCH_PATTERN.test(id);
+  return isPathId(id);
 }
 
 /** What a line buys, canonically: the part of an order that its ref must pin. */

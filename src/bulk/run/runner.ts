@@ -12,7 +12,9 @@
  */
 import { getAccount } from '../../api/account.js';
 import { createOrder, getOrder } from '../../api/orders.js';
+import { DEFAULT_RETRY_POLICY } from '../../api/retry.js';
 import { ApiError, InterruptedError, RateLimitError, UnexpectedResponseError } from '../../errors.js';
+import { formatDuration } from '../../io/format.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { limitsFrom, orderUsd, splitOrder } from '../plan/plan.js';
 import { orderRecords } from '../records.js';
@@ -34,6 +36,11 @@ import { computeShortfall, describeShortfall } from './shortfall.js';
 import { SpendBudget } from './spend-budget.js';
 import { classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
 import { DEFAULT_WINDOW, OrderWindow } from './window.js';
+
+/** A wait the service asks for beyond this is not made (docs/retries.md): the run stops instead. */
+export const SERVICE_WAIT_MAX_MS = DEFAULT_RETRY_POLICY.maxRetryAfterMs;
+
+const tooLong = (ms: number | undefined) => ms !== undefined && ms > SERVICE_WAIT_MAX_MS;
 
 /** The stop reason until the shortfall is known (see execute). */
 const INSUFFICIENT_BALANCE = 'insufficient balance';
@@ -183,6 +190,17 @@ export class Runner {
 
   private stop(reason: string): void {
     this.scheduler.stop(reason);
+  }
+
+  /**
+   * The service asked for a wait longer than a run makes (its Retry-After): the run ends
+   * now, resumably, naming the wait; orders still being fulfilled are read by the next run.
+   */
+  private halt(waitMs: number): void {
+    this.stop(
+      `the service asked to wait ${formatDuration(waitMs)} before the next request (Retry-After), longer than the ${formatDuration(SERVICE_WAIT_MAX_MS)} a run waits`,
+    );
+    this.scheduler.abandonReads();
   }
 
   /** The anchor as the journal says it now (undefined: a plan without one). */
@@ -381,6 +399,13 @@ export class Runner {
         this.deps.notice(`order ${order.ref}: outcome unknown (${failure.reason}); a re-run resolves it`);
         return;
       case 'throttled': {
+        if (tooLong(failure.retryAfterMs)) {
+          // Nothing was created: sent again by the next run, once the wait is over.
+          await record({ t: 'unsent', ref: order.ref, reason: 'rate limited', at });
+          this.scheduler.submitNext(order);
+          this.halt(failure.retryAfterMs as number);
+          return;
+        }
         // Nothing was created: back to the head of the queue, with everyone slowed down.
         const count = (this.throttles.get(order.ref) ?? 0) + 1;
         this.stats.retries += 1;
@@ -471,6 +496,10 @@ export class Runner {
         return;
       }
       if (error instanceof RateLimitError) {
+        if (tooLong(error.retryAfterMs)) {
+          this.halt(error.retryAfterMs as number);
+          return;
+        }
         // Nothing was read; try again at the (now lower) pace, keeping the poll schedule.
         this.deps.limit.onRateLimited(error.retryAfterMs);
         this.stats.retries += 1;

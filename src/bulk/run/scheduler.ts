@@ -114,6 +114,12 @@ export class Scheduler {
     this.notify();
   }
 
+  /** No more reads this run either: orders being fulfilled are left for the next run. */
+  abandonReads(): void {
+    this.polls.length = 0;
+    this.notify();
+  }
+
   /** No more submissions this run; the first reason given is kept. */
   stop(reason: string): void {
     this.stopReason ??= reason;

@@ -13,7 +13,7 @@ import { rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { JournalDamagedError } from '../../errors.js';
 import { fsyncDir } from '../../io/safe-write.js';
-import { ensurePrivateDir, openOwn } from './files.js';
+import { ensurePrivateDir, openOwn, pathId } from './files.js';
 import {
   emptyState,
   type JournalRecord,
@@ -39,7 +39,7 @@ export interface BatchFiles {
 
 /** The journal of refund records of a batch refunded without its journal (found on the account). */
 export function refundJournalPathFor(configDir: string, batch: string): string {
-  return join(configDir, 'batches', `${batch}.refunds.journal`);
+  return join(configDir, 'batches', `${pathId(batch, 'the batch id')}.refunds.journal`);
 }
 
 export interface BatchJournalDeps {

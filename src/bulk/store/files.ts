@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, chmod, type FileHandle, lstat, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { UnsafeFileError, UsageError } from '../../errors.js';
+import { CliError, FileWriteError, UnsafeFileError, UsageError } from '../../errors.js';
 import { type FileOps, nodeFileOps } from '../../io/safe-write.js';
 
 // Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
@@ -178,9 +178,30 @@ export function accountFingerprint(baseUrl: string, apiKey: string | undefined):
   return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 12);
 }
 
+/**
+ * The one pattern every id that becomes part of a file's name must match (a batch id
+ * from --batch, a codes file, a journal's header or the account's orders; an account's
+ * fingerprint): letters, digits, `-` and `_`, 1 to 64 of them. No `/`, no `..`.
+ */
+const PATH_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function isPathId(value: string): boolean {
+  return PATH_ID.test(value);
+}
+
+/** `value`, checked to be safe in a file name; else a usage error naming where it came from. */
+export function pathId(value: string, what: string): string {
+  if (!PATH_ID.test(value))
+    throw new UsageError(
+      `${what} ${JSON.stringify(value.slice(0, 80))} is not an id (1-64 letters, digits, "-" or "_"): refusing to use it in a file name; nothing was done`,
+    );
+  return value;
+}
+
 /** The copy of a batch's journal in the state directory: one per account and batch. */
 export function journalCopyPathFor(stateDir: string, account: string | undefined, batch: string): string {
-  return join(stateDir, 'batches', `${batch}.${account ?? 'no-key'}.journal`);
+  const who = account === undefined ? 'no-key' : pathId(account, 'the account fingerprint');
+  return join(stateDir, 'batches', `${pathId(batch, 'the batch id')}.${who}.journal`);
 }
 
 async function statOrUndefined(path: string) {
@@ -216,12 +237,14 @@ export async function assertOutPathUsable(out: string): Promise<void> {
 export async function sha256File(path: string): Promise<string | undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(path, 'r');
+    // Non-blocking: a FIFO planted at the name must not hang the run.
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {
+    if (!(await handle.stat()).isFile()) throw refuse(path, 'is not a regular file');
     const hash = createHash('sha256');
     for await (const chunk of chunksOf(handle)) hash.update(chunk);
     return hash.digest('hex');
@@ -240,6 +263,28 @@ export async function fileExists(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether `a` and `b` name one file (the same path, or another name or link of it). Never
+ * true for a path that does not exist yet.
+ */
+export async function sameFile(a: string, b: string): Promise<boolean> {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    const [x, y] = await Promise.all([stat(a), stat(b)]);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** An output path that is the input (whatever the flags): refused, naming both, before anything else. */
+export async function assertNotInput(out: string, input: string, flag = '--out'): Promise<void> {
+  if (await sameFile(out, input))
+    throw new UsageError(
+      `${flag} ${out} is the input file ${input} (the same file${resolve(out) === resolve(input) ? '' : ' by another name or link'}): writing the codes there would destroy it; choose another ${flag}`,
+    );
+}
+
 /** Never overwrite a file that is not this batch's own output (`outputs`: the hashes it wrote). */
 export async function assertOutReplaceable(out: string, force: boolean, outputs: Set<string>): Promise<void> {
   if (force || !(await fileExists(out))) return;
@@ -249,4 +294,20 @@ export async function assertOutReplaceable(out: string, force: boolean, outputs:
       `${out} exists and is not the output of this batch: choose another --out, or pass --force to replace it`,
     );
   }
+}
+
+/** Disk conditions a run's files may meet: each is a stop the same command resumes, never a crash. */
+const DISK_STOPS = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EFBIG', 'EDQUOT', 'EIO']);
+
+/**
+ * A file operation's failure as what it means to the person: a disk condition (a folder
+ * turned read-only, a full disk, a size limit) on one of the run's files is a
+ * `FileWriteError` naming the file, exit 4 with `advice`; anything else is left as it is.
+ */
+export function diskStop(error: unknown, advice: string): unknown {
+  if (error instanceof CliError) return error;
+  const e = error as NodeJS.ErrnoException;
+  if (!e || typeof e.code !== 'string' || !DISK_STOPS.has(e.code)) return error;
+  const path = e.path ?? (e as { dest?: string }).dest ?? 'a file of the run';
+  return new FileWriteError(path, e.code, advice, error);
 }

@@ -15,14 +15,17 @@ export {
 // Where a batch's files are, and how the files beside --out are checked and opened.
 export {
   accountFingerprint,
+  assertNotInput,
   assertOutPathUsable,
   assertOutReplaceable,
   checkCompanions,
+  diskStop,
   ensurePrivateDir,
   fileExists,
   journalCopyPathFor,
   journalPathFor,
   partsPathFor,
+  pathId,
   sha256File,
 } from './files.js';
 // A batch's journal read: the records callers hand the store and the plain state it

@@ -59,6 +59,8 @@ class Appender {
 
   /** Appends records; resolves with each one's place once durable in every file. */
   append(records: JournalRecord[]): Promise<Place[]> {
+    // After a failed write nothing more is appended, and the caller learns it now.
+    if (this.failure) return Promise.reject(this.failure.error);
     const lines = records.map((r) => `${JSON.stringify(r)}\n`);
     const places = lines.map((line) => {
       const len = Buffer.byteLength(line);
@@ -68,7 +70,10 @@ class Appender {
     });
     return new Promise((resolve, reject) => {
       this.queue.push({ bytes: lines.join(''), resolve: () => resolve(places), reject });
-      this.flushing ??= this.flush();
+      // Started on the next tick: were the flush to finish without awaiting anything, it
+      // would clear `flushing` before this assignment, which would then stay set for ever
+      // and every later append would wait on a flush that never comes.
+      this.flushing ??= Promise.resolve().then(() => this.flush());
     });
   }
 

@@ -123,7 +123,7 @@ function parseRecord(text: string): LockRecord | undefined {
 export async function readLock(path: string): Promise<LockState> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT') return { kind: 'free' };
