@@ -155,6 +155,8 @@ export class PlanWriter {
 
   /** Adds one order of the plan, in plan order (a megabyte at a time reaches the files). */
   async add(order: PlannedOrder): Promise<void> {
+    // A plan is whole once committed (or discarded): an order after that belongs to no plan.
+    if (this.finished) throw new Error('the plan is already committed: no order can be added to it');
     this.orders += 1;
     this.push({ t: 'order', ref: order.ref, lines: order.lines });
     if (this.buffered >= PLAN_CHUNK) await this.flush();
