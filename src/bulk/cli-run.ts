@@ -73,6 +73,7 @@ export async function runOrderBulk(
     onRetry: (info) => {
       stats.retries = (stats.retries ?? 0) + 1;
       if (info.status === 429) limit.onRateLimited();
+      else limit.onFault();
     },
   };
   const http = await (wiring.http ? wiring.http(overrides) : ctx.http(overrides));

@@ -395,6 +395,7 @@ export class Runner {
         this.scheduler.fatal ??= failure.error;
         return;
       case 'unknown':
+        this.deps.limit.onFault();
         await record({ t: 'unknown', ref: order.ref, reason: failure.reason, at });
         this.deps.notice(`order ${order.ref}: outcome unknown (${failure.reason}); a re-run resolves it`);
         return;
@@ -506,6 +507,7 @@ export class Runner {
         this.reschedulePoll(order, attempt);
         return;
       }
+      this.deps.limit.onFault();
       this.deps.notice(`order ${checkoutId}: could not read it (${(error as Error).message}); trying again`);
       this.schedulePoll(order, attempt + 1);
       return;
