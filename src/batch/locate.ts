@@ -14,7 +14,7 @@
  */
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
-import { isValidBatchId } from '../bulk/plan/refs.js';
+import { isReplacementRef, isValidBatchId } from '../bulk/plan/refs.js';
 import { findByRef } from '../bulk/run/discovery.js';
 import {
   type JournalState,
@@ -89,23 +89,28 @@ export function assertSameAccount(
 
 const JOURNAL_SUFFIX = '.journal';
 
+/** What follows `gc-<batch>-` in a ref of src/bulk/plan/refs.ts: the anchor, an order and its parts, a replacement. */
+const REF_TAIL = 'anchor|\\d{5}-[0-9a-f]{10}(\\.\\d+[0-9a-f]{4})*|r\\d+-\\d+\\.\\d+-[0-9a-f]{6}';
+
 /**
- * `gc-<batch>-<place>-<hash>` and re-split parts `.<k><hash4>`, and the batch's anchor
- * `gc-<batch>-anchor` (its first unit, see src/bulk/refs.ts), for exactly this batch.
+ * `gc-<batch>-<place>-<hash>` and re-split parts `.<k><hash4>`, the batch's anchor
+ * `gc-<batch>-anchor` (its first unit), and replacements of failed units
+ * `gc-<batch>-r<attempt>-<row>.<unit>-<hash6>`, for exactly this batch.
  */
 export function batchRefPattern(batch: string): RegExp {
   const escaped = batch.replace(/[-]/g, '\\-');
-  return new RegExp(`^gc-${escaped}-(anchor|\\d{5}-[0-9a-f]{10}(\\.\\d+[0-9a-f]{4})*)$`);
+  return new RegExp(`^gc-${escaped}-(${REF_TAIL})$`);
 }
 
-/** The batch id inside a ref made by src/bulk/refs.ts, if it is one. */
+/** The batch id inside a ref made by src/bulk/plan/refs.ts, if it is one. */
 export function batchOfRef(ref: string): string | undefined {
-  const match = /^gc-([A-Za-z0-9_-]{1,64})-(anchor|\d{5}-[0-9a-f]{10}(\.\d+[0-9a-f]{4})*)$/.exec(ref);
-  return match?.[1];
+  return new RegExp(`^gc-([A-Za-z0-9_-]{1,64})-(${REF_TAIL})$`).exec(ref)?.[1];
 }
 
 /** Plan order of refs found on the account: the anchor, then place, then part numbers. */
 export function compareRefs(a: string, b: string): number {
+  const replacementA = isReplacementRef(a);
+  if (replacementA !== isReplacementRef(b)) return replacementA ? 1 : -1;
   const anchorA = a.endsWith('-anchor');
   if (anchorA !== b.endsWith('-anchor')) return anchorA ? -1 : 1;
   const key = (ref: string) => (/-(\d{5})-[0-9a-f]{10}((?:\.\d+[0-9a-f]{4})*)$/.exec(ref) ?? []) as string[];

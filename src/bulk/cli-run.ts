@@ -22,7 +22,7 @@ import { canPrompt } from '../io/prompts.js';
 import { err, out } from '../io/streams.js';
 import { style } from '../io/style.js';
 import type { BulkFlags } from './options.js';
-import type { BalanceShortfall } from './run-types.js';
+import type { BalanceShortfall, BulkDeps, BulkOptions, BulkResult } from './run-types.js';
 import type { BoughtSoFar } from './types.js';
 import { chargedText, openMoneyLines, planJson, progressText, renderPlan, renderSummary } from './view.js';
 
@@ -35,6 +35,8 @@ export interface BulkWiring {
   journalCopy?: boolean;
   /** Replaces the default (on a terminal, the guided deposit) when the balance runs short. */
   onInsufficientBalance?: (shortfall: BalanceShortfall) => Promise<boolean>;
+  /** Another run of the engine than `order bulk`'s (`order rebuy`), and the command that resumes it. */
+  engine?: { run(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>; resume: string };
 }
 
 export async function runOrderBulk(
@@ -78,7 +80,7 @@ export async function runOrderBulk(
   };
   const http = await (wiring.http ? wiring.http(overrides) : ctx.http(overrides));
   // The command that resumes this batch: said in the summary and after a stopping error.
-  const resume = bulk.resumeCommand({ ...opts, format }, ctx.flags);
+  const resume = wiring.engine?.resume ?? bulk.resumeCommand({ ...opts, format }, ctx.flags);
   const io = ctx.io;
   const json = Boolean(ctx.flags.json);
   // One spinner for the preflight, stopped for the confirmation; another for the run.
@@ -112,7 +114,7 @@ export async function runOrderBulk(
 
   let result: Awaited<ReturnType<typeof bulk.runBulk>>;
   try {
-    result = await bulk.runBulk(
+    result = await (wiring.engine?.run ?? bulk.runBulk)(
       {
         ...opts,
         seal: Boolean(opts.seal),

@@ -62,6 +62,7 @@ import {
   viewOf,
   XLSX_MAX_ROWS,
 } from './store/index.js';
+import type { OutputRecord } from './types.js';
 
 export { InvalidInputError } from '../errors.js';
 export type {
@@ -82,25 +83,40 @@ export { accountFingerprint, journalCopyPathFor, journalPathFor, partsPathFor } 
  * writes nothing, so it takes no lock; a held lock is one of its plan's warnings.
  */
 export async function runBulk(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
-  try {
-    return await lockedRun(opts, deps);
-  } catch (error) {
-    throw diskStop(error, RESUME_ADVICE);
-  }
+  await assertNotInput(opts.out, opts.input);
+  return runLocked(opts, deps, runStages);
 }
 
 /** What to do after a disk condition stopped a run: the journal holds what was done. */
 const RESUME_ADVICE =
   'the journal keeps everything done so far; once the file or its folder can be written again, run the same command: nothing is bought twice';
 
-async function lockedRun(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult> {
-  // A bad --out (a missing folder, a folder, the input itself) is a usage error, before the lock beside it is tried.
+/** The stages of a run, between the locks (`lockBatch` takes the batch's own, once its id is known). */
+export type Stages = (
+  opts: BulkOptions,
+  deps: BulkDeps,
+  lockBatch: (path: string, batch: string) => Promise<void>,
+) => Promise<BulkResult>;
+
+/**
+ * `stages` under the output's lock (a dry run takes none: it writes nothing), every disk
+ * condition of the run's files a stop naming the file (exit 4), never a crash.
+ */
+export async function runLocked(opts: BulkOptions, deps: BulkDeps, stages: Stages): Promise<BulkResult> {
+  try {
+    return await lockedRun(opts, deps, stages);
+  } catch (error) {
+    throw diskStop(error, RESUME_ADVICE);
+  }
+}
+
+async function lockedRun(opts: BulkOptions, deps: BulkDeps, stages: Stages): Promise<BulkResult> {
+  // A bad --out (a missing folder, a folder) is a usage error, before the lock beside it is tried.
   await assertOutPathUsable(opts.out);
-  await assertNotInput(opts.out, opts.input);
   const lockPath = lockPathFor(opts.out);
   if (opts.dryRun) {
     const warning = await lockWarning(lockPath, deps.now());
-    const result = await runStages(opts, deps, async () => {});
+    const result = await stages(opts, deps, async () => {});
     if (warning) result.report.warnings.push(warning);
     return result;
   }
@@ -119,7 +135,7 @@ async function lockedRun(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>
   };
   let result: BulkResult;
   try {
-    result = await runStages(opts, deps, lockBatch);
+    result = await stages(opts, deps, lockBatch);
   } catch (error) {
     for (const lock of held.reverse()) await lock.release().catch(() => {});
     throw error;
@@ -154,7 +170,7 @@ async function runStages(
 }
 
 /** The report's common part, and the stats the run's progress line counts from. */
-function start(
+export function start(
   opts: BulkOptions,
   deps: BulkDeps,
   input: ParsedInput,
@@ -306,12 +322,13 @@ async function resumeRun(
 }
 
 /** 9-10. Buys what the journal's plan still needs, then writes the codes file from the journal. */
-async function buy(
+export async function buy(
   opts: BulkOptions,
   deps: BulkDeps,
   journals: RunJournals,
   base: Omit<BulkResult, 'outcome' | 'tally'>,
   refOf: (row: number) => string,
+  counts?: (row: OutputRecord) => boolean,
 ): Promise<BulkResult> {
   const { state, path } = journals;
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -323,7 +340,17 @@ async function buy(
     ) =>
       finishRun(
         opts,
-        { journals, fd, outcome, now: deps.now, runId, refOf, files: deps.files, ...extra },
+        {
+          journals,
+          fd,
+          outcome,
+          now: deps.now,
+          runId,
+          refOf,
+          files: deps.files,
+          ...(counts ? { counts } : {}),
+          ...extra,
+        },
         base,
       );
     // A batch whose codes file already holds every order, intact, is not run at all.

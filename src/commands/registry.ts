@@ -18,6 +18,7 @@ export const COMMANDS: readonly string[] = [
   'demo',
   'order',
   'order bulk',
+  'order rebuy',
   'order export',
   'order reconcile',
   'order create',

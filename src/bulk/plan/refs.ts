@@ -53,6 +53,23 @@ export function anchorRef(batch: string): string {
   return `gc-${batch}-anchor`;
 }
 
+/**
+ * The order bought in place of one failed unit (`order rebuy`): one unit, its ref made of
+ * the batch, the how-many-th replacement of that unit (`attempt`), the unit's place (row,
+ * index) and what is bought, never of the packing, so a run that lost its journal derives
+ * the same ref and the service replays it instead of charging again.
+ */
+export function replacementRef(batch: string, attempt: number, line: PlannedLine): string {
+  return capLength(
+    `gc-${batch}-r${attempt}-${line.row}.${line.firstUnit}-${contentHash([line]).slice(0, 6)}`,
+  );
+}
+
+/** A ref of `replacementRef`'s form (never hashed: its parts are short). */
+export function isReplacementRef(ref: string): boolean {
+  return /^gc-[A-Za-z0-9_-]{1,64}-r\d+-\d+\.\d+-[0-9a-f]{6}$/.test(ref);
+}
+
 /** The k-th part (0-based) of a re-split order: never sent before, so a safe new ref. */
 export function childRef(parent: string, k: number, lines: PlannedLine[]): string {
   return capLength(`${parent}.${k + 1}${contentHash(lines).slice(0, 4)}`);

@@ -34,6 +34,8 @@ export async function finishRun(
     files?: FileOps;
     /** The codes file already holds every order (a re-run of a finished batch): not written again. */
     intact?: string;
+    /** The rows the run's counts are of (default: every row; `order rebuy`: its replacements'). */
+    counts?: (row: OutputRecord) => boolean;
   },
   base: Omit<BulkResult, 'outcome' | 'tally'>,
 ): Promise<BulkResult & { complete: boolean }> {
@@ -54,7 +56,7 @@ export async function finishRun(
   const complete =
     !run.outcome.interrupted && money.processing === 0 && money.unknown === 0 && money.unsent === 0;
   const tally = new Tally();
-  const rows = counted(journalRecords(run.fd, journals.path, state, run.refOf), tally);
+  const rows = counted(journalRecords(run.fd, journals.path, state, run.refOf), tally, run.counts);
   let outputSha256: string;
   try {
     if (run.intact !== undefined) {
@@ -108,9 +110,13 @@ export async function finishRun(
 }
 
 /** The rows as they go by, each counted into `tally` (delivered, failed, per product). */
-function* counted(rows: Iterable<OutputRecord>, tally: Tally): Generator<OutputRecord> {
+function* counted(
+  rows: Iterable<OutputRecord>,
+  tally: Tally,
+  counts: (row: OutputRecord) => boolean = () => true,
+): Generator<OutputRecord> {
   for (const row of rows) {
-    tally.add([row]);
+    if (counts(row)) tally.add([row]);
     yield row;
   }
 }

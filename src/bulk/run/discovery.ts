@@ -20,7 +20,7 @@ import { listOrders, lookupRef } from '../../api/orders.js';
 import { DEFAULT_RETRY_POLICY } from '../../api/retry.js';
 import { RateLimitError, StoppedError, UsageError } from '../../errors.js';
 import { formatDuration } from '../../io/format.js';
-import { anchorRef } from '../plan/refs.js';
+import { anchorRef, isReplacementRef } from '../plan/refs.js';
 import type { AdaptiveLimit } from './submit.js';
 
 export interface DiscoveryDeps {
@@ -141,7 +141,8 @@ async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, plan: Pla
         unreadable = true;
         continue;
       }
-      if (!ref.startsWith(prefix)) continue;
+      // A replacement of a failed unit (`order rebuy`) is no order of the plan: it says nothing of how it was packed.
+      if (!ref.startsWith(prefix) || isReplacementRef(ref)) continue;
       found.add(ref);
       if (!plan.has(ref)) foreign.add(ref);
     }

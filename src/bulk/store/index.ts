@@ -67,6 +67,7 @@ export {
   type OutputStyle,
   outputChunks,
   renderOutput,
+  settledRows,
   writeAtomic,
 } from './output.js';
 // What `refund batch` asked for: records of the journal, folded per order.

@@ -82,6 +82,12 @@ export type JournalRecord =
   /** Refused for good, nothing charged. `i`: its place in the plan (absent for a part, and in older journals). */
   | { t: 'rejected'; ref: string; code: string; message: string; at: number; i?: number }
   | { t: 'split'; ref: string; children: PlannedOrder[]; at: number }
+  /**
+   * Replacements for failed units of the finished plan (`order rebuy`): orders after the
+   * plan's own, their places following its (`planOrders`, then in the order given).
+   * `products`: the product each replaced product was mapped to.
+   */
+  | { t: 'rebuy'; orders: PlannedOrder[]; products?: Record<string, string>; at: number }
   | DoneRecord
   | { t: 'output-pending'; sha256: string }
   /** The codes file is written (its sha256); `complete`: it holds every order of the plan. */
@@ -131,6 +137,8 @@ export interface JournalState {
   open: Map<string, OrderEntry>;
   /** Each re-split order's parts, by the parent's ref. */
   splits: Map<string, PlannedOrder[]>;
+  /** Orders bought in place of failed units (`rebuy` records), after the plan's: few, so held. */
+  replacements: PlannedOrder[];
   /** What the settled orders add up to (done records and refusals). */
   sums: SettledSums;
   outputs: Set<string>;
@@ -147,6 +155,7 @@ export function emptyState(): JournalState {
     settled: [],
     open: new Map(),
     splits: new Map(),
+    replacements: [],
     sums: new SettledSums(),
     outputs: new Set(),
     refunds: new Map(),
@@ -162,7 +171,8 @@ export function apply(state: JournalState, record: JournalRecord, place?: Place)
   const { open } = state;
   const entry = 'ref' in record && record.t !== 'refund-intent' ? open.get(record.ref) : undefined;
   const settle = (i: number | undefined, ref: string, update: Partial<OrderEntry>) => {
-    if (i !== undefined && place && state.settled[i] === undefined && i < state.planOrders) {
+    const places = state.planOrders + state.replacements.length;
+    if (i !== undefined && place && state.settled[i] === undefined && i < places) {
       state.settled[i] = place;
       open.delete(ref);
     } else
@@ -224,6 +234,10 @@ export function apply(state: JournalState, record: JournalRecord, place?: Place)
       state.sums.refused += 1;
       settle(record.i, record.ref, { phase: 'rejected', code: record.code, message: record.message });
       break;
+    case 'rebuy':
+      for (const order of record.orders)
+        if (!state.replacements.some((o) => o.ref === order.ref)) state.replacements.push(order);
+      break;
     case 'split':
       if (entry?.phase === 'created' || entry?.final) break;
       open.set(record.ref, { ref: record.ref, phase: 'split' });
@@ -263,7 +277,7 @@ export function apply(state: JournalState, record: JournalRecord, place?: Place)
 
 /** The orders of the plan once every re-split order is replaced by its parts. */
 export function effectiveOrderCount(state: JournalState): number {
-  let count = state.planOrders;
+  let count = state.planOrders + state.replacements.length;
   const visit = (children: PlannedOrder[]) => {
     count += children.length - 1;
     for (const child of children) {
@@ -486,7 +500,12 @@ export function* planWalk(fd: number, path: string, state: JournalState): Genera
       } catch {
         throw changedUnderRun(path, '', at);
       }
-      if (record.t === 'planned') return;
+      if (record.t === 'planned') {
+        // Then the replacements `order rebuy` added, in the places after the plan's.
+        for (const [k, order] of state.replacements.entries())
+          yield* withParts(state, { index: state.planOrders + k, ...order, part: false });
+        return;
+      }
       if (record.t !== 'order') continue;
       yield* withParts(state, { index, ref: record.ref, lines: record.lines, part: false });
       index += 1;

@@ -18,7 +18,14 @@ import { rejectedRecords } from '../records.js';
 import type { OutputFormat } from '../types.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from '../types.js';
 import { currentUid } from './files.js';
-import { changedUnderRun, type JournalState, phaseOf, planWalk, recordAt } from './journal.js';
+import {
+  changedUnderRun,
+  type JournalState,
+  type PlanOrder,
+  phaseOf,
+  planWalk,
+  recordAt,
+} from './journal.js';
 
 export const OUTPUT_FORMATS: OutputFormat[] = ['csv', 'json', 'xlsx'];
 
@@ -83,20 +90,29 @@ export function* journalRecords(
   state: JournalState,
   refOf: (row: number) => string = () => '',
 ): Generator<OutputRecord> {
-  for (const order of planWalk(fd, path, state)) {
-    const { settled, entry } = phaseOf(state, order);
-    if (!settled) {
-      // A refusal an older journal kept without its place: its units come from the plan.
-      if (entry?.final && entry.phase === 'rejected')
-        yield* rejectedRecords(order.ref, order.lines, entry.message ?? '', refOf);
-      continue;
-    }
-    const record = recordAt(fd, settled);
-    if (!record || !('ref' in record) || record.ref !== order.ref)
-      throw changedUnderRun(path, order.ref, settled.at);
-    if (record.t === 'done') yield* record.records;
-    else if (record.t === 'rejected') yield* rejectedRecords(order.ref, order.lines, record.message, refOf);
+  for (const order of planWalk(fd, path, state)) yield* settledRows(fd, path, state, order, refOf);
+}
+
+/** One order's rows of the codes file: none until it is settled (done, or refused). */
+export function* settledRows(
+  fd: number,
+  path: string,
+  state: JournalState,
+  order: PlanOrder,
+  refOf: (row: number) => string = () => '',
+): Generator<OutputRecord> {
+  const { settled, entry } = phaseOf(state, order);
+  if (!settled) {
+    // A refusal an older journal kept without its place: its units come from the plan.
+    if (entry?.final && entry.phase === 'rejected')
+      yield* rejectedRecords(order.ref, order.lines, entry.message ?? '', refOf);
+    return;
   }
+  const record = recordAt(fd, settled);
+  if (!record || !('ref' in record) || record.ref !== order.ref)
+    throw changedUnderRun(path, order.ref, settled.at);
+  if (record.t === 'done') yield* record.records;
+  else if (record.t === 'rejected') yield* rejectedRecords(order.ref, order.lines, record.message, refOf);
 }
 
 /** The codes file as chunks, from its rows in file order (a workbook loads its library first). */
