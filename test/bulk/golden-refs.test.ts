@@ -16,10 +16,10 @@
  */
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { splitOrder } from '../../src/bulk/plan/plan.js';
-import { anchorRef, defaultBatchId, isValidBatchId, orderRef } from '../../src/bulk/plan/refs.js';
 import { type InputSummary, readFile } from '../../src/bulk/plan/parse.js';
+import { splitOrder } from '../../src/bulk/plan/plan.js';
 import { planFile } from '../../src/bulk/plan/planning.js';
+import { anchorRef, defaultBatchId, isValidBatchId, orderRef } from '../../src/bulk/plan/refs.js';
 import { productIndex } from '../../src/bulk/plan/validate.js';
 import { JOURNAL_VERSION } from '../../src/bulk/store/journal.js';
 import type { PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';

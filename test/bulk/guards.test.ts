@@ -6,10 +6,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalOrder, journalOrders } from './journal-view.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { json, startServer } from '../helpers/server.js';
+import { journalOrder, journalOrders } from './journal-view.js';
 import {
   account,
   bulkProxyRoutes,

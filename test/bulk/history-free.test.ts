@@ -17,11 +17,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { anchorRef, defaultBatchId } from '../../src/bulk/plan/refs.js';
 import { parseJournal } from '../../src/bulk/store/journal.js';
-import { journalOrder, journalState } from './journal-view.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { json, startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { journalOrder, journalState } from './journal-view.js';
 import {
   account,
   bulkProxyRoutes,

@@ -21,10 +21,10 @@ describe('order bulk on an injected clock that moves only when the run sleeps', 
     const dir = tempDir();
     const input = writeCsv(dir, mixedRows(12));
     const out = join(dir, 'codes.csv');
-    const res = await runInProcess(
-      ['order', 'bulk', input, '--out', out, '--yes', '--wait-timeout', '2m'],
-      { env: acc.env, deps: { clock: instantClock() } },
-    );
+    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', '--wait-timeout', '2m'], {
+      env: acc.env,
+      deps: { clock: instantClock() },
+    });
     expect(res.code, res.stderr).toBe(4);
     expect(res.stderr).toMatch(/--wait-timeout/);
     // A hang guard only (it took 2 s on an idle machine, and hit 120 s with two suites

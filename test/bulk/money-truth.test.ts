@@ -232,10 +232,10 @@ describe('order bulk: a stopping error still says what the run charged', () => {
       }),
     );
     try {
-      const res = await runInProcess(
-        ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1'],
-        { env: { ...acc.env, GIFTCODES_BASE_URL: server.url }, deps: { clock: sb.clock() } },
-      );
+      const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1'], {
+        env: { ...acc.env, GIFTCODES_BASE_URL: server.url },
+        deps: { clock: sb.clock() },
+      });
       expect(res.code, res.stderr).toBe(1);
       const charges = await orderCharges(acc.userId);
       expect(charges).toHaveLength(3);

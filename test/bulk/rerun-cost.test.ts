@@ -14,11 +14,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { journalOrders } from './journal-view.js';
 import { BIN, cleanEnv, runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { type Handler, json, type Recorded, startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { journalOrders } from './journal-view.js';
 import {
   account,
   bulkProxyRoutes,

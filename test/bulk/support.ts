@@ -7,17 +7,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
-import { journalOrders, journalRefs } from './journal-view.js';
 import { OUTPUT_COLUMNS } from '../../src/bulk/types.js';
 import type { SandboxHandle } from '../helpers/sandbox.js';
 import type { Handler } from '../helpers/server.js';
 import { tempDirFor } from '../helpers/temp.js';
+import { journalOrders, journalRefs } from './journal-view.js';
 
 /**
  * Fast retries and reads for runs against the sandbox: the context's test tuning (never a
  * flag). Every account's environment below carries it.
  */
-export const FAST_TUNING = { GIFTCODES_TEST_TUNING: JSON.stringify({ retryDelayMs: 20, pollFirstMs: 30, retryAttempts: 4 }) };
+export const FAST_TUNING = {
+  GIFTCODES_TEST_TUNING: JSON.stringify({ retryDelayMs: 20, pollFirstMs: 30, retryAttempts: 4 }),
+};
 
 /** Removed when the test file ends (the directories hold codes). */
 export function tempDir(): string {
