@@ -8,11 +8,11 @@ import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
+import { printInvoice } from '../../payments/invoice.js';
 import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { defineCommand } from '../define.js';
 import { collect, externalRef, nonNegativeAmount } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
-import { printInvoice } from '../shared/invoice.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import {
@@ -260,7 +260,7 @@ async function payReplayed(
   currency: string | undefined,
 ): Promise<{ data: Checkout; raw: unknown; invoice?: Invoice }> {
   const { getCheckout, payCheckout } = await import('../../api/checkouts.js');
-  const { defaultPayCurrency, lostPaymentAdvice } = await import('./pay.js');
+  const { defaultPayCurrency, lostPaymentAdvice } = await import('./payment.js');
   const id = shown.data.checkoutId;
   const payCurrency =
     currency?.toUpperCase() ?? (await defaultPayCurrency(ctx, method, shown.data.paymentCurrency));

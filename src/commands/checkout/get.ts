@@ -8,9 +8,10 @@ import { printJson } from '../../io/output.js';
 import { startProgress } from '../../io/progress.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
+import { DEFAULT_POLL_MS, waitUntilDone } from '../../wait.js';
 import { defineCommand } from '../define.js';
-import { DEFAULT_POLL_MS, pollOption, waitTimeoutOption } from '../shared/options.js';
-import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
+import { pollOption, waitTimeoutOption } from '../shared/options.js';
+import { printLastOnTimeout } from '../shared/wait.js';
 import { printCheckout } from './view.js';
 
 export default defineCommand({

@@ -6,13 +6,12 @@ import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
+import { printInvoice } from '../../payments/invoice.js';
 import { defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
-import { printInvoice } from '../shared/invoice.js';
-import { payCurrencyFor } from '../shared/methods.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
-import { rerunCommand } from '../shared/rerun.js';
+import { defaultPayCurrency, lostPaymentAdvice } from './payment.js';
 
 export default defineCommand({
   command: 'checkout pay',
@@ -95,54 +94,4 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
   );
   await printInvoice(ctx, res.data.payment, { qr: opts.qr });
   err(ctx.io, `Follow it with: ${giftcodesCommand('checkout', 'get', operand(opts.checkoutId), '--wait')}`);
-}
-
-/**
- * The payment call carries no idempotency key, so after a lost answer the checkout
- * itself says what happened: no longer pending means the payment was taken.
- */
-export async function lostPaymentAdvice(
-  ctx: Context,
-  checkoutId: string,
-  rerun = rerunCommand(ctx),
-): Promise<string> {
-  const { getCheckout } = await import('../../api/checkouts.js');
-  const http = await ctx.http();
-  const now = await getCheckout(http, checkoutId).catch(() => undefined);
-  if (!now)
-    return (
-      `The payment may have been taken. Check with \`giftcodes checkout get ${checkoutId}\` before paying again; ` +
-      `running this again is safe, since it refuses a checkout that is no longer pending: ${rerun}`
-    );
-  if (now.data.status !== 'pending')
-    return `The payment was taken: checkout ${checkoutId} is now ${now.data.status}. Do not pay again; follow it with: giftcodes checkout get ${checkoutId} --wait`;
-  return `Checkout ${checkoutId} is still pending, so no payment was taken; it is safe to run again: ${rerun}`;
-}
-
-/**
- * The spec requires `payCurrency` but does not relate it to a method: use the
- * method's `symbol` (e.g. BTC), else the checkout's own currency. `--currency` overrides.
- */
-export async function defaultPayCurrency(
-  ctx: Context,
-  methodId: string,
-  checkoutCurrency: string | undefined,
-): Promise<string> {
-  const { listPaymentMethods } = await import('../../api/payment-methods.js');
-  const http = await ctx.http();
-  const methods = await precheck(ctx, { check: 'the payment-method lookup', scope: 'products:read' }, () =>
-    listPaymentMethods(http),
-  );
-  if (!methods)
-    throw new UsageError(
-      `--currency: the payCurrency for "${methodId}" comes from the payment methods, which could not be read; pass --currency <code>`,
-    );
-  const method = methods.data.find((m) => m.id === methodId);
-  if (!method) {
-    throw new UsageError(
-      `unknown payment method "${methodId}"; see \`giftcodes payment-methods\` (ids: ${methods.data.map((m) => m.id).join(', ')})`,
-    );
-  }
-  const currency = payCurrencyFor(method);
-  return currency === 'USD' && checkoutCurrency ? checkoutCurrency : currency;
 }

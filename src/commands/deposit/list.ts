@@ -1,11 +1,11 @@
 /** `giftcodes deposit list`: deposit history, newest first. */
 import type { listDeposits } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
+import { DEPOSIT_HEAD, depositRow } from '../../deposit/render.js';
 import { DEPOSIT_STATUSES } from '../../schemas/enums.js';
 import { defineCommand } from '../define.js';
 import { listOptions } from '../shared/options.js';
 import type { ListFlags } from '../shared/pages.js';
-import { DEPOSIT_HEAD, depositRow } from './render.js';
 
 export default defineCommand({
   command: 'deposit list',

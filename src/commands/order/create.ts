@@ -7,12 +7,13 @@ import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
+import { waitUntilDone } from '../../wait.js';
 import { defineCommand } from '../define.js';
 import { amount, duration, externalRef, positiveInt } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { checkReplay, refReusedError, unverifiedRecipientWarning } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
-import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
+import { printLastOnTimeout } from '../shared/wait.js';
 import { printOrder } from './render.js';
 
 export default defineCommand({
