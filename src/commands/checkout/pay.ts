@@ -7,33 +7,37 @@ import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { printInvoice } from '../../payments/invoice.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import { defaultPayCurrency, lostPaymentAdvice } from './payment.js';
 
+const args = { checkoutId: { usage: '<checkoutId>' } } as const;
+
+const options = {
+  method: {
+    flags: '--method <id>',
+    description: 'payment method id (see `giftcodes payment-methods`)',
+    required: true,
+  },
+  currency: {
+    flags: '--currency <code>',
+    description: "payCurrency (default: the method's symbol, else the checkout currency)",
+  },
+  reveal: {
+    flags: '--reveal',
+    description: 'show codes, PINs and code URLs should the response carry any',
+  },
+  qr: qrOption,
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+} as const;
+
 export default defineCommand({
   command: 'checkout pay',
   description: 'create (or re-quote an expired) payment invoice for a pending checkout',
-  args: { checkoutId: { usage: '<checkoutId>' } },
-  options: {
-    method: {
-      flags: '--method <id>',
-      description: 'payment method id (see `giftcodes payment-methods`)',
-      required: true,
-    },
-    currency: {
-      flags: '--currency <code>',
-      description: "payCurrency (default: the method's symbol, else the checkout currency)",
-    },
-    reveal: {
-      flags: '--reveal',
-      description: 'show codes, PINs and code URLs should the response carry any',
-    },
-    qr: qrOption,
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
-  },
+  args,
+  options,
   examples: [
     'giftcodes checkout pay chk_abc123 --method btc',
     'giftcodes checkout pay chk_abc123 --method balance -y',
@@ -41,18 +45,10 @@ export default defineCommand({
   run: runCheckoutPay,
 });
 
-export interface CheckoutPayOptions {
-  checkoutId: string;
-  method: string;
-  currency?: string;
-  yes?: boolean;
-  /** Show codes should the payment response carry any (it is masked like every checkout view). */
-  reveal?: boolean;
-  /** Draw the invoice QR even when stdout is not a terminal. */
-  qr?: boolean;
-}
-
-export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Promise<void> {
+export async function runCheckoutPay(
+  ctx: Context,
+  opts: DeclaredOptions<typeof args, typeof options>,
+): Promise<void> {
   const { getCheckout, payCheckout } = await import('../../api/checkouts.js');
   assertCanConsent(ctx, opts.yes, `pay checkout ${opts.checkoutId}`);
   const http = await ctx.http();
