@@ -27,7 +27,7 @@ export interface OptionSpec {
   preset?: string;
   /** The flag must be given (commander's `requiredOption`). */
   required?: boolean;
-  /** Accepted, not listed in help (old names kept for scripts, test knobs). */
+  /** Accepted, not listed in help: an old name kept for scripts (a test knob comes through the context). */
   hidden?: boolean;
   /**
    * A parent command declares the flag too: the value typed nearest to this command wins
