@@ -65,9 +65,6 @@ export default defineCommand({
   run: runOrderCreate,
 });
 
-/** `--wait-timeout` when none is given (the declaration shows it as 10m). */
-export const DEFAULT_ORDER_WAIT_TIMEOUT_MS = 600_000;
-
 function randomRef(random: () => number): string {
   let hex = '';
   for (let i = 0; i < 24; i++) hex += Math.floor(random() * 16).toString(16);
@@ -153,7 +150,7 @@ export async function runOrderCreate(ctx: Context, opts: DeclaredValues<typeof o
   let order: Order = res.data;
   let raw = res.raw;
   if (opts.wait && !TERMINAL_ORDER_STATUSES.has(String(order.status))) {
-    const waitTimeout = opts.waitTimeout ?? DEFAULT_ORDER_WAIT_TIMEOUT_MS;
+    const { waitTimeout } = opts;
     const last = await printLastOnTimeout(
       ctx,
       waitUntilDone({
