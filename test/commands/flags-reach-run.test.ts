@@ -6,7 +6,8 @@
  * with an action, parses the command line twice through the parse-only seam
  * (`ctx.runF`, see src/commands/invoke.ts): without the option and with a valid
  * non-default value for it, and expects the run options to differ at the option's
- * attribute. Nothing runs, so no service is needed. Global flags are covered elsewhere.
+ * attribute: the run options are the type the declaration infers, so a flag arrives
+ * under its own name. Nothing runs, so no service is needed. Global flags are covered elsewhere.
  */
 import { rmSync } from 'node:fs';
 import type { Argument, Command, Option } from 'commander';
@@ -14,21 +15,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/program.js';
 import * as enums from '../../src/schemas/enums.js';
 import { quietIO, runInProcess, tempConfigDir } from '../helpers/cli.js';
-
-/**
- * Where an action hands an option to its run function under another name than
- * commander's attribute, keyed by `<command path> --<flag>`.
- */
-const RENAMED: Record<string, string> = {
-  // Repeatable `--secret` becomes the list of secrets to try.
-  'webhook verify --secret': 'secrets',
-  'webhook listen --secret': 'secrets',
-  // `--tolerance` parses to milliseconds; the run function takes seconds.
-  'webhook verify --tolerance': 'toleranceSeconds',
-  'webhook listen --tolerance': 'toleranceSeconds',
-  // The old name of --method, kept as a hidden alias.
-  'checkout create --pay-method': 'method',
-};
 
 /**
  * Sample values, tried in order; an option takes the first its parser accepts that is
@@ -184,7 +170,7 @@ describe('every declared flag reaches the run function', () => {
             `${key}: no sample value parsed (tried ${tries.map((t) => t.join(' ')).join(', ')})`,
           );
 
-        const attr = RENAMED[key] ?? option.attributeName();
+        const attr = option.attributeName();
         expect(
           attribute(set.received[0], attr),
           `${key} did not change "${attr}" in the run options (a parent command took the flag?)`,

@@ -226,7 +226,7 @@ describe('confirmation on a terminal', () => {
       'tty@example.com',
       '--item',
       'prd_amazon_us:sku_amazon_us_25:25',
-      '--pay-method',
+      '--method',
       'balance',
     ];
     const declined = startTerminal(args, env);

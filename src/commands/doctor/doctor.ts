@@ -83,7 +83,7 @@ function settingsChecks(settings: Settings, profileStored: boolean | undefined):
   ];
 }
 
-export async function runDoctor(ctx: Context, _opts: Record<string, never>): Promise<ExitCode> {
+export async function runDoctor(ctx: Context): Promise<ExitCode> {
   const { printJson } = await import('../../io/output.js');
   const { style } = await import('../../io/style.js');
   const { clockCheck, PROBES, serviceChecks } = await import('./checks.js');

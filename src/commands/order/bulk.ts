@@ -391,7 +391,7 @@ async function offerTopUp(ctx: Context, shortfall: BalanceShortfall): Promise<bo
   const question = topUpQuestion(shortfall);
   const topUp = await prompter.confirm({ message: question.message, default: true });
   if (!topUp) return false;
-  const { runGuidedDeposit } = await import('../deposit/deposit.js');
+  const { runGuidedDeposit } = await import('../../deposit/guided.js');
   const result = await runGuidedDeposit(ctx, { suggestedAmountUsd: question.suggestedUsd });
   return result.confirmed;
 }

@@ -2,9 +2,9 @@
  * Payment methods for people (deposits, checkouts, `payment-methods`): eligibility,
  * order, labels and table rows. Pure, so tested without a terminal.
  */
-import { formatMoney } from '../../io/format.js';
-import type { Cell } from '../../io/output.js';
-import type { PaymentMethod } from '../../schemas/payments.js';
+import { formatMoney } from '../io/format.js';
+import type { Cell } from '../io/output.js';
+import type { PaymentMethod } from '../schemas/payments.js';
 
 /** Why a method cannot take this amount, or undefined when it can. */
 export function ineligibleReason(method: PaymentMethod, amountUsd: number): string | undefined {
