@@ -16,6 +16,14 @@ import type Conf from 'conf';
 
 type Listener = (...args: unknown[]) => void;
 
+/**
+ * The signals Node starts with ignored (a write past the file size limit fails with EFBIG
+ * instead of killing the process). Once a listener was added and removed, such a signal
+ * falls back to its default action: a listener that does nothing keeps it ignored.
+ */
+const IGNORED_BY_NODE = new Set<string | symbol>(['SIGPIPE', 'SIGXFSZ']);
+const ignore = () => {};
+
 export async function loadConf(): Promise<typeof Conf> {
   // Its events by name, whatever they are (signals, `exit`): the process as any emitter.
   const emitter: EventEmitter = process;
@@ -23,8 +31,9 @@ export async function loadConf(): Promise<typeof Conf> {
   const { default: conf } = await import('conf');
   for (const event of emitter.eventNames()) {
     const kept = before.get(event) ?? [];
-    for (const listener of emitter.listeners(event))
-      if (!kept.includes(listener)) emitter.removeListener(event, listener as Listener);
+    const added = emitter.listeners(event).filter((listener) => !kept.includes(listener));
+    if (added.length > 0 && kept.length === 0 && IGNORED_BY_NODE.has(event)) emitter.on(event, ignore);
+    for (const listener of added) emitter.removeListener(event, listener as Listener);
   }
   return conf;
 }

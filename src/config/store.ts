@@ -6,17 +6,22 @@
  * in a folder made 0700 before conf touches it (conf's own mkdir takes the umask), and
  * folder and file pass the state folder's rules before anything is read (files.ts).
  *
+ * conf's writer renames its temporary file over the target even when a write came out
+ * short (atomically#18: a full disk, a quota, a file size limit), so each write keeps the
+ * file it replaces until the new one reads back whole (`writeWhole`).
+ *
  * Opening the store loads conf (conf.ts), which costs more than a read command's own work:
  * the context opens it only when a profile is read or written (context.ts). Reading never
  * creates the folder. A file that cannot be read or is not valid is an error naming it,
  * never an empty store: the next write would wipe the user's profiles. Profiles are
  * checked by their zod schema; conf's own validator (ajv) is not used.
  */
+import { linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Conf from 'conf';
 import * as z from 'zod';
-import { UsageError } from '../errors.js';
-import { writeFailure } from '../io/safe-write.js';
+import { FileWriteError, UsageError } from '../errors.js';
+import { writeFailure, writeFileAtomicSync } from '../io/safe-write.js';
 import { loadConf } from './conf.js';
 import { checkConfigFiles, configPath, makeConfigFolder, unreadable } from './files.js';
 
@@ -56,7 +61,12 @@ export async function openConfigStore(
   const open = (): Conf<StoreShape> => {
     try {
       // No `defaults`: with them conf writes the file on open, and a read would create it.
-      return new Store<StoreShape>({ cwd: dirname(path), configName: 'config', configFileMode: 0o600 });
+      return new Store<StoreShape>({
+        cwd: dirname(path),
+        configName: 'config',
+        configFileMode: 0o600,
+        serialize,
+      });
     } catch (error) {
       throw unreadable(path, error);
     }
@@ -85,11 +95,10 @@ export async function openConfigStore(
       makeConfigFolder(path, uid);
       conf = open();
     }
-    try {
-      conf.store = next;
-    } catch (error) {
-      throw writeFailure(path, error);
-    }
+    const store = conf;
+    writeWhole(path, serialize(next), () => {
+      store.store = next;
+    });
   };
   return {
     path,
@@ -117,6 +126,57 @@ export async function openConfigStore(
       return true;
     },
   };
+}
+
+/** The format earlier versions wrote (conf's default too, fixed here: writes are read back). */
+const serialize = (value: unknown) => JSON.stringify(value, undefined, '\t');
+
+/**
+ * Runs `write`, which replaces the file at `path` with `text`; if the file does not then
+ * read back as `text`, the one it replaced is put back. That one is kept under a second
+ * name meanwhile: a hard link (no bytes to write, so a full disk cannot stop it, and
+ * putting it back is a rename), or a whole copy where links are not possible.
+ */
+function writeWhole(path: string, text: string, write: () => void): void {
+  const previous = `${path}.previous`;
+  const kept = keepPrevious(path, previous);
+  try {
+    write();
+    if (readFileSync(path, 'utf8') !== text) throw new FileWriteError(path, undefined);
+  } catch (error) {
+    try {
+      // A rename onto another link of the same file does nothing: then the link goes.
+      if (kept) renameSync(previous, path);
+      rmSync(kept ? previous : path, { force: true });
+    } catch {
+      throw writeFailure(path, error).withAdvice(`its previous content is in ${previous}`);
+    }
+    throw writeFailure(path, error).withAdvice(
+      kept ? 'the profiles were kept as they were' : 'nothing was saved',
+    );
+  }
+  if (kept) rmSync(previous, { force: true });
+}
+
+/** Whether there was a file to keep (none before the first write). */
+function keepPrevious(path: string, previous: string): boolean {
+  // One a write that crashed left behind: the file it kept is config.json itself by now.
+  rmSync(previous, { force: true });
+  try {
+    linkSync(path, previous);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+  }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  // Written whole, or an error before config.json is touched.
+  writeFileAtomicSync(previous, bytes);
+  return true;
 }
 
 /**
