@@ -95,9 +95,9 @@ export async function openConfigStore(
       makeConfigFolder(path, uid);
       conf = open();
     }
-    const store = conf;
+    const target = conf;
     writeWhole(path, serialize(next), () => {
-      store.store = next;
+      target.store = next;
     });
   };
   return {
