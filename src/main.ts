@@ -123,38 +123,39 @@ function isCommanderError(error: unknown): error is { exitCode: number; code: st
   return typeof code === 'string' && code.startsWith('commander.') && typeof exitCode === 'number';
 }
 
-/** A second signal sooner than this after the first of its kind is the echo described below. */
-const SIGNAL_ECHO_MS = 250;
-
 /** The signals that stop a run, and the exit code of a run they stopped (128 + the signal's number). */
 const STOP_SIGNALS = { SIGINT: ExitCode.interrupted, SIGTERM: ExitCode.terminated } as const;
 type StopSignal = keyof typeof STOP_SIGNALS;
 
 /**
- * Called by bin/giftcodes.js. Ctrl-C or SIGTERM aborts the command, which leaves state
- * consistent; a second one exits at once.
+ * Ctrl-C or SIGTERM aborts the returned signal: the command stops and leaves state
+ * consistent. A second one exits at once. Every signal counted is the user's or a
+ * supervisor's: the echo conf's import would add is removed where conf is loaded
+ * (config/conf.ts).
  */
-export async function runFromProcess(): Promise<void> {
+export function stopOnSignals(): { signal: AbortSignal; stoppedBy(): StopSignal | undefined } {
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
-  let firstAt = 0;
-  const onSignal = (signal: StopSignal) => () => {
-    // `conf` loads `when-exit`, whose own handlers re-send the signal to this process a
-    // moment later; that echo is not the user (or a supervisor) asking again.
-    const now = performance.now();
-    if (stoppedBy === signal && now - firstAt < SIGNAL_ECHO_MS) return;
-    if (stoppedBy) process.exit(STOP_SIGNALS[signal]);
-    stoppedBy = signal;
-    firstAt = now;
-    controller.abort();
-  };
-  for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) process.on(signal, onSignal(signal));
+  for (const signal of Object.keys(STOP_SIGNALS) as StopSignal[]) {
+    process.on(signal, () => {
+      if (stoppedBy) process.exit(STOP_SIGNALS[signal]);
+      stoppedBy = signal;
+      controller.abort();
+    });
+  }
+  return { signal: controller.signal, stoppedBy: () => stoppedBy };
+}
+
+/** Called by bin/giftcodes.js. */
+export async function runFromProcess(): Promise<void> {
+  const stop = stopOnSignals();
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     // `giftcodes ... | head`: the reader left; that is not our failure.
     if (error.code === 'EPIPE') process.exit(ExitCode.ok);
   });
   const io = processIO(process.env);
   io.color = colorEnabled(io.stdoutIsTTY && io.stderrIsTTY, process.env);
-  const code = await run(process.argv.slice(2), { io, env: process.env, signal: controller.signal });
+  const code = await run(process.argv.slice(2), { io, env: process.env, signal: stop.signal });
+  const stoppedBy = stop.stoppedBy();
   process.exitCode = stoppedBy && code !== ExitCode.ok ? STOP_SIGNALS[stoppedBy] : code;
 }
