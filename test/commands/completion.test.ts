@@ -13,7 +13,7 @@ import { describeTree } from '../../src/commands/completion/tree.js';
 import { buildProgram } from '../../src/program.js';
 import { EVENT_TYPES, ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
 import { BIN, type CliResult, quietIO, runBinary } from '../helpers/cli.js';
-import { tempDirFor } from '../helpers/temp.js';
+import { ownHomeEnv, tempDirFor } from '../helpers/temp.js';
 import { startProgram, type Terminal } from '../helpers/terminal.js';
 
 const dir = tempDirFor('giftcodes-completion-');
@@ -166,9 +166,8 @@ describe.skipIf(!has('zsh'))(
           'zsh',
           scripts.zsh as string,
         ],
-        {
-          encoding: 'utf8',
-        },
+        // compinit (which the script runs when the shell has not) writes ~/.zcompdump.
+        { encoding: 'utf8', env: ownHomeEnv() },
       );
       expect(res.stdout.trim(), res.stderr).toBe('loaded');
     });
@@ -206,8 +205,10 @@ describe.skipIf(!has('fish'))(
   `completion fish${has('fish') ? '' : ' (skipped: fish is not installed on this machine)'}`,
   () => {
     it('completes subcommands and fixed values in fish', () => {
+      // fish makes its config and data folders (~/.config/fish, ~/.local/share/fish) on start.
+      const env = ownHomeEnv();
       const run = (line: string) =>
-        spawnSync('fish', ['-c', `source ${scripts.fish}; complete -C '${line}'`], { encoding: 'utf8' })
+        spawnSync('fish', ['-c', `source ${scripts.fish}; complete -C '${line}'`], { encoding: 'utf8', env })
           .stdout;
       expect(run('giftcodes order ')).toContain('export');
       expect(run('giftcodes order list --status ')).toContain('partial');
