@@ -192,6 +192,12 @@ if (!isMainThread) {
     { name: 'sandbox GET /b2b/orders/{id}', worker: sb.worker, base: url, path: getPath },
     { name: 'bare node:http GET by id', worker: bare.worker, base: bareUrl, path: getPath },
     { name: 'sandbox GET /b2b/orders?limit=10', worker: sb.worker, base: url, path: '/b2b/orders?limit=10' },
+    {
+      name: 'sandbox GET /b2b/orders?externalRef=',
+      worker: sb.worker,
+      base: url,
+      path: '/b2b/orders?externalRef=bench-3',
+    },
   ];
   for (const p of PHASES) await load(p.worker, p.base, p.path, warmupMs);
   const results = PHASES.map(() => []);
@@ -220,7 +226,7 @@ if (!isMainThread) {
       : Number(median(results[i].map((x) => x.cpuUsPerRequest)).toFixed(1)),
     failed: results[i].reduce((n, x) => n + x.failed, 0),
   }));
-  const [get, base, list] = rows;
+  const [get, base, list, byRef] = rows;
   const cost = (r) => r.cpuUsPerRequest ?? r.busyUsPerRequest;
   const summary = {
     benchmark: 'sandbox-load',
@@ -237,10 +243,11 @@ if (!isMainThread) {
     getCostVsBare: Number((cost(get) / cost(base)).toFixed(2)),
     listVsGet: Number((cost(list) / cost(get)).toFixed(2)),
     listVsGetBusy: Number((list.busyUsPerRequest / get.busyUsPerRequest).toFixed(2)),
+    refVsGet: Number((cost(byRef) / cost(get)).toFixed(2)),
   };
   for (const r of rows) {
     console.log(
-      `${r.name.padEnd(34)} ${String(r.requestsPerSecond).padStart(7)} req/s  ${r.busyUsPerRequest.toFixed(1).padStart(7)} µs busy${r.cpuUsPerRequest === undefined ? '' : `  ${r.cpuUsPerRequest.toFixed(1).padStart(7)} µs CPU`} per request${r.failed ? `  ${r.failed} failed` : ''}`,
+      `${r.name.padEnd(38)} ${String(r.requestsPerSecond).padStart(7)} req/s  ${r.busyUsPerRequest.toFixed(1).padStart(7)} µs busy${r.cpuUsPerRequest === undefined ? '' : `  ${r.cpuUsPerRequest.toFixed(1).padStart(7)} µs CPU`} per request${r.failed ? `  ${r.failed} failed` : ''}`,
     );
   }
   console.log(
