@@ -25,7 +25,6 @@ import { type FaultConfig, type FaultConfigInput, FaultEngine } from './faults.j
 import { loadFixtures } from './fixtures.js';
 import { isLoopbackHostname } from './loopback.js';
 import type { SandboxOptions } from './options.js';
-import { OrderJson } from './order-json.js';
 import { customerPays } from './payments.js';
 import { CodeFactory, IdFactory } from './random.js';
 import { RatesService } from './rates.js';
@@ -35,7 +34,7 @@ import { ALL_ROUTES } from './routes/index.js';
 import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
 import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
-import { Store } from './state.js';
+import { Store } from './store.js';
 import { defaultSender } from './webhook-delivery.js';
 import { defaultLookupHost } from './webhook-url.js';
 
@@ -104,7 +103,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
     scheduler,
     store: new Store(new IdFactory(seed), clock),
-    orderJson: new OrderJson(options.specMinimal ?? false),
     catalog: new Catalog(fixtures.products, fixtures.behaviours, seed),
     rates: new RatesService(fixtures.rates, seed),
     codes: new CodeFactory(seed),

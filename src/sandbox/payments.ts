@@ -8,9 +8,9 @@ import { BALANCE_METHOD_ID, REASONS } from './choices.js';
 import type { Core } from './context.js';
 import { ApiError, conflict, validationError } from './errors.js';
 import { startFulfillment } from './fulfillment.js';
+import type { AccountState, OrderState, PaymentState } from './model.js';
+import { round2, sentValue } from './model.js';
 import { RatesService } from './rates.js';
-import type { AccountState, OrderState, PaymentState } from './state.js';
-import { round2, sentValue } from './state.js';
 import { emitEvent, orderEventData } from './webhook-delivery.js';
 
 export function findMethod(core: Core, id: string): PaymentMethod | undefined {
@@ -372,7 +372,7 @@ export function scheduleExpiry(core: Core, order: OrderState): void {
   core.scheduler.at(order.createdAt + core.tuning.checkoutExpiryMs, () => {
     if (order.status !== 'pending' || order.payments.some((p) => p.status === 'confirming')) return;
     const now = core.clock.now();
-    core.store.setStatus(order, 'expired');
+    order.status = 'expired';
     order.expiredAt = now;
     order.updatedAt = now;
     for (const p of order.payments) if (p.status === 'pending') p.status = 'failed';

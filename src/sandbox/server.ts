@@ -20,9 +20,10 @@ import type { Core } from './context.js';
 import { ApiError, forbidden, validationError } from './errors.js';
 import type { FaultDecision } from './faults.js';
 import { hostRefusal, operatorRefusal } from './loopback.js';
+import type { AccountState, ApiKeyRecord } from './model.js';
 import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
-import { type AccountState, type ApiKeyRecord, hashKey } from './state.js';
+import { hashKey } from './store.js';
 
 const EMPTY_QUERY = new URLSearchParams();
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -69,10 +70,10 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
       res.end(result.html);
       return;
     }
-    const json = result.json ?? JSON.stringify(result.body);
+    const json = JSON.stringify(result.body);
     const headers: Record<string, string | number> = {
       'content-type': JSON_TYPE,
-      'content-length': typeof json === 'string' ? Buffer.byteLength(json) : json.length,
+      'content-length': Buffer.byteLength(json),
       'x-request-id': requestId,
     };
     if (result.headers) Object.assign(headers, result.headers);

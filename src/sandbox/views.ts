@@ -16,8 +16,8 @@ import type {
   RefundState,
   UnitState,
   WebhookEndpoint,
-} from './state.js';
-import { round2 } from './state.js';
+} from './model.js';
+import { round2 } from './model.js';
 
 function fulfillmentView(f: UnitState, retailer: boolean) {
   const sealed = f.giftCardId !== null;

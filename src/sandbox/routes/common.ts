@@ -1,7 +1,7 @@
 /** Helpers shared by the route modules: ownership lookups and rates guards. */
 import type { Core } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import type { AccountState, ItemState, OrderState, SurfaceName } from '../state.js';
+import type { AccountState, ItemState, OrderState, SurfaceName } from '../model.js';
 import type { ResolvedLine } from '../validation.js';
 
 /** Spec §5 rule 6 and §2: another account's id, or the other surface's, is a plain 404. */

@@ -9,10 +9,10 @@ import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
 import type { Core } from '../context.js';
 import { limitExceeded, notFound, validationError } from '../errors.js';
 import { effectiveLimits } from '../limits.js';
+import type { DepositState } from '../model.js';
 import { createInvoice, findMethod, invoiceCurrency, methodsFor } from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
-import type { DepositState } from '../state.js';
-import { listQuery, parse } from '../validation.js';
+import { listQuerySchema, paginate, parse, parseQuery } from '../validation.js';
 import { depositView, invoiceView } from '../views.js';
 import { ratesOrThrow } from './common.js';
 
@@ -21,6 +21,8 @@ const DepositBody = z.object({
   paymentCurrency: z.string().min(1),
   paymentMethodId: z.string().min(1).optional(),
 });
+
+const DepositListQuery = listQuerySchema(DEPOSIT_STATUSES);
 
 /** Operator: the payer's transaction is seen; confirmed after the confirming delay (or `delayMs`). */
 export function confirmDeposit(
@@ -35,7 +37,7 @@ export function confirmDeposit(
     });
   }
   const now = core.clock.now();
-  core.store.setDepositStatus(d, 'confirming');
+  d.status = 'confirming';
   d.updatedAt = now;
   if (d.payment) {
     d.payment.status = 'confirming';
@@ -44,7 +46,7 @@ export function confirmDeposit(
   const finish = () => {
     if (d.status !== 'confirming') return;
     const at = core.clock.now();
-    core.store.setDepositStatus(d, 'confirmed');
+    d.status = 'confirmed';
     d.confirmedAt = at;
     d.updatedAt = at;
     if (d.payment) {
@@ -122,7 +124,7 @@ function endDeposit(
       status: d.status,
     });
   }
-  core.store.setDepositStatus(d, to);
+  d.status = to;
   d.updatedAt = core.clock.now();
   if (d.payment) d.payment.status = 'failed';
   return d;
@@ -200,8 +202,12 @@ export const depositRoutes: RouteDef[] = [
     return ok(response, 201);
   }),
   api('GET', '/b2b/deposits', ({ core, account, query }) => {
-    const q = listQuery(query, DEPOSIT_STATUSES);
-    const { page, pagination } = core.store.depositList(account.userId).page(q);
+    const q = parseQuery(DepositListQuery, query);
+    const { page, pagination } = paginate(
+      core.store.depositsByUser.get(account.userId) ?? [],
+      q,
+      (d) => d.amount,
+    );
     return ok({ data: page.map(depositView), pagination });
   }),
   api('GET', '/b2b/deposits/{depositId}', ({ core, account, params }) => {
