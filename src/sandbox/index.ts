@@ -29,6 +29,7 @@ import { customerPays } from './payments.js';
 import { CodeFactory, IdFactory } from './random.js';
 import { RatesService } from './rates.js';
 import { Router } from './router.js';
+import { requireDeposit } from './routes/common.js';
 import { confirmDeposit, failDeposit } from './routes/deposits.js';
 import { ALL_ROUTES } from './routes/index.js';
 import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
@@ -175,14 +176,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ledger: (userId) => ledgerView(core, userOf(userId)),
     orders: (userId) => ordersView(core, userOf(userId)),
     confirmDeposit(depositId, delayMs) {
-      const d = core.store.deposits.get(depositId);
-      if (!d) throw new Error(`no deposit ${depositId}`);
-      confirmDeposit(core, d, delayMs);
+      confirmDeposit(core, requireDeposit(core, depositId), delayMs);
     },
     failDeposit(depositId) {
-      const d = core.store.deposits.get(depositId);
-      if (!d) throw new Error(`no deposit ${depositId}`);
-      failDeposit(core, d);
+      failDeposit(core, requireDeposit(core, depositId));
     },
     payCheckout(checkoutId, amount) {
       const o = core.store.orders.get(checkoutId);

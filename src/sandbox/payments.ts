@@ -123,12 +123,15 @@ export function remainingAmount(core: Core, order: OrderState): number {
   return Math.max(0, core.rates.round(order.totalAmount - coveredAmount(order), order.paymentCurrency));
 }
 
-function insufficient(account: AccountState, requiredUsd: number): ApiError {
-  return validationError('Balance payment failed: insufficient balance', {
-    reason: REASONS.insufficientBalance,
-    balanceUsd: account.balance,
-    requiredUsd,
-  });
+/** Spec §4: the balance method "must confirm instantly or fail with 400 `details.reason`". */
+export function checkBalance(account: AccountState, requiredUsd: number): void {
+  if (account.balance + 1e-9 < requiredUsd) {
+    throw validationError('Balance payment failed: insufficient balance', {
+      reason: REASONS.insufficientBalance,
+      balanceUsd: account.balance,
+      requiredUsd,
+    });
+  }
 }
 
 /**
@@ -149,7 +152,7 @@ export function payWithBalance(core: Core, account: AccountState, order: OrderSt
     remaining >= order.totalAmount
       ? round2(order.totalUsd)
       : round2((order.totalUsd * remaining) / order.totalAmount);
-  if (account.balance + 1e-9 < usd) throw insufficient(account, usd);
+  checkBalance(account, usd);
   const method = findMethod(core, BALANCE_METHOD_ID);
   if (!method) throw new ApiError(500, 'INTERNAL_ERROR', 'balance method missing from fixtures');
   core.store.move(account, order.surface === 'b2b' ? 'order_charge' : 'checkout_charge', -usd, {

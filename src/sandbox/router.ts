@@ -120,10 +120,4 @@ export class Router {
     }
     return undefined;
   }
-
-  /** Whether any method serves this path (to tell 404 from 405-like mismatches). */
-  pathExists(path: string): boolean {
-    for (const m of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) if (this.match(m, path)) return true;
-    return false;
-  }
 }

@@ -13,6 +13,7 @@ import { checkOrderShape, effectiveLimits } from '../limits.js';
 import type { AccountState, ItemState } from '../model.js';
 import { round2 } from '../model.js';
 import {
+  checkBalance,
   createInvoice,
   findMethod,
   invoiceCurrency,
@@ -24,8 +25,16 @@ import { faceCurrency, unitPrice as priceOf } from '../pricing.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { CheckoutBody, listQuerySchema, paginate, parse, parseQuery, resolveLines } from '../validation.js';
 import { checkoutSummaryView, checkoutView, invoiceView } from '../views.js';
-import { freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
-import { checkCallbackUrl, replay } from './orders.js';
+import {
+  checkCallbackUrl,
+  freeze,
+  newItem,
+  newOrder,
+  paymentCurrencyOf,
+  ratesOrThrow,
+  replay,
+  requireOrder,
+} from './common.js';
 
 const CheckoutListQuery = listQuerySchema(ORDER_STATUSES);
 
@@ -74,13 +83,7 @@ export const checkoutRoutes: RouteDef[] = [
       if (meanwhile) return meanwhile;
     }
     const country = input.customerCountry ?? null;
-    const paymentCurrency = core.rates.normalize(input.paymentCurrency ?? DEFAULT_PAYMENT_CURRENCY);
-    if (!paymentCurrency) {
-      throw validationError(`No exchange rate for currency ${input.paymentCurrency}`, {
-        field: 'paymentCurrency',
-        reason: REASONS.unknownCurrency,
-      });
-    }
+    const paymentCurrency = paymentCurrencyOf(core, input.paymentCurrency ?? DEFAULT_PAYMENT_CURRENCY);
     const lines = resolveLines(core, input.items, country);
     const limits = effectiveLimits(account);
     const markupPercent = input.markupPercent ?? account.markupPercent;
@@ -153,15 +156,8 @@ export const checkoutRoutes: RouteDef[] = [
     let invoice: unknown | undefined;
     if (method) {
       // Check the invoice can be made before anything is stored: a failed create leaves no checkout.
-      if (method.id === 'balance') {
-        if (account.balance + 1e-9 < totalUsd) {
-          throw validationError('Balance payment failed: insufficient balance', {
-            reason: REASONS.insufficientBalance,
-            balanceUsd: account.balance,
-            requiredUsd: totalUsd,
-          });
-        }
-      } else {
+      if (method.id === 'balance') checkBalance(account, totalUsd);
+      else {
         const currency = invoiceCurrency(core, method, input.payment?.payCurrency, paymentCurrency);
         const p = createInvoice(core, {
           method,

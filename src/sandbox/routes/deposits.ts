@@ -7,14 +7,14 @@ import { DEPOSIT_EXPIRY_MS } from '../../schemas/common.js';
 import { DEPOSIT_STATUSES } from '../../schemas/deposits.js';
 import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
 import type { Core } from '../context.js';
-import { limitExceeded, notFound, validationError } from '../errors.js';
+import { limitExceeded, validationError } from '../errors.js';
 import { effectiveLimits } from '../limits.js';
 import type { DepositState } from '../model.js';
 import { createInvoice, findMethod, invoiceCurrency, methodsFor } from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { listQuerySchema, paginate, parse, parseQuery } from '../validation.js';
 import { depositView, invoiceView } from '../views.js';
-import { ratesOrThrow } from './common.js';
+import { paymentCurrencyOf, ratesOrThrow, requireDeposit } from './common.js';
 
 const DepositBody = z.object({
   amount: z.number().positive(),
@@ -134,13 +134,7 @@ export const depositRoutes: RouteDef[] = [
   api('POST', '/b2b/deposits', ({ core, account, body }) => {
     const input = parse(DepositBody, body);
     const rates = ratesOrThrow(core);
-    const paymentCurrency = core.rates.normalize(input.paymentCurrency);
-    if (!paymentCurrency) {
-      throw validationError(`No exchange rate for currency ${input.paymentCurrency}`, {
-        field: 'paymentCurrency',
-        reason: REASONS.unknownCurrency,
-      });
-    }
+    const paymentCurrency = paymentCurrencyOf(core, input.paymentCurrency);
     const cap = effectiveLimits(account).maxDepositUSD;
     if (input.amount > cap)
       throw limitExceeded('maxDepositUSD', cap, account.tier, { requested: input.amount });
@@ -211,8 +205,7 @@ export const depositRoutes: RouteDef[] = [
     return ok({ data: page.map(depositView), pagination });
   }),
   api('GET', '/b2b/deposits/{depositId}', ({ core, account, params }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d || d.userId !== account.userId) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId, account);
     // Spec §4: "response contains `deposit` with `status`" (spec-minimal: that only).
     if (core.specMinimal) return ok({ deposit: depositView(d) });
     return ok({ deposit: depositView(d), payment: d.payment ? invoiceView(core, d.payment) : null });

@@ -19,7 +19,7 @@ import { ok, operator, type Result, type RouteDef } from '../router.js';
 import type { NewAccount } from '../store.js';
 import { parse } from '../validation.js';
 import { accountView, aggregatePayment, depositView, refundView } from '../views.js';
-import { newOrder } from './common.js';
+import { newOrder, requireDeposit } from './common.js';
 import { confirmDeposit, depositPays, expireDeposit, failDeposit } from './deposits.js';
 
 const ScopeList = z
@@ -204,25 +204,21 @@ export const operatorRoutes: RouteDef[] = [
     return ok({ now: core.scheduler.advance(input.advanceMs) });
   }),
   operator('POST', '/_sandbox/deposits/{depositId}/confirm', ({ core, params, body }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId);
     const input = parse(z.object({ delayMs: z.number().int().min(0).optional() }), body);
     return ok({ deposit: depositView(confirmDeposit(core, d, input.delayMs)) });
   }),
   operator('POST', '/_sandbox/deposits/{depositId}/fail', ({ core, params }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId);
     return ok({ deposit: depositView(failDeposit(core, d)) });
   }),
   operator('POST', '/_sandbox/deposits/{depositId}/pay', ({ core, params, body }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId);
     const input = parse(z.object({ amount: z.number().positive().optional() }), body);
     return ok({ deposit: depositView(depositPays(core, d, input.amount)) });
   }),
   operator('POST', '/_sandbox/deposits/{depositId}/expire', ({ core, params }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId);
     return ok({ deposit: depositView(expireDeposit(core, d)) });
   }),
   operator('POST', '/_sandbox/checkouts/{checkoutId}/pay', ({ core, params, body }) => {

@@ -6,56 +6,18 @@ import * as z from 'zod';
 import { EXTERNAL_REF_MAX } from '../../schemas/common.js';
 import { ORDER_STATUSES } from '../../schemas/orders.js';
 import { Catalog } from '../catalog.js';
-import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
+import { BALANCE_METHOD_ID } from '../choices.js';
 import type { Core } from '../context.js';
-import { conflict, validationError } from '../errors.js';
 import { startFulfillment } from '../fulfillment.js';
 import { checkOrderShape, checkSpend, creditRebates, discountPercent } from '../limits.js';
 import type { AccountState, ItemState, OrderState } from '../model.js';
 import { round2 } from '../model.js';
-import { createInvoice, findMethod } from '../payments.js';
+import { checkBalance, createInvoice, findMethod } from '../payments.js';
 import { faceCurrency, unitPrice } from '../pricing.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { B2bOrderBody, listQuerySchema, paginate, parse, parseQuery, resolveLines } from '../validation.js';
 import { orderView } from '../views.js';
-import { checkWebhookUrl } from '../webhook-url.js';
-import { freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
-
-/** Spec §1 rule 10: same surface -> 200 with the existing order; other surface -> 409. */
-export function replay(
-  core: Core,
-  account: AccountState,
-  externalRef: string | undefined,
-  surface: 'b2b' | 'retailer',
-) {
-  if (externalRef === undefined) return undefined;
-  const existing = core.store.refs.get(account.userId)?.get(externalRef);
-  if (!existing) return undefined;
-  if (existing.surface !== surface) {
-    throw conflict(`externalRef ${externalRef} is already used on the ${existing.surface} surface`, {
-      field: 'externalRef',
-      externalRef,
-      surface: existing.surface,
-    });
-  }
-  return existing;
-}
-
-/**
- * Spec §4 `callbackUrl`: "https with a public hostname" (the webhook URL rules, DNS included).
- * It awaits a lookup: callers check their externalRef replay again afterwards, since a twin
- * request may have created the order meanwhile.
- */
-export async function checkCallbackUrl(core: Core, url: string): Promise<void> {
-  const problem = await checkWebhookUrl(url, core.allowHttpWebhooks, core.lookupHost);
-  if (problem) {
-    throw validationError(`callbackUrl ${problem}`, {
-      field: 'callbackUrl',
-      reason: REASONS.invalid,
-      problem,
-    });
-  }
-}
+import { checkCallbackUrl, freeze, newItem, newOrder, ratesOrThrow, replay, requireOrder } from './common.js';
 
 /**
  * The body of `POST /b2b/orders` ("not shown" in the spec): the order, or in the
@@ -109,13 +71,7 @@ export const orderRoutes: RouteDef[] = [
     totalUsd = round2(totalUsd);
     checkOrderShape(account, input.items, totalUsd);
     checkSpend(core, account, totalUsd);
-    if (account.balance + 1e-9 < totalUsd) {
-      throw validationError('Balance payment failed: insufficient balance', {
-        reason: REASONS.insufficientBalance,
-        balanceUsd: account.balance,
-        requiredUsd: totalUsd,
-      });
-    }
+    checkBalance(account, totalUsd);
     const order = newOrder({
       checkoutId,
       userId: account.userId,
