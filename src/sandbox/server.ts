@@ -47,20 +47,6 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
   }
   const held = new Set<NodeJS.Timeout>();
   let counter = 0;
-  /**
-   * The SHA-256 of each key a client sent, kept: hashing on every request was a tenth of a
-   * GET's time (issue 25). Bounded, so a client cycling through made-up keys cannot grow it.
-   */
-  const hashes = new Map<string, string>();
-  const hashOf = (header: string): string => {
-    let hash = hashes.get(header);
-    if (hash === undefined) {
-      hash = hashKey(header);
-      if (hashes.size >= 1024) hashes.clear();
-      hashes.set(header, hash);
-    }
-    return hash;
-  };
   const idPrefix = `req_${(core.seed >>> 0).toString(36)}_`;
 
   const send = (res: ServerResponse, requestId: string, result: Result): void => {
@@ -164,7 +150,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
     if (typeof header !== 'string' || header === '') {
       return fail(new ApiError(401, 'UNAUTHORIZED', 'Missing X-API-Key header'));
     }
-    const key = core.store.keys.get(hashOf(header));
+    const key = core.store.keys.get(hashKey(header));
     const account = key ? core.store.accounts.get(key.userId) : undefined;
     if (!key || !account) return fail(new ApiError(401, 'UNAUTHORIZED', 'Invalid API key'));
     if (account.status === 'suspended') {
