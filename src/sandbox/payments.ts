@@ -318,6 +318,31 @@ export function invoiceCurrency(
   return code;
 }
 
+/** The fixtures' hosted card method: what the hosted page pays with when no invoice exists yet. */
+export function hostedMethod(core: Core): PaymentMethod {
+  const card = core.paymentMethods.find((m) => m.type === 'hosted');
+  if (!card) throw new ApiError(500, 'INTERNAL_ERROR', 'no hosted payment method in the fixtures');
+  return card;
+}
+
+/**
+ * The payer sends `amount` on invoice `p`, in its currency; all that is still due when
+ * omitted. Less than due is an under-payment (the invoice stays open for the rest).
+ * Returns the amount sent.
+ */
+export function receive(core: Core, p: PaymentState, amount: number | undefined, now: number): number {
+  const send = amount ?? core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
+  if (!(send > 0))
+    throw validationError('amount must be positive', { field: 'amount', reason: REASONS.invalid });
+  p.sentAmount = core.rates.round(p.sentAmount + send, p.currency);
+  p.updatedAt = now;
+  return send;
+}
+
+export function paidInFull(p: PaymentState): boolean {
+  return p.sentAmount + 1e-12 >= p.expectedAmount;
+}
+
 /**
  * Operator `POST /_sandbox/checkouts/{id}/pay {amount?}`: the customer's money arrives.
  * A partial amount (crypto under-payment) leaves the aggregate state `partial`.
@@ -328,10 +353,8 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
   let p = [...order.payments].reverse().find((x) => x.status === 'pending');
   if (!p) {
     // Paying on the hosted page without an invoice: the page creates a card invoice.
-    const card = core.paymentMethods.find((m) => m.type === 'hosted');
-    if (!card) throw new ApiError(500, 'INTERNAL_ERROR', 'no hosted method in fixtures');
     p = createInvoice(core, {
-      method: card,
+      method: hostedMethod(core),
       currency: order.paymentCurrency,
       appliedAmount: remainingAmount(core, order),
       appliedCurrency: order.paymentCurrency,
@@ -341,11 +364,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
     });
     order.payments.push(p);
   }
-  const send = amount ?? core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
-  if (!(send > 0))
-    throw validationError('amount must be positive', { field: 'amount', reason: REASONS.invalid });
-  p.sentAmount = core.rates.round(p.sentAmount + send, p.currency);
-  p.updatedAt = now;
+  const send = receive(core, p, amount, now);
   order.updatedAt = now;
   const payment = p;
   emitEvent(core, order, 'payment.detected', {
@@ -358,7 +377,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
       status: 'confirming',
     },
   });
-  if (p.sentAmount + 1e-12 >= p.expectedAmount) {
+  if (paidInFull(p)) {
     p.status = 'confirming';
     core.scheduler.at(now + core.tuning.confirmingMs, () => {
       if (order.status !== 'pending' || payment.status !== 'confirming') return;

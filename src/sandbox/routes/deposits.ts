@@ -10,7 +10,15 @@ import type { Core } from '../context.js';
 import { limitExceeded, validationError } from '../errors.js';
 import { effectiveLimits } from '../limits.js';
 import type { DepositState } from '../model.js';
-import { createInvoice, findMethod, invoiceCurrency, methodsFor } from '../payments.js';
+import {
+  createInvoice,
+  findMethod,
+  hostedMethod,
+  invoiceCurrency,
+  methodsFor,
+  paidInFull,
+  receive,
+} from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { listQuerySchema, paginate, parse, parseQuery } from '../validation.js';
 import { depositView, invoiceView } from '../views.js';
@@ -76,10 +84,8 @@ export function depositPays(core: Core, d: DepositState, amount?: number): Depos
     });
   }
   if (!d.payment) {
-    const card = core.paymentMethods.find((m) => m.type === 'hosted');
-    if (!card) throw validationError('no hosted payment method in the fixtures', { reason: REASONS.invalid });
     d.payment = createInvoice(core, {
-      method: card,
+      method: hostedMethod(core),
       currency: 'USD',
       appliedAmount: d.amount,
       appliedCurrency: 'USD',
@@ -88,17 +94,10 @@ export function depositPays(core: Core, d: DepositState, amount?: number): Depos
       reference: d.depositId,
     });
   }
-  const p = d.payment;
-  const due = core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
-  const send = amount ?? due;
-  if (!(send > 0))
-    throw validationError('amount must be positive', { field: 'amount', reason: REASONS.invalid });
   const now = core.clock.now();
-  p.sentAmount = core.rates.round(p.sentAmount + send, p.currency);
-  p.updatedAt = now;
+  receive(core, d.payment, amount, now);
   d.updatedAt = now;
-  if (p.sentAmount + 1e-12 >= p.expectedAmount) return confirmDeposit(core, d);
-  return d;
+  return paidInFull(d.payment) ? confirmDeposit(core, d) : d;
 }
 
 /** Spec §3 "pending -> expired": an unpaid deposit after its hour (or at once, from the operator). */
