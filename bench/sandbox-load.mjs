@@ -2,7 +2,8 @@
 //
 //   bare      a node:http server doing the least a GET by id can: the record from a Map by
 //             the id in the path, JSON.stringify, the same headers and bytes
-//   GET       GET /b2b/orders/{id}                 the CLI's polls: one order with its codes
+//   GET       GET /b2b/orders/{id}                 the CLI's polls: an order with its codes, the
+//                                                  --orders finished orders read in turn
 //   ref       GET /b2b/orders?externalRef=<ref>    order bulk's look-ups
 //   list      GET /b2b/orders?limit=10             a list page (sorted and sliced per request)
 //
@@ -13,6 +14,8 @@
 //
 //   npm run build && node bench/sandbox-load.mjs [--duration 3000] [--connections 32] [--rounds 3]
 //     [--history 20000]   earlier orders on the second account (0: the fresh account only)
+//     [--orders 5]        finished orders (5 units each) the GET phases read in turn; order bulk
+//                         reads each finished order once, so `--orders 5000` is its pattern
 //
 // Each server runs in its own worker thread (its own event loop); the main thread drives a
 // bounded keep-alive loop with undici's Pool. The phases alternate for --rounds rounds, so
@@ -52,15 +55,21 @@ if (!isMainThread) {
   let extra = {};
   if (workerData.kind === 'sandbox') {
     const { startSandbox } = await import('../dist/sandbox/index.js');
-    const sandbox = await startSandbox({ port: 0, seed: 1, faults: { rateLimit: 'off' } });
+    const sandbox = await startSandbox({
+      port: 0,
+      seed: 1,
+      tier: 'enterprise',
+      balanceUsd: 10_000_000,
+      faults: { rateLimit: 'off' },
+    });
     url = sandbox.url;
     extra = { apiKey: sandbox.apiKey, userId: sandbox.userId };
     close = () => sandbox.close();
   } else {
     // The bare server: the least a GET by id can do. The id from the path, the record from
     // a Map, JSON out with the sandbox's headers; no routing, authentication or view.
-    const { body, headers, id } = workerData;
-    const records = new Map([[id, JSON.parse(body)]]);
+    const { bodies, headers } = workerData;
+    const records = new Map(bodies.map(([id, body]) => [id, JSON.parse(body)]));
     const server = createServer((req, res) => {
       req.resume();
       const json = JSON.stringify(records.get(req.url.slice(req.url.lastIndexOf('/') + 1)));
@@ -94,6 +103,7 @@ if (!isMainThread) {
   const connections = Math.min(arg('connections', 32), 256);
   const rounds = Math.min(arg('rounds', 3), 20);
   const history = Math.min(arg('history', 20_000), 1_000_000);
+  const orders = Math.min(Math.max(arg('orders', 5), 3), 100_000);
 
   const start = (data) => {
     const worker = new Worker(new URL(import.meta.url), { workerData: data });
@@ -109,7 +119,7 @@ if (!isMainThread) {
       worker.postMessage(message);
     });
 
-  /** A sandbox in its worker, `earlier` orders on its account, then 5 orders of 5 fulfilled units. */
+  /** A sandbox in its worker, `earlier` orders on its account, then `orders` orders of 5 fulfilled units. */
   async function sandboxWith(earlier) {
     const { worker, ready } = start({ kind: 'sandbox' });
     const { url, apiKey, userId } = await ready;
@@ -125,8 +135,8 @@ if (!isMainThread) {
         throw new Error(`history failed: ${added.statusCode} ${await added.body.text()}`);
       await added.body.dump();
     }
-    let checkoutId;
-    for (let i = 1; i <= 5; i++) {
+    const getPaths = [];
+    for (let i = 1; i <= orders; i++) {
       const created = await request(`${url}/b2b/orders`, {
         method: 'POST',
         headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
@@ -137,40 +147,45 @@ if (!isMainThread) {
       });
       if (created.statusCode !== 201)
         throw new Error(`order creation failed: ${created.statusCode} ${await created.body.text()}`);
-      ({ checkoutId } = await created.body.json());
+      const { checkoutId } = await created.body.json();
+      getPaths.push(`/b2b/orders/${checkoutId}`);
     }
     await new Promise((r) => setTimeout(r, 200)); // let the units fulfil: the body then carries codes
-    return { worker, url, apiKey, getPath: `/b2b/orders/${checkoutId}` };
+    return { worker, url, apiKey, getPaths };
   }
 
   const accounts = [{ earlier: 0, ...(await sandboxWith(0)) }];
   if (history > 0) accounts.push({ earlier: history, ...(await sandboxWith(history)) });
   const [fresh] = accounts;
-  const sample = await request(`${fresh.url}${fresh.getPath}`, { headers: { 'x-api-key': fresh.apiKey } });
-  const sampleBody = await sample.body.text();
+  // The bare server holds the same bytes as the fresh sandbox's answers, parsed.
+  const bodies = [];
+  let sample;
+  for (const path of fresh.getPaths) {
+    sample = await request(`${fresh.url}${path}`, { headers: { 'x-api-key': fresh.apiKey } });
+    bodies.push([path.slice(path.lastIndexOf('/') + 1), await sample.body.text()]);
+  }
   const bare = start({
     kind: 'bare',
-    id: fresh.getPath.slice(fresh.getPath.lastIndexOf('/') + 1),
-    body: sampleBody,
+    bodies,
     headers: {
       'content-type': sample.headers['content-type'],
-      'content-length': Buffer.byteLength(sampleBody),
       'x-request-id': sample.headers['x-request-id'],
     },
   });
   const { url: bareUrl } = await bare.ready;
 
-  async function load({ worker, base, path, apiKey }, ms) {
+  async function load({ worker, base, paths, apiKey }, ms) {
     const pool = new Pool(base, { connections, pipelining: 1 });
     const headers = { 'x-api-key': apiKey };
     await ask(worker, 'mark');
     const end = Date.now() + ms;
     let ok = 0;
     let failed = 0;
+    let next = 0;
     const loop = async () => {
       while (Date.now() < end) {
         try {
-          const res = await pool.request({ path, method: 'GET', headers });
+          const res = await pool.request({ path: paths[next++ % paths.length], method: 'GET', headers });
           await res.body.arrayBuffer();
           if (res.statusCode === 200) ok++;
           else failed++;
@@ -195,9 +210,9 @@ if (!isMainThread) {
   }
 
   const ROUTES = [
-    { route: 'GET', path: (a) => a.getPath },
-    { route: 'ref', path: () => '/b2b/orders?externalRef=bench-3' },
-    { route: 'list', path: () => '/b2b/orders?limit=10' },
+    { route: 'GET', paths: (a) => a.getPaths },
+    { route: 'ref', paths: () => ['/b2b/orders?externalRef=bench-3'] },
+    { route: 'list', paths: () => ['/b2b/orders?limit=10'] },
   ];
   const PHASES = [
     {
@@ -206,16 +221,16 @@ if (!isMainThread) {
       earlier: 0,
       worker: bare.worker,
       base: bareUrl,
-      path: fresh.getPath,
+      paths: fresh.getPaths,
     },
     ...accounts.flatMap((a) =>
       ROUTES.map((r) => ({
-        name: `sandbox ${r.route === 'GET' ? 'GET /b2b/orders/{id}' : r.path(a)} (${a.earlier} earlier)`,
+        name: `sandbox ${r.route === 'GET' ? 'GET /b2b/orders/{id}' : r.paths(a)[0]} (${a.earlier} earlier)`,
         route: r.route,
         earlier: a.earlier,
         worker: a.worker,
         base: a.url,
-        path: r.path(a),
+        paths: r.paths(a),
         apiKey: a.apiKey,
       })),
     ),
@@ -259,6 +274,7 @@ if (!isMainThread) {
     rounds,
     secondsPerPhase: durationMs / 1000,
     history,
+    orders,
     results: rows,
     loadAverage: (await import('node:os')).loadavg().map((x) => Number(x.toFixed(2))),
     costMeasure: get.cpuUsPerRequest === undefined ? 'busy time' : 'CPU time',
