@@ -156,8 +156,9 @@ export const checkoutRoutes: RouteDef[] = [
     let invoice: unknown | undefined;
     if (method) {
       // Check the invoice can be made before anything is stored: a failed create leaves no checkout.
-      if (method.id === 'balance') checkBalance(account, totalUsd);
-      else {
+      if (method.id === 'balance') {
+        checkBalance(account, totalUsd);
+      } else {
         const currency = invoiceCurrency(core, method, input.payment?.payCurrency, paymentCurrency);
         const p = createInvoice(core, {
           method,
