@@ -24,7 +24,7 @@ const WORDS: Readonly<Record<string, string>> = {
   EIO: 'an input/output error',
   EROFS: 'the file system is read-only',
   EADDRINUSE: 'the address is already in use',
-  ECONNREFUSED: 'the connection was refused (is the service running at that address?)',
+  ECONNREFUSED: 'the connection was refused',
   ECONNRESET: 'the connection was reset',
   EPIPE: 'the connection was closed while sending',
   ETIMEDOUT: 'the connection timed out',

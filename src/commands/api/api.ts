@@ -180,7 +180,7 @@ function randomHex(random: () => number, length: number): string {
 async function bodyOf(ctx: Context, input: string | undefined, fields: readonly Field[]): Promise<unknown> {
   const { jsonOf, setField, typedValue } = await import('./fields.js');
   let body: unknown;
-  if (input !== undefined) body = jsonOf(await readInput(ctx, input), `--input ${input}`, 'JSON');
+  if (input !== undefined) body = jsonOf(await readInput(ctx, input), `--input ${input}: the body`);
   for (const field of fields)
     body = setField(body, field, await typedValue(field, (file) => readText(file, `-f ${field.text}`)));
   return body;

@@ -48,21 +48,21 @@ export async function typedValue(field: Field, read: (path: string) => Promise<s
       );
     return value;
   }
-  if (raw.startsWith('"')) return jsonOf(raw, `-f ${text}`, 'a quoted string');
+  if (raw.startsWith('"')) return jsonOf(raw, `-f ${text}: the quoted text`);
   if (raw.startsWith('@')) {
     const path = raw.slice(1);
     if (path === '') throw new UsageError(`-f ${text}: name the file after @ (for example @items.json)`);
-    return jsonOf(await read(path), `-f ${text}`, `JSON in ${path}`);
+    return jsonOf(await read(path), `-f ${text}: ${path}`);
   }
   return raw;
 }
 
-/** `text` parsed as JSON, or a usage error saying which flag held what. */
-export function jsonOf(text: string, where: string, what: string): unknown {
+/** `text` parsed as JSON, or a usage error naming `what` held it (`--input body.json: the body`). */
+export function jsonOf(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${where}: not valid ${what} (${(error as Error).message})`);
+    throw new UsageError(`${what} is not valid JSON (${(error as Error).message})`);
   }
 }
 
