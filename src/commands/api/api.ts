@@ -6,6 +6,7 @@
  * keys masked unless --reveal, and the usual exit codes.
  */
 import { InvalidArgumentError } from 'commander';
+import type { HttpClient } from '../../api/http.js';
 import { HTTP_METHODS, type HttpMethod, refOf, repeatTraits, specEndpoint } from '../../api/paths.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
@@ -114,28 +115,48 @@ export async function runApi(ctx: Context, opts: Options): Promise<void> {
   if (opts.paginate && method !== 'GET')
     throw new UsageError(`--paginate reads every page of a list: it goes with GET, not ${method}`);
   const fields = (opts.field ?? []).map(parseField);
-  const write = method !== 'GET';
-  if (write) assertCanConsent(ctx, opts.yes, `send ${method} ${path}`);
+  if (method !== 'GET') assertCanConsent(ctx, opts.yes, `send ${method} ${path}`);
   const body = sendsBody ? await bodyOf(ctx, opts.input, fields) : undefined;
   const query = sendsBody ? undefined : queryOf(fields);
   const http = await ctx.http();
   assertOnService(http.baseUrl, path);
+  if (opts.paginate) await printEveryPage(ctx, http, path, query ?? {});
+  else await send(ctx, http, opts, { body, query });
+}
+
+/** `--paginate`: every page from the offset given (or 0), one array on stdout. */
+async function printEveryPage(
+  ctx: Context,
+  http: HttpClient,
+  path: string,
+  query: Record<string, string>,
+): Promise<void> {
+  const { pageNumber, readAllPages } = await import('./paginate.js');
+  const { LIST_LIMIT_MAX } = await import('../../schemas/common.js');
+  const { limit, offset, ...rest } = query;
+  const items = await readAllPages(
+    `GET ${path}`,
+    { limit: pageNumber('limit', limit) ?? LIST_LIMIT_MAX, offset: pageNumber('offset', offset) ?? 0 },
+    (page) => http.request({ method: 'GET', path, query: { ...rest, ...page } }),
+  );
+  err(ctx.io, plural(items.length, 'element'));
+  printJson(ctx.io, items);
+}
+
+/**
+ * One request. A create without an externalRef gets one, said with the command that
+ * repeats it before anything is sent; a write whose answer is lost says what may exist.
+ */
+async function send(
+  ctx: Context,
+  http: HttpClient,
+  opts: Options,
+  request: { body: unknown; query?: Record<string, string> },
+): Promise<void> {
+  const { method, path } = opts;
+  const { body, query } = request;
+  const write = method !== 'GET';
   const endpoint = specEndpoint(method, path);
-
-  if (opts.paginate) {
-    const { pageNumber, readAllPages } = await import('./paginate.js');
-    const { limit, offset, ...rest } = query ?? {};
-    const { LIST_LIMIT_MAX } = await import('../../schemas/common.js');
-    const items = await readAllPages(
-      `GET ${path}`,
-      { limit: pageNumber('limit', limit) ?? LIST_LIMIT_MAX, offset: pageNumber('offset', offset) ?? 0 },
-      (page) => http.request({ method, path, query: { ...rest, ...page } }),
-    );
-    err(ctx.io, plural(items.length, 'element'));
-    printJson(ctx.io, items);
-    return;
-  }
-
   const onStdin = opts.input === '-' ? ' (with the same body on stdin)' : '';
   let generated: string | undefined;
   let rerun = `${rerunCommand(ctx)}${onStdin}`;
