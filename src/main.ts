@@ -1,6 +1,7 @@
 /**
  * Entry point: build the context, run the program, and turn any error into one
- * line on stderr and an exit code. This is the only catch in the CLI.
+ * line on stderr (and under --json one object on stdout) and an exit code. This is the
+ * only catch in the CLI.
  */
 import type { Context, ContextDeps, Env, GlobalOptions } from './context.js';
 import { CliError, ExitCode, requestIdOf, requestIdSuffix } from './errors.js';
@@ -82,7 +83,7 @@ function wordsBeforeOperands(argv: readonly string[]): readonly string[] {
 export interface ReportOptions {
   /** `--debug`: the details of a CLI error, the stack of an internal one, on stderr. */
   debug?: boolean;
-  /** `--json`: the error as one JSON object on stdout as well (`errorJson`). */
+  /** `--json`: the error as one JSON object on stdout as well (`ErrorJson`). */
   json?: boolean;
   /** The exit code the run ends with, given the error's own (a stop signal changes it). */
   exitCode?: (code: number) => number;

@@ -70,7 +70,7 @@ describe('errno codes in words', () => {
   it.each([
     [
       ['checkout', 'create', '--email', 'a@b.co', '--items-file', missing],
-      `--items-file ${missing}: cannot read it: no such file or directory`,
+      `--items-file: cannot read ${missing}: no such file or directory`,
     ],
     [
       [

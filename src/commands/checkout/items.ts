@@ -101,7 +101,7 @@ export async function readItemsFile(path: string): Promise<Line[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`--items-file ${path}: cannot read it: ${failureWords(error)}`);
+    throw new UsageError(`--items-file: cannot read ${path}: ${failureWords(error)}`);
   }
   const format =
     extname(path).toLowerCase() === '.json' ||
