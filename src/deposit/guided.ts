@@ -16,7 +16,13 @@ import { canPrompt } from '../io/prompts.js';
 import { err, out } from '../io/streams.js';
 import { style } from '../io/style.js';
 import { printInvoice } from '../payments/invoice.js';
-import { ineligibleReason, methodLabel, payCurrencyFor, sortMethods } from '../payments/methods.js';
+import {
+  belowMinimum,
+  ineligibleReason,
+  methodLabel,
+  payCurrencyFor,
+  sortMethods,
+} from '../payments/methods.js';
 import type { Invoice, PaymentMethod } from '../schemas/payments.js';
 import { depositMethods, openedDepositNote } from './methods.js';
 import { failureAdvice, unknownDepositAdvice } from './render.js';
@@ -153,15 +159,19 @@ async function chooseMethod(ctx: Context, http: HttpClient, amount: number): Pro
       listing.requestId,
     );
   }
-  const choices = methods.map((m) => {
-    const reason = ineligibleReason(m, amount);
-    return { name: methodLabel(m), value: m.id, description: m.description, disabled: reason ?? false };
-  });
-  if (choices.every((c) => c.disabled !== false)) {
+  const reasons = methods.map((m) => ineligibleReason(m, amount));
+  if (reasons.every((reason) => reason !== undefined)) {
     throw new UsageError(
-      `no payment method accepts ${formatMoney(amount, 'USD')}: ${choices.map((c) => `${c.value} (${c.disabled})`).join(', ')}`,
+      `no payment method accepts ${formatMoney(amount, 'USD')}: ${methods.map((m, i) => `${m.id} (${reasons[i]})`).join(', ')}`,
     );
   }
+  // The prompt shows a disabled choice as its label and this text: the label names the
+  // minimum already ("min 5.00 USD"), so the text says only that the amount is under it.
+  const choices = methods.map((m, i) => {
+    const reason = reasons[i];
+    const disabled = reason && (belowMinimum(m, amount) ? '(below its minimum)' : `(${reason})`);
+    return { name: methodLabel(m), value: m.id, description: m.description, disabled: disabled || false };
+  });
   const prompter = await ctx.prompter();
   const id = await prompter.select({ message: 'Pay with', flag: '--method', choices });
   const chosen = methods.find((m) => m.id === id);

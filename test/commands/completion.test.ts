@@ -9,6 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { completionPaths, HTTP_METHODS } from '../../src/api/paths.js';
 import { describeTree } from '../../src/commands/completion/tree.js';
 import { buildProgram } from '../../src/program.js';
 import { EVENT_TYPES, ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
@@ -119,6 +120,17 @@ describe('completion bash, in a real bash', () => {
     expect(bashComplete(['giftcodes', 'webhook', 'set', '--events', 'nothing'])).toEqual([]);
   });
 
+  it("api offers the methods, then the spec's paths (those with an id up to it), by position", () => {
+    expect(bashComplete(['giftcodes', 'api', ''])).toEqual([...HTTP_METHODS]);
+    expect(bashComplete(['giftcodes', 'api', 'GET', '/b2b/or'])).toEqual(['/b2b/orders', '/b2b/orders/']);
+    expect(bashComplete(['giftcodes', '--json', 'api', 'POST', '/retailer/v1/checkouts/'])).toEqual([
+      '/retailer/v1/checkouts/',
+    ]);
+    expect(bashComplete(['giftcodes', 'api', '-f', 'a=1', 'GET', ''])).toEqual(completionPaths());
+    // The third word is not a path any more.
+    expect(bashComplete(['giftcodes', 'api', 'GET', '/b2b/balance', '/b2b'])).toEqual([]);
+  });
+
   it('help offers the commands and the topics', () => {
     const offered = bashComplete(['giftcodes', 'help', '']);
     expect(offered).toEqual(expect.arrayContaining(['order', 'deposit', 'exit-codes']));
@@ -212,6 +224,10 @@ describe.skipIf(!has('fish'))(
           .stdout;
       expect(run('giftcodes order ')).toContain('export');
       expect(run('giftcodes order list --status ')).toContain('partial');
+      expect(run('giftcodes api ')).toContain('PATCH');
+      const paths = run('giftcodes api GET /b2b/o').split('\n');
+      expect(paths).toEqual(expect.arrayContaining(['/b2b/orders', '/b2b/orders/']));
+      expect(run('giftcodes api GET /b2b/orders ')).not.toContain('/b2b/');
     });
   },
 );

@@ -13,6 +13,7 @@ import type { OutputFormat, OutputRecord } from '../../bulk/index.js';
 import type { InputRow } from '../../bulk/types.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { type DeclaredOptions, defineCommand } from '../define.js';
@@ -114,7 +115,7 @@ async function readInputRows(
       return undefined;
     });
   } catch (error) {
-    throw new UsageError(`cannot read ${input}: ${(error as Error).message}`);
+    throw new UsageError(`cannot read ${input}: ${failureWords(error)}`);
   }
   const matches =
     expectedSha !== undefined ? parsed.sha256 === expectedSha : fileMatchesBatch(batch, parsed.sha256);

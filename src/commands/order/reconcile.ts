@@ -8,6 +8,7 @@ import type { CodesFileRecord } from '../../batch/codes-file.js';
 import type { DifferenceKind } from '../../batch/reconcile.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
+import { plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
@@ -34,8 +35,6 @@ export default defineCommand({
   ],
   run: runOrderReconcile,
 });
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => string>> = {
   // The damaged file is not an output of the batch any more: replacing it takes --force.

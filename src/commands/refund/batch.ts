@@ -14,7 +14,7 @@ import type { BatchTarget } from '../../batch/locate.js';
 import type { BatchJournal } from '../../batch/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, InterruptedError, writeOutcome } from '../../errors.js';
-import { formatMoney } from '../../io/format.js';
+import { formatMoney, plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Refund } from '../../schemas/refunds.js';
@@ -180,7 +180,7 @@ async function refundUnderLock(
     await confirmWrite(
       ctx,
       opts.yes,
-      `Request the refund of ${units} failed units in ${toAsk.length} orders of batch ${target.batch}?`,
+      `Request the refund of ${plural(units, 'failed unit')} in ${plural(toAsk.length, 'order')} of batch ${target.batch}?`,
     );
     for (const row of toAsk) await requestRefund(ctx, http, createRefund, journal, target.batch, row);
   }
@@ -232,7 +232,11 @@ async function refundUnderLock(
         "so it is not sent again on a guess. Look for it first (a refund.initiated webhook, the balance, the service's support); " +
         `to send it again anyway: ${rerunCommand(ctx)}${ctx.argv.includes('--retry-unknown') ? '' : ' --retry-unknown'}`,
     );
-  if (unfinished) err(ctx.io, `${unfinished} orders are not final yet: run this again once they are`);
+  if (unfinished)
+    err(
+      ctx.io,
+      `${plural(unfinished, 'order')} ${unfinished === 1 ? 'is' : 'are'} not final yet: run this again once ${unfinished === 1 ? 'it is' : 'they are'}`,
+    );
   ctx.exitCode = exitCode;
   return exitCode;
 }

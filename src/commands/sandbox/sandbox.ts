@@ -4,6 +4,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { shellWord } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { type DeclaredValues, defineCommand } from '../define.js';
@@ -126,7 +127,7 @@ export async function runSandbox(ctx: Context, opts: DeclaredValues<typeof optio
       await writeEnvTo(writeEnv, sandbox.url, sandbox.apiKey);
     } catch (error) {
       await sandbox.close();
-      throw new UsageError(`--write-env ${writeEnv}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+      throw new UsageError(`--write-env ${writeEnv}: ${failureWords(error)}`);
     }
   }
   const s = style(ctx.io);

@@ -1,6 +1,6 @@
 /** `giftcodes webhook deliveries`: the delivery log, newest first (failed deliveries marked). */
 import type { Context } from '../../context.js';
-import { formatTime } from '../../io/format.js';
+import { formatTime, plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { style } from '../../io/style.js';
@@ -49,9 +49,10 @@ export async function runWebhookDeliveries(
     ]),
   );
   const failed = res.deliveries.filter((d) => d.status === 'failed').length;
-  if (failed > 0) err(ctx.io, s.yellow(`${failed} of ${res.deliveries.length} deliveries failed`));
+  const of = plural(res.deliveries.length, 'delivery', 'deliveries');
+  if (failed > 0) err(ctx.io, s.yellow(`${failed} of ${of} failed`));
   const open = res.deliveries.filter((d) => d.status == null).length;
-  if (open > 0) err(ctx.io, `${open} of ${res.deliveries.length} deliveries still being retried`);
+  if (open > 0) err(ctx.io, `${open} of ${of} still being retried`);
 }
 
 /**

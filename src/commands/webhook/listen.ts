@@ -4,6 +4,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { errnoWords } from '../../io/errno.js';
 import { formatTime } from '../../io/format.js';
 import { safeJson, sanitize } from '../../io/sanitize.js';
 import { err, out } from '../../io/streams.js';
@@ -60,7 +61,7 @@ export function formatEventLine(event: ListenerEvent, s: Styler): string {
       ? ''
       : 'status' in event.forward
         ? `  -> ${event.forward.status}`
-        : `  -> ${s.red(`error ${event.forward.error}`)}`;
+        : `  -> ${s.red(`error: ${errnoWords(event.forward.error)}`)}`;
   // One line per delivery: a newline in a payload field must not forge a second one.
   const field = (value: string | null) => (value === null ? '-' : sanitize(value, { newlines: false }));
   return [

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import type { Context } from '../../context.js';
 import { ExitCode, MissingInputError, UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { type DeclaredValues, defineCommand } from '../define.js';
@@ -48,9 +49,7 @@ async function readBody(ctx: Context, path: string | undefined): Promise<Buffer>
     try {
       return await readFile(path);
     } catch (error) {
-      throw new UsageError(
-        `--body-file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
+      throw new UsageError(`--body-file: cannot read ${path}: ${failureWords(error)}`);
     }
   }
   if (ctx.io.stdinIsTTY) throw new MissingInputError('--body-file <path>', 'the raw body');
