@@ -100,6 +100,7 @@ export interface Context {
   /** Set by commands that finish with a non-zero outcome but no error (e.g. 3: failed items). */
   exitCode: ExitCode;
   debug(line: string): void;
+  /** The stored profiles (config/store.ts): opening them loads conf, so only a command that reads or writes one calls this. */
   config(): Promise<ConfigStore>;
   settings(): Promise<Settings>;
   /** The API client for the resolved settings; a usage error when URL or key is missing. */
@@ -168,40 +169,27 @@ export function createContext(input: ContextDeps): Context {
     async config() {
       if (!store) {
         const { openConfigStore } = await import('./config/store.js');
-        store = openConfigStore(deps.env, (line) => err(deps.io, line));
+        store = await openConfigStore(deps.env, (line) => err(deps.io, line));
       }
       return store;
     },
     async settings() {
       if (!settings) {
-        // Every setting falls back to the profile, so the store is read unless flags and
-        // environment supply all of them (conf costs ~70ms to load: skip it when we can).
+        // A stored profile is read when one is named, or when it must supply the URL or the
+        // key. With both from flags or the environment the profiles are not read at all (nor
+        // their timeout): conf costs more to load than such a command's own work, and a
+        // broken or refused config file cannot block it.
         const given = (flag: unknown, fromEnv: string | undefined) =>
           (flag !== undefined && flag !== '') || Boolean(fromEnv);
-        const selfSufficient =
-          given(deps.flags.apiKey, deps.env.GIFTCODES_API_KEY) &&
-          given(deps.flags.baseUrl, deps.env.GIFTCODES_BASE_URL) &&
-          given(deps.flags.timeout, deps.env.GIFTCODES_TIMEOUT);
         const explicit = deps.flags.profile || deps.env.GIFTCODES_PROFILE;
-        let config: ConfigStore | undefined;
-        if (!selfSufficient || explicit) {
-          try {
-            config = await ctx.config();
-            config.defaultProfile();
-          } catch (error) {
-            // A broken config file must not block a run whose URL and key come from flags/env.
-            const urlAndKey =
-              given(deps.flags.apiKey, deps.env.GIFTCODES_API_KEY) &&
-              given(deps.flags.baseUrl, deps.env.GIFTCODES_BASE_URL);
-            if (explicit || !urlAndKey) throw error;
-            ctx.debug(`ignoring the stored profiles: ${(error as Error).message}`);
-            config = undefined;
-          }
-        }
+        const urlAndKey =
+          given(deps.flags.apiKey, deps.env.GIFTCODES_API_KEY) &&
+          given(deps.flags.baseUrl, deps.env.GIFTCODES_BASE_URL);
+        const config = explicit || !urlAndKey ? await ctx.config() : undefined;
         const name = profileName(deps.flags, deps.env, config?.defaultProfile());
         const profile = config?.getProfile(name);
         settings = resolveSettings(deps.flags, deps.env, profile, name);
-        profileMissing = Boolean(explicit) && config !== undefined && profile === undefined;
+        profileMissing = Boolean(explicit) && profile === undefined;
         guard.addSecret(settings.apiKey);
       }
       return settings;

@@ -2,6 +2,7 @@
  * One error family for the whole CLI. Each kind knows its exit code; `main.ts` is
  * the only place that turns an error into a message and an exit code.
  */
+import { errnoWords } from './io/errno.js';
 
 /** Exit codes are part of the interface: scripts switch on them (README.md and docs/commands.md, "Exit codes"). */
 export const ExitCode = {
@@ -99,16 +100,6 @@ export class SandboxFlagError extends UsageError {
 /** A companion file of a bulk run that is a link, not a regular file, or not the user's own (`bulk/safe-files.ts`). */
 export class UnsafeFileError extends UsageError {}
 
-const WRITE_FAILURES: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'the operation is not permitted',
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is exceeded',
-  EFBIG: 'the file is larger than this process may write',
-  EIO: 'an input/output error',
-  EROFS: 'the file system is read-only',
-};
-
 /**
  * A file that could not be written whole (a full disk, a quota, an I/O error): it
  * names the file, and `advice` says what was kept and how to finish (the caller knows).
@@ -118,7 +109,8 @@ export class FileWriteError extends CliError {
   readonly path: string;
   readonly errno: string | undefined;
   constructor(path: string, errno: string | undefined, advice?: string, cause?: unknown) {
-    const why = errno ? `${WRITE_FAILURES[errno] ?? 'the write failed'} (${errno})` : 'the write failed';
+    const words = errno ? errnoWords(errno) : undefined;
+    const why = errno ? `${words === errno ? 'the write failed' : words} (${errno})` : 'the write failed';
     super(`cannot write ${path} whole: ${why}${advice ? `; ${advice}` : ''}`, {
       exitCode: ExitCode.stoppedResumable,
       code: 'WRITE_FAILED',
@@ -585,7 +577,7 @@ export class RetryBudgetSpentError extends StoppedError {
     budget: number,
   ) {
     super(
-      `${last.message}; the run's ${budget} retries are spent, so it stopped: run it again later`,
+      `${last.message}; the run's ${budget} ${budget === 1 ? 'retry is' : 'retries are'} spent, so it stopped: run it again later`,
       'RETRY_BUDGET_SPENT',
     );
   }
@@ -625,11 +617,21 @@ export function writeOutcome(error: unknown): WriteOutcome {
   return 'maybe-applied';
 }
 
-/** The service's request id, when the failure carries one. */
+/**
+ * The service's request id, when the failure carries one: its own, or that of the failure
+ * it wraps (`withOutcomeAdvice`, a spent retry budget).
+ */
 export function requestIdOf(error: unknown): string | undefined {
   if (error instanceof ApiError || error instanceof UnexpectedResponseError) return error.requestId;
   if (error instanceof RetryBudgetSpentError) return requestIdOf(error.last);
+  if (error instanceof CliError && error.cause !== undefined) return requestIdOf(error.cause);
   return undefined;
+}
+
+/** ` (request <id>)` for a message, unless the message names it already. */
+export function requestIdSuffix(message: string, requestId: string | undefined): string {
+  const suffix = requestId ? ` (request ${requestId})` : '';
+  return suffix && !message.includes(suffix) ? suffix : '';
 }
 
 /**
@@ -644,8 +646,7 @@ export function withOutcomeAdvice(error: unknown, advice: string): CliError {
           exitCode: ExitCode.service,
           code: 'INTERNAL',
         });
-  const requestId = requestIdOf(error);
-  return new CliError(`${cli.message}${requestId ? ` (request ${requestId})` : ''}. ${advice}`, {
+  return new CliError(`${cli.message}${requestIdSuffix(cli.message, requestIdOf(error))}. ${advice}`, {
     exitCode: cli.exitCode,
     code: cli.code,
     details: cli.details,

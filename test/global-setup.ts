@@ -1,12 +1,16 @@
 /**
  * Once per test run:
+ * - refuses to run on another Node line than GIFTCODES_TEST_NODE_LINE, when set (.ci/run);
  * - builds dist/ when it is missing or older than any source file, and the bundled CLI
  *   in dist/cli/ (build.mjs) likewise: command tests spawn the built binary, so
  *   `npx vitest run` alone never tests stale code;
- * - gives the run a private temp root (TMPDIR, TMP and TEMP point into it, for the
- *   test workers and every process they spawn) and, at the end, fails the run when a
- *   test left anything in it, naming what; the root itself is then removed. Only this
- *   run's directories are counted: other processes on the machine use their own.
+ * - gives the run a private temp root (TMPDIR, TMP and TEMP point into it) and a private
+ *   HOME (the XDG folders, unset, follow it), for the test workers and every process they
+ *   spawn, and at the end fails the run when a test, or a program it ran, left anything
+ *   in either, naming what; both are then removed. Only this run's files are counted:
+ *   other processes on the machine use their own, and the real HOME is never written. A
+ *   program that keeps files in HOME (a shell, npm, LibreOffice) gets one of its own from
+ *   the test that runs it (test/helpers/temp.ts `ownHomeEnv`).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -55,6 +59,10 @@ function buildModules(): void {
     execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json', ...force], {
       cwd: ROOT,
       stdio: 'pipe',
+      // tsc turns on Node's compile cache (Node 22.1 and later), a folder in the temp
+      // folder: in a vitest run inside this one (test/unit/temp-check.test.ts) that is
+      // the outer run's temp root. A build now and then gains nothing from it.
+      env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' },
     });
   } catch (error) {
     // tsc still emits on type errors; the typecheck step reports those. Only a missing build is fatal.
@@ -65,31 +73,61 @@ function buildModules(): void {
 }
 
 const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'] as const;
+/** HOME, and the XDG folders that would point away from it: unset for the run, so they follow it. */
+const HOME_VARS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'] as const;
 
-/** What a run left in its temp root. Exported for the test of the check itself. */
+/** What a run left in its temp root (or its HOME). Exported for the test of the check itself. */
 export function leftovers(root: string): string[] {
   return existsSync(root) ? readdirSync(root).sort() : [];
 }
 
+/** "2 temporary entries", and their names, at most ten shown: "(a, b)". */
+const entries = (left: string[], kind = '') =>
+  `${left.length} ${kind}${left.length === 1 ? 'entry' : 'entries'}`;
+const names = (left: string[]) => `(${left.slice(0, 10).join(', ')}${left.length > 10 ? ', ...' : ''})`;
+
+/**
+ * `.ci/run` names the Node line each run is for: a run on another one (a PATH that put
+ * another `node` first) would pass while testing the wrong line, so it does not start.
+ */
+function checkNodeLine(): void {
+  const wanted = process.env.GIFTCODES_TEST_NODE_LINE;
+  const running = process.versions.node.split('.')[0];
+  if (wanted && wanted !== running)
+    throw new Error(
+      `GIFTCODES_TEST_NODE_LINE is ${wanted}, but the tests run on Node ${process.version} (${process.execPath})`,
+    );
+}
+
 export default function setup(): () => void {
+  checkNodeLine();
   build();
-  const saved = Object.fromEntries(TEMP_VARS.map((k) => [k, process.env[k]]));
+  const saved = Object.fromEntries([...TEMP_VARS, ...HOME_VARS].map((k) => [k, process.env[k]]));
+  // Both made in the machine's temp folder, side by side: HOME is not inside the root.
   const root = mkdtempSync(join(tmpdir(), 'giftcodes-run-'));
+  const home = mkdtempSync(join(tmpdir(), 'giftcodes-home-'));
   for (const k of TEMP_VARS) process.env[k] = root;
+  for (const k of HOME_VARS) delete process.env[k];
+  process.env.HOME = home;
   return () => {
-    for (const k of TEMP_VARS) {
-      if (saved[k] === undefined) delete process.env[k];
-      else process.env[k] = saved[k];
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
     }
-    const left = leftovers(root);
+    const leftInRoot = leftovers(root);
+    const leftInHome = leftovers(home);
     rmSync(root, { recursive: true, force: true });
-    if (left.length && process.env.GIFTCODES_TEST_ALLOW_LEFTOVERS !== '1') {
-      const shown = left.slice(0, 10).join(', ');
+    rmSync(home, { recursive: true, force: true });
+    if ((leftInRoot.length || leftInHome.length) && process.env.GIFTCODES_TEST_ALLOW_LEFTOVERS !== '1') {
+      const problems = [
+        ...(leftInRoot.length ? [`${entries(leftInRoot, 'temporary ')} behind ${names(leftInRoot)}`] : []),
+        ...(leftInHome.length ? [`${entries(leftInHome)} behind in HOME ${names(leftInHome)}`] : []),
+      ];
       // An error thrown from a teardown is only logged by vitest; the exit code carries it.
       process.exitCode = 1;
       throw new Error(
-        `tests left ${left.length} temporary entr${left.length === 1 ? 'y' : 'ies'} behind (${shown}${left.length > 10 ? ', ...' : ''}): ` +
-          'make the test remove what it creates (test/helpers/temp.ts tempDirFor removes its directories after the file)',
+        `tests left ${problems.join(' and ')}: make the test remove what it creates ` +
+          '(test/helpers/temp.ts: tempDirFor removes its directories after the file; ownHomeEnv gives a program a HOME and a temp folder of its own)',
       );
     }
   };

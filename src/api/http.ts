@@ -18,6 +18,7 @@ import {
   UnexpectedResponseError,
   writeOutcome,
 } from '../errors.js';
+import { errnoWords } from '../io/errno.js';
 import { maskSecret } from '../io/format.js';
 import { redactUrls } from '../io/redact-url.js';
 import { ErrorEnvelope, RateLimitBody } from '../schemas/errors.js';
@@ -327,13 +328,17 @@ export class HttpClient {
         this.log(`< host not found: ${opts.method} ${opts.path}`);
         throw new NetworkError(
           'unresolved',
-          `the host ${this.origin()} does not resolve (ENOTFOUND): check the base URL`,
+          `the host ${this.origin()} does not resolve: check the base URL (${redactUrls(this.options.baseUrl)})`,
           error,
         );
       }
       if (code && NETWORK_CODES.has(code)) {
         this.log(`< connection error ${code}: ${opts.method} ${opts.path}`);
-        throw new NetworkError('connection', `connection to ${this.origin()} failed (${code})`, error);
+        throw new NetworkError(
+          'connection',
+          `connection to ${this.origin()} failed: ${errnoWords(code)}`,
+          error,
+        );
       }
       throw new NetworkError(
         'connection',
@@ -356,7 +361,7 @@ export class HttpClient {
         throw this.toError(status, undefined, headerRequestId, firstHeader(responseHeaders['retry-after']));
       throw new UnexpectedResponseError(
         status,
-        `body is not JSON: ${JSON.stringify(text.slice(0, 120))}`,
+        `body is not JSON: ${JSON.stringify(text.slice(0, 120))}${this.otherServerHint(status)}`,
         undefined,
         headerRequestId,
       );
@@ -415,13 +420,26 @@ export class HttpClient {
     if (!envelope.success) {
       return new UnexpectedResponseError(
         status,
-        'error body is not the documented envelope',
+        `error body is not the documented envelope${this.otherServerHint(status)}`,
         body,
         requestId,
       );
     }
     const { code, message, details } = envelope.data.error;
     return apiErrorFrom({ status, code, message, details, requestId, retryAfterMs });
+  }
+
+  /**
+   * An answer that is not the service's (a web page, another API's error): below 500 it
+   * most often means the base URL points at some other server, so the message names the
+   * URL it went to. A 5xx page is a gateway in front of the service: no hint then.
+   */
+  private otherServerHint(status: number): string {
+    if (status >= 500) return '';
+    return (
+      `; is ${redactUrls(this.options.baseUrl)} the service's base URL? Check --base-url, ` +
+      "GIFTCODES_BASE_URL or the profile's base-url (`giftcodes doctor` tests it)"
+    );
   }
 
   private origin(): string {

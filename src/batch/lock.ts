@@ -25,6 +25,7 @@ import {
   type LockDeps,
   lockPathFor,
 } from '../bulk/store/index.js';
+import { errnoWords } from '../io/errno.js';
 
 export interface BatchLocks {
   /** The codes file's lock (`order bulk`'s `<out>.lock`); call before the batch is located. */
@@ -59,7 +60,7 @@ export function batchLocks(
         const why = (error as NodeJS.ErrnoException).code;
         if (!why || !UNUSABLE_DIR.has(why)) throw error;
         deps.notice(
-          `cannot lock batch ${batch} in ${dirname(copyPath)} (${why}): locking ${lockPathFor(fallback)} instead; set GIFTCODES_STATE_DIR to a folder you can write`,
+          `cannot lock batch ${batch} in ${dirname(copyPath)} (${errnoWords(why)}): locking ${lockPathFor(fallback)} instead; set GIFTCODES_STATE_DIR to a folder you can write`,
         );
         path = lockPathFor(fallback);
         stateDirUsable = false;

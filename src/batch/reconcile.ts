@@ -6,6 +6,7 @@
  */
 
 import type { RefundState } from '../bulk/store/index.js';
+import { plural } from '../io/format.js';
 import type { Order } from '../schemas/orders.js';
 import type { CodesFileRecord } from './codes-file.js';
 import type { BatchOrder } from './locate.js';
@@ -117,7 +118,7 @@ export function reconcile(input: {
       differences.push({
         kind: 'failed-not-refunded',
         ...where,
-        detail: `${failedUnits(fetched)} failed units with no refund answer recorded in the batch's journal`,
+        detail: `${plural(failedUnits(fetched), 'failed unit')} with no refund answer recorded in the batch's journal`,
       });
   }
   for (const id of localByOrder.keys())

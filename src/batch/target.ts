@@ -12,6 +12,7 @@ import {
   readBatchRefunds,
   refundJournalPathFor,
 } from '../bulk/store/index.js';
+import { configPath } from '../config/files.js';
 import { stateDir } from '../config/state-dir.js';
 import type { Context } from '../context.js';
 import { maskSecret } from '../io/format.js';
@@ -104,6 +105,7 @@ export async function batchRefunds(
   };
 }
 
+/** The folder alone: opening the profile store would load conf, which a path does not need. */
 async function configDir(ctx: Context): Promise<string> {
-  return dirname((await ctx.config()).path);
+  return dirname(configPath(ctx.env));
 }

@@ -15,7 +15,7 @@ import {
   runEndExitCode,
   UsageError,
 } from '../errors.js';
-import { formatDuration, formatMoney } from '../io/format.js';
+import { formatDuration, formatMoney, plural } from '../io/format.js';
 import { printJson } from '../io/output.js';
 import { type Progress, startProgress } from '../io/progress.js';
 import { canPrompt } from '../io/prompts.js';
@@ -152,7 +152,7 @@ export async function runOrderBulk(
           if (!canPrompt(io)) throw new MissingInputError('--yes', 'confirmation to spend from the balance');
           const prompter = await ctx.prompter();
           return prompter.confirm({
-            message: `Buy ${report.pending.units} units in ${report.pending.orders} orders for about ${formatMoney(report.pending.usd, 'USD')}?`,
+            message: `Buy ${plural(report.pending.units, 'unit')} in ${plural(report.pending.orders, 'order')} for about ${formatMoney(report.pending.usd, 'USD')}?`,
           });
         },
         onCapWait: ({ window, until, leftMs }) => {
@@ -229,7 +229,7 @@ async function confirmRebuy(ctx: Context, bought: BoughtSoFar): Promise<boolean>
   err(ctx.io, style(ctx.io).red(style(ctx.io).bold(`WARNING: ${what}.`)));
   const prompter = await ctx.prompter();
   const typed = await prompter.input({
-    message: `Type "${REBUY_WORDS}" to buy those ${bought.units} units a second time (about ${formatMoney(bought.usd, 'USD')}), anything else to stop`,
+    message: `Type "${REBUY_WORDS}" to buy ${bought.units === 1 ? 'that unit' : `those ${bought.units} units`} a second time (about ${formatMoney(bought.usd, 'USD')}), anything else to stop`,
     flag: '(a terminal)',
   });
   return typed.trim().toLowerCase() === REBUY_WORDS;
@@ -245,7 +245,7 @@ async function offerTopUp(ctx: Context, shortfall: BalanceShortfall): Promise<bo
   const question = topUpQuestion(shortfall);
   const topUp = await prompter.confirm({ message: question.message, default: true });
   if (!topUp) return false;
-  const { runGuidedDeposit } = await import('../commands/deposit/deposit.js');
+  const { runGuidedDeposit } = await import('../deposit/guided.js');
   const result = await runGuidedDeposit(ctx, { suggestedAmountUsd: question.suggestedUsd });
   return result.confirmed;
 }

@@ -1,6 +1,6 @@
 /** How a bulk run looks in the terminal: the plan, the live progress line, the summary. */
 
-import { formatAmountOf, formatDuration, formatMoney } from '../io/format.js';
+import { formatAmountOf, formatDuration, formatMoney, plural } from '../io/format.js';
 import { renderTable } from '../io/output.js';
 import type { IO } from '../io/streams.js';
 import type { BulkSummary } from './report/summary.js';
@@ -87,8 +87,8 @@ export function progressText(stats: BulkStats, now: number): string {
       ? ` · ${((stats.finished / elapsed) * 60_000).toFixed(1)} orders/min`
       : '';
   return (
-    `${stats.rows} rows planned · orders ${stats.submitted} submitted, ${stats.finished}/${stats.orders} done · ` +
-    `${stats.codes} codes · ${stats.failedUnits} failed · ${stats.retries} retries${rate}${eta}`
+    `${plural(stats.rows, 'row')} planned · orders ${stats.submitted} submitted, ${stats.finished}/${stats.orders} done · ` +
+    `${plural(stats.codes, 'code')} · ${stats.failedUnits} failed · ${plural(stats.retries, 'retry', 'retries')}${rate}${eta}`
   );
 }
 

@@ -27,7 +27,7 @@ export interface OptionSpec {
   preset?: string;
   /** The flag must be given (commander's `requiredOption`). */
   required?: boolean;
-  /** Accepted, not listed in help (old names kept for scripts, test knobs). */
+  /** Accepted, not listed in help: an old name kept for scripts (a test knob comes through the context). */
   hidden?: boolean;
   /**
    * A parent command declares the flag too: the value typed nearest to this command wins
@@ -71,14 +71,22 @@ type Present<S> = S extends
   ? true
   : false;
 
-type Values<D> = {
+/**
+ * What a set of declarations hands over, by name: a command's run options when it has
+ * only flags (`DeclaredValues<typeof options>`, the flags declared `as const` beside it).
+ */
+export type DeclaredValues<D> = {
   [K in keyof D as Present<D[K]> extends true ? K : never]: ValueOf<D[K]>;
 } & {
   [K in keyof D as Present<D[K]> extends true ? never : K]?: ValueOf<D[K]>;
 };
 
-/** What the declarations hand over: the arguments by name and the flags by attribute name. */
-export type DeclaredOptions<A, O> = Values<A> & Values<O>;
+/**
+ * What the declarations hand over: the arguments by name and the flags by attribute name.
+ * The one type of a command's run options (`DeclaredOptions<typeof args, typeof options>`),
+ * never a hand-written copy of the flags.
+ */
+export type DeclaredOptions<A, O> = DeclaredValues<A> & DeclaredValues<O>;
 
 export interface CommandSpec<A, O, P> {
   /** The words after `giftcodes`: `order create`. The file is `commands/order/create.ts`. */

@@ -58,8 +58,31 @@ export function items(rows: [string, string][], width: number): string {
     .join('\n');
 }
 
+/**
+ * What a failure prints under `--json` (main.ts, `reportError`), said after the exit codes:
+ * the paragraphs, and the object's shape as an example.
+ */
+export const ERROR_JSON: { text: string[]; example: string[] } = {
+  text: [
+    'Under --json a failure also prints one JSON object on stdout (stderr keeps its error line), ' +
+      'and the process exits with the exitCode it names:',
+    "code is the error code of the line on stderr (the service's, such as VALIDATION_ERROR, or the " +
+      "CLI's: USAGE for bad flags and arguments, INTERRUPTED, NETWORK, INTERNAL...); requestId and details " +
+      "are null when the failure has none; details (the service's, or what the CLI knows, such as " +
+      '{"reason": "unknownOption"}) has codes and keys masked like any --json value. A command that ' +
+      'printed its result before it failed (a --wait that ran out of time prints the record as last ' +
+      'read) prints no second object.',
+  ],
+  example: [
+    '{"error": {"code": "VALIDATION_ERROR", "message": "...", "exitCode": 2,',
+    '           "requestId": "req_1_7", "details": {...}}}',
+  ],
+};
+
 export function exitCodesText(width: number): string {
-  return `Exit codes:\n${items(EXIT_CODES, width)}\n`;
+  const [intro, after] = ERROR_JSON.text.map((paragraph) => wrap(paragraph, width));
+  const example = ERROR_JSON.example.map((line) => `  ${line}`).join('\n');
+  return `Exit codes:\n${items(EXIT_CODES, width)}\n\n${intro}\n\n${example}\n\n${after}\n`;
 }
 
 export function examplesText(lines: readonly string[]): string {

@@ -4,7 +4,7 @@
  * plain decimals and digits only, never `Number()`'s hex, binary or exponent forms.
  */
 import { InvalidArgumentError } from 'commander';
-import { type DecimalRule, type Read, readDecimal, readWhole } from '../decimal.js';
+import { type Read, readDecimal, readWhole } from '../decimal.js';
 
 function must<T>(read: Read<T>): T {
   if (!read.ok) throw new InvalidArgumentError(read.reason);
@@ -27,11 +27,6 @@ export function amount(value: string): number {
 /** A percent or other figure that may be 0: a plain decimal >= 0. */
 export function nonNegativeAmount(value: string): number {
   return must(readDecimal(value, { sign: 'nonNegative' }));
-}
-
-/** A plain decimal under `rule` (for arguments read outside commander). */
-export function decimalBy(rule: DecimalRule) {
-  return (value: string): number => must(readDecimal(value, rule));
 }
 
 export function oneOf<T extends string>(allowed: readonly T[]) {

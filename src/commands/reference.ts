@@ -9,7 +9,7 @@ import type { Option } from 'commander';
 import { quietIO } from '../io/streams.js';
 import { VERSION } from '../version.js';
 import type { CommandDefinition, OptionSpec } from './define.js';
-import { EXIT_CODES } from './help.js';
+import { ERROR_JSON, EXIT_CODES } from './help.js';
 import { COMMANDS, loadDefinition } from './registry.js';
 
 /** The width extra help is wrapped to in the file (the terminal's is used on a terminal). */
@@ -94,6 +94,14 @@ export async function commandReference(): Promise<string> {
     '| code | meaning |',
     '|---|---|',
     ...EXIT_CODES.map(([code, meaning]) => `| ${code} | ${cell(meaning)} |`),
+    '',
+    ERROR_JSON.text[0],
+    '',
+    '```json',
+    ...ERROR_JSON.example,
+    '```',
+    '',
+    ERROR_JSON.text[1],
     '',
   ].join('\n');
 }

@@ -55,6 +55,7 @@ export const COMMANDS: readonly string[] = [
   'webhook rotate',
   'webhook verify',
   'webhook listen',
+  'api',
   'login',
   'logout',
   'config',
@@ -133,6 +134,14 @@ function declare(parent: Command, definition: CommandDefinition, io: IO, context
       for (const [key, spec] of options) {
         const value = spec.inherited ? nearest(self, key) : own[key];
         if (value !== undefined || key in own) values[key] = value;
+        // Checked here, not by commander (`makeOptionMandatory`), which checks required
+        // options before unknown ones: `--otu codes.csv` would be reported as "--out not
+        // specified" and never as the typo it is. By now commander has refused unknown
+        // flags and missing arguments; its own wording and code are kept.
+        if (spec.required && value === undefined)
+          self.error(`error: required option '${spec.flags}' not specified`, {
+            code: 'commander.missingMandatoryOptionValue',
+          });
       }
       const ctx = contextFor(self);
       await invoke(ctx, run, prepare ? await prepare(values as never, ctx) : values);
@@ -154,7 +163,6 @@ function option(path: string, key: string, spec: OptionSpec): Option {
   if (spec.choices) option.choices(spec.choices);
   if (spec.default !== undefined) option.default(spec.default, spec.defaultDescription);
   if (spec.preset !== undefined) option.preset(spec.preset);
-  if (spec.required) option.makeOptionMandatory();
   if (spec.hidden) option.hideHelp();
   return option;
 }

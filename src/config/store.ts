@@ -1,45 +1,29 @@
 /**
- * Named profiles on disk: one JSON file, read with readFileSync and written through the
- * CLI's one safe writer. The file holds API keys, so it is written with mode 0600 in a
- * folder created 0700 (whatever the umask), and a file others can read is warned about
- * (as ssh does). Reading never creates the folder. `GIFTCODES_CONFIG_DIR` moves it
- * (tests, CI, containers); else the platform's config folder (env-paths, as `conf`,
- * which kept this file before, placed it: the same file, the same tab-indented JSON).
+ * Named profiles on disk, kept by conf (the design card's config library): one
+ * tab-indented JSON file, `config.json` in `GIFTCODES_CONFIG_DIR` or the platform's config
+ * folder (env-paths, where conf puts it: the file earlier versions wrote is this one, in
+ * the same format). The file holds API keys, so conf writes it 0600 (`configFileMode`),
+ * in a folder made 0700 before conf touches it (conf's own mkdir takes the umask), and
+ * folder and file pass the state folder's rules before anything is read (files.ts).
  *
- * Not `conf` (issue 25): loading it cost more than any read command's own work (ajv,
- * semver and a dozen more packages, for a validator the CLI never used), and every part
- * of it the CLI kept (folder creation, the atomic write) had been replaced already.
+ * conf's writer renames its temporary file over the target even when a write came out
+ * short (atomically#18: a full disk, a quota, a file size limit), so each write keeps the
+ * file it replaces until the new one reads back whole (`writeWhole`).
+ *
+ * Opening the store loads conf (conf.ts), which costs more than a read command's own work:
+ * the context opens it only when a profile is read or written (context.ts). Reading never
+ * creates the folder. A file that cannot be read or is not valid is an error naming it,
+ * never an empty store: the next write would wipe the user's profiles. Profiles are
+ * checked by their zod schema; conf's own validator (ajv) is not used.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import envPaths from 'env-paths';
+import { linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type Conf from 'conf';
 import * as z from 'zod';
-import { UsageError } from '../errors.js';
-import { writeFileAtomicSync } from '../io/safe-write.js';
-
-/** Why the config file cannot be read, and what to do: each cause has its own next step. */
-function unreadable(where: string, error: unknown): UsageError {
-  if (error instanceof SyntaxError)
-    return new UsageError(`cannot read the config file in ${where}: not valid JSON; fix or delete it`);
-  const code = (error as NodeJS.ErrnoException).code;
-  const path = (error as NodeJS.ErrnoException).path ?? where;
-  if (code === 'ENOTDIR')
-    return new UsageError(
-      `cannot read the config file: ${where} is not a folder (a file is in the way). Point GIFTCODES_CONFIG_DIR at a folder, or unset it to use the default`,
-    );
-  if (code === 'EISDIR')
-    return new UsageError(`cannot read the config file: ${path} is a folder; move it away`);
-  if (code === 'EACCES' || code === 'EPERM')
-    return new UsageError(
-      `cannot read the config file ${path}: permission denied. Fix its permissions (chmod u+rw), or point GIFTCODES_CONFIG_DIR at a folder of yours`,
-    );
-  return new UsageError(
-    `cannot read the config file in ${where}: ${(error as Error).message}; fix or delete it`,
-  );
-}
-
-export const PROFILE_KEYS = ['base-url', 'api-key', 'timeout'] as const;
-export type ProfileKey = (typeof PROFILE_KEYS)[number];
+import { FileWriteError, UsageError } from '../errors.js';
+import { writeFailure, writeFileAtomicSync } from '../io/safe-write.js';
+import { loadConf } from './conf.js';
+import { checkConfigFiles, configPath, makeConfigFolder, unreadable } from './files.js';
 
 export const Profile = z.object({
   baseUrl: z.string().optional(),
@@ -64,50 +48,39 @@ export interface ConfigStore {
   deleteProfile(name: string): boolean;
 }
 
-function ensurePrivateDir(dir: string): void {
-  if (existsSync(dir)) return;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // mkdir's mode passes through the umask: set it exactly.
-  chmodSync(dir, 0o700);
-}
-
-export function openConfigStore(
+export async function openConfigStore(
   env: Record<string, string | undefined>,
   warn: (line: string) => void = () => {},
-  opts: { randomHex?: () => string } = {},
-): ConfigStore {
+  // The user files must belong to: tests pass another to play a file planted by someone else.
+  opts: { uid?: number } = {},
+): Promise<ConfigStore> {
   const path = configPath(env);
-  let checkedMode = false;
-  /** The file as JSON; an empty store when there is none (reading never creates it). */
-  const load = (): unknown => {
-    let text: string;
+  const uid = opts.uid ?? process.getuid?.();
+  const found = checkConfigFiles(path, uid, warn);
+  const Store = await loadConf();
+  const open = (): Conf<StoreShape> => {
     try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw error;
-    }
-    return JSON.parse(text);
-  };
-  // A file that cannot be read or parsed is refused on open, before any command uses it.
-  try {
-    load();
-  } catch (error) {
-    throw unreadable(env.GIFTCODES_CONFIG_DIR || 'the config directory', error);
-  }
-  const read = (): StoreShape => {
-    let raw: unknown;
-    try {
-      raw = load();
+      // No `defaults`: with them conf writes the file on open, and a read would create it.
+      return new Store<StoreShape>({
+        cwd: dirname(path),
+        configName: 'config',
+        configFileMode: 0o600,
+        serialize,
+      });
     } catch (error) {
       throw unreadable(path, error);
     }
-    if (!checkedMode) {
-      checkedMode = true;
-      warnIfExposed(path, warn);
+  };
+  // No folder: nothing is stored, and conf's read would create the folder (with the umask's mode).
+  let conf = found === 'nothing' ? undefined : open();
+  const read = (): StoreShape => {
+    let raw: unknown = {};
+    try {
+      if (conf) raw = conf.store;
+    } catch (error) {
+      throw unreadable(path, error);
     }
     const parsed = StoreShape.safeParse(raw);
-    // Never fall back to an empty store here: the next write would wipe the user's profiles.
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw new UsageError(
@@ -118,12 +91,13 @@ export function openConfigStore(
     return parsed.data;
   };
   const write = (next: StoreShape) => {
-    ensurePrivateDir(dirname(path));
-    // A new file each time (exclusive, no-follow, 0600 whatever the old one's mode was);
-    // tests name its temporary file to plant something there, otherwise it is random.
-    writeFileAtomicSync(path, JSON.stringify(next, undefined, '\t'), {
-      mode: 0o600,
-      ...(opts.randomHex ? { randomHex: opts.randomHex } : {}),
+    if (!conf) {
+      makeConfigFolder(path, uid);
+      conf = open();
+    }
+    const target = conf;
+    writeWhole(path, serialize(next), () => {
+      target.store = next;
     });
   };
   return {
@@ -154,6 +128,57 @@ export function openConfigStore(
   };
 }
 
+/** The format earlier versions wrote (conf's default too, fixed here: writes are read back). */
+const serialize = (value: unknown) => JSON.stringify(value, undefined, '\t');
+
+/**
+ * Runs `write`, which replaces the file at `path` with `text`; if the file does not then
+ * read back as `text`, the one it replaced is put back. That one is kept under a second
+ * name meanwhile: a hard link (no bytes to write, so a full disk cannot stop it, and
+ * putting it back is a rename), or a whole copy where links are not possible.
+ */
+function writeWhole(path: string, text: string, write: () => void): void {
+  const previous = `${path}.previous`;
+  const kept = keepPrevious(path, previous);
+  try {
+    write();
+    if (readFileSync(path, 'utf8') !== text) throw new FileWriteError(path, undefined);
+  } catch (error) {
+    try {
+      // A rename onto another link of the same file does nothing: then the link goes.
+      if (kept) renameSync(previous, path);
+      rmSync(kept ? previous : path, { force: true });
+    } catch {
+      throw writeFailure(path, error).withAdvice(`its previous content is in ${previous}`);
+    }
+    throw writeFailure(path, error).withAdvice(
+      kept ? 'the profiles were kept as they were' : 'nothing was saved',
+    );
+  }
+  if (kept) rmSync(previous, { force: true });
+}
+
+/** Whether there was a file to keep (none before the first write). */
+function keepPrevious(path: string, previous: string): boolean {
+  // One a write that crashed left behind: the file it kept is config.json itself by now.
+  rmSync(previous, { force: true });
+  try {
+    linkSync(path, previous);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+  }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  // Written whole, or an error before config.json is touched.
+  writeFileAtomicSync(previous, bytes);
+  return true;
+}
+
 /**
  * `__proto__` cannot be a key of the parsed file's objects (JSON.parse keeps it, but any
  * copy through an assignment turns it into the prototype): it would be saved, then lost.
@@ -161,26 +186,4 @@ export function openConfigStore(
 function usableName(name: string): string {
   if (name === '__proto__') throw new UsageError(`profile name "${name}" is reserved: choose another name`);
   return name;
-}
-
-/** Like ssh with a private key: say so when others can read the file that holds keys. */
-function warnIfExposed(path: string, warn: (line: string) => void): void {
-  if (process.platform === 'win32') return;
-  let mode: number;
-  try {
-    mode = statSync(path).mode & 0o777;
-  } catch {
-    return;
-  }
-  if (mode & 0o077) {
-    warn(
-      `warning: ${path} is accessible by others (mode ${mode.toString(8).padStart(4, '0')}) and holds API keys: run chmod 600 ${path}`,
-    );
-  }
-}
-
-/** Where the profiles live: `<GIFTCODES_CONFIG_DIR or the platform's config folder>/config.json`. */
-export function configPath(env: Record<string, string | undefined>): string {
-  const dir = env.GIFTCODES_CONFIG_DIR || envPaths('giftcodes', { suffix: '' }).config;
-  return resolve(dir, 'config.json');
 }

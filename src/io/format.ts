@@ -155,6 +155,11 @@ export function maskSecret(secret: string | null | undefined): string {
   return `****${printable.slice(-4)}`;
 }
 
+/** A count and its noun, agreeing: `1 order`, `2 orders` (`plural` for a noun not made with -s). */
+export function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
+}
+
 /** `[#####.....] 50%`. Over 100% the bar is full but the figure stays true (a cap lowered mid-day). */
 export function bar(fraction: number, width = 20): string {
   const value = Number.isFinite(fraction) ? Math.max(0, fraction) : 0;

@@ -104,6 +104,7 @@ export class OutputGuard {
   private codePattern: RegExp | undefined;
   private dirty = false;
   private revealed = false;
+  private printedJson = false;
 
   /** The command was given `--reveal`: codes are shown in full (secrets never are). */
   revealCodes(): void {
@@ -112,6 +113,15 @@ export class OutputGuard {
 
   get reveal(): boolean {
     return this.revealed;
+  }
+
+  /** A JSON value went to stdout (`printJson`): under --json a failure then prints no second one. */
+  noteJsonPrinted(): void {
+    this.printedJson = true;
+  }
+
+  get jsonPrinted(): boolean {
+    return this.printedJson;
   }
 
   /** A secret this run holds (API key, webhook secret): masked wherever it shows up. */

@@ -32,7 +32,9 @@ function Table(options: TableType.TableConstructorOptions): TableType.Table {
  * fields masked unless --reveal, secrets and URL credentials redacted: guard.ts).
  */
 export function printJson(io: IO, value: unknown): void {
-  io.stdout.write(`${safeJson(guardOf(io).json(value), 2)}\n`);
+  const guard = guardOf(io);
+  io.stdout.write(`${safeJson(guard.json(value), 2)}\n`);
+  guard.noteJsonPrinted();
 }
 
 export type Cell = string | number | boolean | null | undefined;

@@ -4,7 +4,7 @@
  */
 import { ALL_SCOPES, type Scope } from '../schemas/scopes.js';
 import { MARKUP_PATCH_SCOPE, RATES_SCOPE } from './choices.js';
-import type { Capability } from './state.js';
+import type { Capability } from './model.js';
 
 /**
  * Every authenticated endpoint -> the scope it needs (null: any valid key). Where the

@@ -18,8 +18,6 @@ const DEFAULT_BEHAVIOUR: ProductBehaviour = {
 
 export class Catalog {
   private readonly byId = new Map<string, Product>();
-  /** Priced views per rates object (the rates service hands out one per refresh window) and discount. */
-  private readonly views = new WeakMap<Record<string, number>, Map<string, Product[]>>();
 
   constructor(
     products: Product[],
@@ -57,29 +55,16 @@ export class Catalog {
     return discountPercent === null ? RETAIL_PRICE_FACTOR : 1 - discountPercent / 100;
   }
 
-  /**
-   * Products priced for a surface at `rates`: `minCost` is the price of the SKU's `min` in
-   * costCurrency (pricing.ts). Cached per rates object and discount: the catalog never changes.
-   */
+  /** Products priced for a surface at `rates`: `minCost` is the price of the SKU's `min` in costCurrency (pricing.ts). */
   list(
     discountPercent: number | null,
     rates: Record<string, number>,
     round: (value: number, currency: string) => number,
   ): Product[] {
-    const key = String(discountPercent);
-    let byDiscount = this.views.get(rates);
-    if (!byDiscount) {
-      byDiscount = new Map();
-      this.views.set(rates, byDiscount);
-    }
-    const cached = byDiscount.get(key);
-    if (cached) return cached;
     const factor = Catalog.factor(discountPercent);
-    const view = [...this.byId.values()].map((p) => ({
+    return [...this.byId.values()].map((p) => ({
       ...p,
       skus: p.skus.map((s) => ({ ...s, minCost: unitPrice(rates, p, s.min, factor, round) })),
     }));
-    byDiscount.set(key, view);
-    return view;
   }
 }

@@ -7,11 +7,10 @@ import type { PaymentMethod } from '../schemas/payments.js';
 import type { Catalog } from './catalog.js';
 import type { VirtualClock } from './clock.js';
 import type { FaultEngine } from './faults.js';
-import type { OrderJson } from './order-json.js';
 import type { CodeFactory } from './random.js';
 import type { RatesService } from './rates.js';
 import type { Scheduler } from './scheduler.js';
-import type { Store } from './state.js';
+import type { Store } from './store.js';
 import type { LookupHost } from './webhook-url.js';
 
 /** One outbound webhook or callback request (webhook-delivery.ts sends them). */
@@ -48,8 +47,6 @@ export interface Core {
   readonly clock: VirtualClock;
   readonly scheduler: Scheduler;
   readonly store: Store;
-  /** The JSON of finished B2B orders, kept for the reads and list pages that follow. */
-  readonly orderJson: OrderJson;
   readonly catalog: Catalog;
   readonly rates: RatesService;
   readonly codes: CodeFactory;

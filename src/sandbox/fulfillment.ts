@@ -5,14 +5,14 @@
  */
 import { FULFILLMENT_ERROR_MESSAGE, RETAIL_CODE_EXPIRY_MS } from './choices.js';
 import type { Core } from './context.js';
-import type { ItemState, OrderState, UnitState } from './state.js';
-import { round2 } from './state.js';
+import type { ItemState, OrderState, UnitState } from './model.js';
+import { round2 } from './model.js';
 import { emitEvent, orderEventData, sendB2bCallback } from './webhook-delivery.js';
 
 /** pending -> processing: payment confirmed, fulfillment starts. */
 export function startFulfillment(core: Core, order: OrderState): void {
   const now = core.clock.now();
-  core.store.setStatus(order, 'processing');
+  order.status = 'processing';
   order.updatedAt = now;
   for (const item of order.items) {
     item.status = 'processing';
@@ -111,7 +111,7 @@ function finish(core: Core, order: OrderState, at?: number): void {
       else failed++;
     }
   }
-  core.store.setStatus(order, failed === 0 ? 'completed' : issued === 0 ? 'failed' : 'partial');
+  order.status = failed === 0 ? 'completed' : issued === 0 ? 'failed' : 'partial';
   order.completedAt = now;
   order.updatedAt = now;
   order.fulfillment = null;

@@ -25,17 +25,17 @@ import { type FaultConfig, type FaultConfigInput, FaultEngine } from './faults.j
 import { loadFixtures } from './fixtures.js';
 import { isLoopbackHostname } from './loopback.js';
 import type { SandboxOptions } from './options.js';
-import { OrderJson } from './order-json.js';
 import { customerPays } from './payments.js';
 import { CodeFactory, IdFactory } from './random.js';
 import { RatesService } from './rates.js';
 import { Router } from './router.js';
+import { requireDeposit } from './routes/common.js';
 import { confirmDeposit, failDeposit } from './routes/deposits.js';
 import { ALL_ROUTES } from './routes/index.js';
 import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
 import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
-import { Store } from './state.js';
+import { Store } from './store.js';
 import { defaultSender } from './webhook-delivery.js';
 import { defaultLookupHost } from './webhook-url.js';
 
@@ -104,7 +104,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
     scheduler,
     store: new Store(new IdFactory(seed), clock),
-    orderJson: new OrderJson(options.specMinimal ?? false),
     catalog: new Catalog(fixtures.products, fixtures.behaviours, seed),
     rates: new RatesService(fixtures.rates, seed),
     codes: new CodeFactory(seed),
@@ -177,14 +176,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ledger: (userId) => ledgerView(core, userOf(userId)),
     orders: (userId) => ordersView(core, userOf(userId)),
     confirmDeposit(depositId, delayMs) {
-      const d = core.store.deposits.get(depositId);
-      if (!d) throw new Error(`no deposit ${depositId}`);
-      confirmDeposit(core, d, delayMs);
+      confirmDeposit(core, requireDeposit(core, depositId), delayMs);
     },
     failDeposit(depositId) {
-      const d = core.store.deposits.get(depositId);
-      if (!d) throw new Error(`no deposit ${depositId}`);
-      failDeposit(core, d);
+      failDeposit(core, requireDeposit(core, depositId));
     },
     payCheckout(checkoutId, amount) {
       const o = core.store.orders.get(checkoutId);

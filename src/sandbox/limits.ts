@@ -12,7 +12,7 @@ import {
 import { utcDayStart, utcMonthStart } from './clock.js';
 import type { Core } from './context.js';
 import { limitExceeded } from './errors.js';
-import { type AccountState, round2 } from './state.js';
+import { type AccountState, round2 } from './model.js';
 
 export function effectiveLimits(account: AccountState): TierLimits {
   const base = TIER_LIMITS[account.tier] ?? (TIER_LIMITS.starter as TierLimits);

@@ -9,10 +9,10 @@
 import * as z from 'zod';
 import type { Core } from './context.js';
 import { notFound, validationError } from './errors.js';
+import type { DepositState, OrderState } from './model.js';
 import { customerPays, remainingAmount } from './payments.js';
 import type { Result } from './router.js';
 import { depositPays, expireDeposit } from './routes/deposits.js';
-import type { DepositState, OrderState } from './state.js';
 import { parse } from './validation.js';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -8,9 +8,9 @@ import { BALANCE_METHOD_ID, REASONS } from './choices.js';
 import type { Core } from './context.js';
 import { ApiError, conflict, validationError } from './errors.js';
 import { startFulfillment } from './fulfillment.js';
+import type { AccountState, OrderState, PaymentState } from './model.js';
+import { round2, sentValue } from './model.js';
 import { RatesService } from './rates.js';
-import type { AccountState, OrderState, PaymentState } from './state.js';
-import { round2, sentValue } from './state.js';
 import { emitEvent, orderEventData } from './webhook-delivery.js';
 
 export function findMethod(core: Core, id: string): PaymentMethod | undefined {
@@ -123,12 +123,15 @@ export function remainingAmount(core: Core, order: OrderState): number {
   return Math.max(0, core.rates.round(order.totalAmount - coveredAmount(order), order.paymentCurrency));
 }
 
-function insufficient(account: AccountState, requiredUsd: number): ApiError {
-  return validationError('Balance payment failed: insufficient balance', {
-    reason: REASONS.insufficientBalance,
-    balanceUsd: account.balance,
-    requiredUsd,
-  });
+/** Spec §4: the balance method "must confirm instantly or fail with 400 `details.reason`". */
+export function checkBalance(account: AccountState, requiredUsd: number): void {
+  if (account.balance + 1e-9 < requiredUsd) {
+    throw validationError('Balance payment failed: insufficient balance', {
+      reason: REASONS.insufficientBalance,
+      balanceUsd: account.balance,
+      requiredUsd,
+    });
+  }
 }
 
 /**
@@ -149,7 +152,7 @@ export function payWithBalance(core: Core, account: AccountState, order: OrderSt
     remaining >= order.totalAmount
       ? round2(order.totalUsd)
       : round2((order.totalUsd * remaining) / order.totalAmount);
-  if (account.balance + 1e-9 < usd) throw insufficient(account, usd);
+  checkBalance(account, usd);
   const method = findMethod(core, BALANCE_METHOD_ID);
   if (!method) throw new ApiError(500, 'INTERNAL_ERROR', 'balance method missing from fixtures');
   core.store.move(account, order.surface === 'b2b' ? 'order_charge' : 'checkout_charge', -usd, {
@@ -315,6 +318,31 @@ export function invoiceCurrency(
   return code;
 }
 
+/** The fixtures' hosted card method: what the hosted page pays with when no invoice exists yet. */
+export function hostedMethod(core: Core): PaymentMethod {
+  const card = core.paymentMethods.find((m) => m.type === 'hosted');
+  if (!card) throw new ApiError(500, 'INTERNAL_ERROR', 'no hosted payment method in the fixtures');
+  return card;
+}
+
+/**
+ * The payer sends `amount` on invoice `p`, in its currency; all that is still due when
+ * omitted. Less than due is an under-payment (the invoice stays open for the rest).
+ * Returns the amount sent.
+ */
+export function receive(core: Core, p: PaymentState, amount: number | undefined, now: number): number {
+  const send = amount ?? core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
+  if (!(send > 0))
+    throw validationError('amount must be positive', { field: 'amount', reason: REASONS.invalid });
+  p.sentAmount = core.rates.round(p.sentAmount + send, p.currency);
+  p.updatedAt = now;
+  return send;
+}
+
+export function paidInFull(p: PaymentState): boolean {
+  return p.sentAmount + 1e-12 >= p.expectedAmount;
+}
+
 /**
  * Operator `POST /_sandbox/checkouts/{id}/pay {amount?}`: the customer's money arrives.
  * A partial amount (crypto under-payment) leaves the aggregate state `partial`.
@@ -325,10 +353,8 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
   let p = [...order.payments].reverse().find((x) => x.status === 'pending');
   if (!p) {
     // Paying on the hosted page without an invoice: the page creates a card invoice.
-    const card = core.paymentMethods.find((m) => m.type === 'hosted');
-    if (!card) throw new ApiError(500, 'INTERNAL_ERROR', 'no hosted method in fixtures');
     p = createInvoice(core, {
-      method: card,
+      method: hostedMethod(core),
       currency: order.paymentCurrency,
       appliedAmount: remainingAmount(core, order),
       appliedCurrency: order.paymentCurrency,
@@ -338,11 +364,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
     });
     order.payments.push(p);
   }
-  const send = amount ?? core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
-  if (!(send > 0))
-    throw validationError('amount must be positive', { field: 'amount', reason: REASONS.invalid });
-  p.sentAmount = core.rates.round(p.sentAmount + send, p.currency);
-  p.updatedAt = now;
+  const send = receive(core, p, amount, now);
   order.updatedAt = now;
   const payment = p;
   emitEvent(core, order, 'payment.detected', {
@@ -355,7 +377,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
       status: 'confirming',
     },
   });
-  if (p.sentAmount + 1e-12 >= p.expectedAmount) {
+  if (paidInFull(p)) {
     p.status = 'confirming';
     core.scheduler.at(now + core.tuning.confirmingMs, () => {
       if (order.status !== 'pending' || payment.status !== 'confirming') return;
@@ -372,7 +394,7 @@ export function scheduleExpiry(core: Core, order: OrderState): void {
   core.scheduler.at(order.createdAt + core.tuning.checkoutExpiryMs, () => {
     if (order.status !== 'pending' || order.payments.some((p) => p.status === 'confirming')) return;
     const now = core.clock.now();
-    core.store.setStatus(order, 'expired');
+    order.status = 'expired';
     order.expiredAt = now;
     order.updatedAt = now;
     for (const p of order.payments) if (p.status === 'pending') p.status = 'failed';

@@ -3,7 +3,7 @@
  * clock, sized by the account's `rateLimitTier` unless an override applies.
  */
 import { REQUEST_RATES } from './choices.js';
-import type { AccountState, RateLimitSetting } from './state.js';
+import type { AccountState, RateLimitSetting } from './model.js';
 
 export interface RateLimitVerdict {
   ok: boolean;

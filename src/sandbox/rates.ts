@@ -11,8 +11,6 @@ import { hashUnit } from './random.js';
 export class RatesService {
   private cacheKey = '';
   private cache: Rates | undefined;
-  /** Toggled by the fault config: every rates read answers 502. */
-  unavailable = false;
 
   constructor(
     private readonly fixture: RatesFixture,

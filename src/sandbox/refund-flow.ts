@@ -7,9 +7,9 @@
 import { BALANCE_METHOD_ID, REASONS } from './choices.js';
 import type { Core } from './context.js';
 import { validationError } from './errors.js';
+import type { AccountState, OrderState, RefundState } from './model.js';
+import { round2 } from './model.js';
 import { findMethod } from './payments.js';
-import type { AccountState, OrderState, RefundState } from './state.js';
-import { round2 } from './state.js';
 import { emitEvent } from './webhook-delivery.js';
 
 function refundEvent(

@@ -4,7 +4,7 @@
  * handful of candidates without regexes or allocation beyond the params object.
  */
 import type { Core } from './context.js';
-import type { AccountState, ApiKeyRecord } from './state.js';
+import type { AccountState, ApiKeyRecord } from './model.js';
 
 export interface Result {
   status: number;
@@ -12,8 +12,6 @@ export interface Result {
   headers?: Record<string, string>;
   /** Non-JSON responses (the hosted pages). */
   html?: string;
-  /** The body as JSON bytes when the route already has them (kept order JSON, order-json.ts). */
-  json?: Buffer;
 }
 
 interface BaseContext {
@@ -60,11 +58,6 @@ export function operator(
 
 export function ok(body: unknown, status = 200): Result {
   return { status, body };
-}
-
-/** A 200 whose body is already JSON in UTF-8 (sent as it is). */
-export function okJson(json: Buffer): Result {
-  return { status: 200, body: undefined, json };
 }
 
 export interface CompiledRoute {
@@ -126,11 +119,5 @@ export class Router {
       return { route, params };
     }
     return undefined;
-  }
-
-  /** Whether any method serves this path (to tell 404 from 405-like mismatches). */
-  pathExists(path: string): boolean {
-    for (const m of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) if (this.match(m, path)) return true;
-    return false;
   }
 }

@@ -20,9 +20,10 @@ import type { Core } from './context.js';
 import { ApiError, forbidden, validationError } from './errors.js';
 import type { FaultDecision } from './faults.js';
 import { hostRefusal, operatorRefusal } from './loopback.js';
+import type { AccountState, ApiKeyRecord } from './model.js';
 import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
-import { type AccountState, type ApiKeyRecord, hashKey } from './state.js';
+import { hashKey } from './store.js';
 
 const EMPTY_QUERY = new URLSearchParams();
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -46,20 +47,6 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
   }
   const held = new Set<NodeJS.Timeout>();
   let counter = 0;
-  /**
-   * The SHA-256 of each key a client sent, kept: hashing on every request was a tenth of a
-   * GET's time (issue 25). Bounded, so a client cycling through made-up keys cannot grow it.
-   */
-  const hashes = new Map<string, string>();
-  const hashOf = (header: string): string => {
-    let hash = hashes.get(header);
-    if (hash === undefined) {
-      hash = hashKey(header);
-      if (hashes.size >= 1024) hashes.clear();
-      hashes.set(header, hash);
-    }
-    return hash;
-  };
   const idPrefix = `req_${(core.seed >>> 0).toString(36)}_`;
 
   const send = (res: ServerResponse, requestId: string, result: Result): void => {
@@ -69,10 +56,10 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
       res.end(result.html);
       return;
     }
-    const json = result.json ?? JSON.stringify(result.body);
+    const json = JSON.stringify(result.body);
     const headers: Record<string, string | number> = {
       'content-type': JSON_TYPE,
-      'content-length': typeof json === 'string' ? Buffer.byteLength(json) : json.length,
+      'content-length': Buffer.byteLength(json),
       'x-request-id': requestId,
     };
     if (result.headers) Object.assign(headers, result.headers);
@@ -151,22 +138,27 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
       req.on('error', reject);
     });
 
-  /** Authentication and authorization in the spec's order; returns the failure, or the caller. */
-  type Authorized = { account: AccountState; key: ApiKeyRecord } | { fail: ApiError } | { limited: Result };
-  const authorize = (route: CompiledRoute, req: IncomingMessage, path: string): Authorized => {
+  /** Authentication and authorization in the spec's order: the caller, or the refusal to answer. */
+  const authorize = (
+    route: CompiledRoute,
+    req: IncomingMessage,
+    path: string,
+    requestId: string,
+  ): { account: AccountState; key: ApiKeyRecord } | { refusal: Result } => {
+    const fail = (error: ApiError) => ({ refusal: errorResult(error, requestId) });
     const header = req.headers['x-api-key'];
     if (typeof header !== 'string' || header === '') {
-      return { fail: new ApiError(401, 'UNAUTHORIZED', 'Missing X-API-Key header') };
+      return fail(new ApiError(401, 'UNAUTHORIZED', 'Missing X-API-Key header'));
     }
-    const key = core.store.keys.get(hashOf(header));
+    const key = core.store.keys.get(hashKey(header));
     const account = key ? core.store.accounts.get(key.userId) : undefined;
-    if (!key || !account) return { fail: new ApiError(401, 'UNAUTHORIZED', 'Invalid API key') };
+    if (!key || !account) return fail(new ApiError(401, 'UNAUTHORIZED', 'Invalid API key'));
     if (account.status === 'suspended') {
-      return {
-        fail: forbidden(`Account suspended${account.statusNote ? `: ${account.statusNote}` : ''}`, {
+      return fail(
+        forbidden(`Account suspended${account.statusNote ? `: ${account.statusNote}` : ''}`, {
           status: 'suspended',
         }),
-      };
+      );
     }
     const tierRate = account.limitOverrides.rateLimitTier ?? TIER_LIMITS[account.tier]?.rateLimitTier;
     const verdict = take(
@@ -176,7 +168,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
     );
     if (!verdict.ok) {
       return {
-        limited: tooMany(
+        refusal: tooMany(
           `Rate limit of ${verdict.perSecond} requests per second exceeded; retry later`,
           verdict.retryAfterMs,
         ),
@@ -184,11 +176,11 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
     }
     const capability = capabilityFor(path);
     if (capability && !account.capabilities.has(capability)) {
-      return { fail: forbidden(CAPABILITY_HINTS[capability], { capability }) };
+      return fail(forbidden(CAPABILITY_HINTS[capability], { capability }));
     }
     const scope = ENDPOINT_SCOPES[route.key] ?? null;
     if (!hasScope(key.scopes, scope)) {
-      return { fail: forbidden(`This API key lacks the ${scope} scope`, { requiredScope: scope }) };
+      return fail(forbidden(`This API key lacks the ${scope} scope`, { requiredScope: scope }));
     }
     return { account, key };
   };
@@ -205,12 +197,17 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
       send(res, requestId, result);
       core.log(`${method} ${path} ${result.status} ${Date.now() - started}ms`);
     };
+    /** Answers before the body is read; the body is drained so the connection stays usable. */
+    const refuse = (result: Result) => {
+      req.resume();
+      finish(result);
+    };
     try {
       const match = router.match(method, path);
       if (!match) {
-        req.resume();
-        finish(errorResult(new ApiError(404, 'NOT_FOUND', `No route for ${method} ${path}`), requestId));
-        return;
+        return refuse(
+          errorResult(new ApiError(404, 'NOT_FOUND', `No route for ${method} ${path}`), requestId),
+        );
       }
       const { route, params } = match;
       const def = route.def;
@@ -218,11 +215,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
 
       // Every route, API and hosted pages alike: a rebound DNS name is refused (loopback.ts).
       const wrongHost = hostRefusal(req.headers.host, host);
-      if (wrongHost) {
-        req.resume();
-        finish(errorResult(forbidden(wrongHost), requestId));
-        return;
-      }
+      if (wrongHost) return refuse(errorResult(forbidden(wrongHost), requestId));
 
       if (def.kind === 'operator') {
         const refusal = operatorRefusal({
@@ -231,54 +224,21 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
           host: req.headers.host,
           origin: req.headers.origin,
         });
-        if (refusal) {
-          req.resume();
-          finish(errorResult(forbidden(refusal), requestId));
-          return;
-        }
+        if (refusal) return refuse(errorResult(forbidden(refusal), requestId));
         const body = hasBody ? await readBody(req) : undefined;
-        const result = await def.handler({ core, method, path, params, query, body, requestId });
-        finish(result);
-        return;
+        return finish(await def.handler({ core, method, path, params, query, body, requestId }));
       }
 
       const decision = core.faults.decide(route.faultKey);
       if (decision.latencyMs > 0) await sleep(decision.latencyMs);
-      if (decision.kind === 'error_before') {
-        req.resume();
-        finish(injected(decision, requestId));
-        return;
-      }
-      if (decision.kind === 'rate_limit') {
-        req.resume();
-        finish(tooMany('Injected rate-limit burst', 1000));
-        return;
-      }
-      const auth = authorize(route, req, path);
-      if ('limited' in auth) {
-        req.resume();
-        finish(auth.limited);
-        return;
-      }
-      if ('fail' in auth) {
-        req.resume();
-        finish(errorResult(auth.fail, requestId));
-        return;
-      }
+      if (decision.kind === 'error_before') return refuse(injected(decision, requestId));
+      if (decision.kind === 'rate_limit') return refuse(tooMany('Injected rate-limit burst', 1000));
+      const auth = authorize(route, req, path, requestId);
+      if ('refusal' in auth) return refuse(auth.refusal);
       const body = hasBody ? await readBody(req) : undefined;
       let result: Result;
       try {
-        result = await def.handler({
-          core,
-          method,
-          path,
-          params,
-          query,
-          body,
-          requestId,
-          account: auth.account,
-          key: auth.key,
-        });
+        result = await def.handler({ core, method, path, params, query, body, requestId, ...auth });
       } catch (error) {
         result = errorResult(error, requestId);
       }

@@ -142,72 +142,49 @@ export function resolveLines(
   });
 }
 
-export interface ListOptions<S extends string> extends ListQueryT {
-  status?: S;
-  externalRef?: string;
-  checkoutId?: string;
-}
-
-/** Common list conventions of §4, plus the resource's status filter and extra string filters. */
 /**
- * The schema of each list route's query, built on its first request and kept: building a
- * zod object costs several times what parsing with it does (issue 25). Keyed by the
- * route's statuses (a module constant) and whether it takes `externalRef`.
+ * The query schema of a list route: the common conventions of §4 plus the resource's
+ * status filter. Route modules build theirs once, beside the route.
  */
-const listSchemas = new WeakMap<readonly string[], Map<boolean, z.ZodType>>();
-
-function listSchema(statuses: readonly [string, ...string[]], externalRef: boolean): z.ZodType {
-  let byFlag = listSchemas.get(statuses);
-  if (!byFlag) {
-    byFlag = new Map();
-    listSchemas.set(statuses, byFlag);
-  }
-  let schema = byFlag.get(externalRef);
-  if (!schema) {
-    schema = ListQuery.extend({
-      status: z.enum(statuses).optional(),
-      ...(externalRef ? { externalRef: z.string().min(1).max(EXTERNAL_REF_MAX).optional() } : {}),
-    });
-    byFlag.set(externalRef, schema);
-  }
-  return schema;
+export function listQuerySchema<S extends string>(statuses: readonly [S, ...S[]]) {
+  return ListQuery.extend({ status: z.enum(statuses).optional() });
 }
 
-export function listQuery<S extends string>(
-  query: URLSearchParams,
-  statuses: readonly [S, ...S[]],
-  extra: { externalRef?: boolean } = {},
-): ListOptions<S> {
-  const schema = listSchema(statuses, Boolean(extra.externalRef));
-  const raw: Record<string, string> = {};
-  for (const [k, v] of query) raw[k] = v;
-  return parse(schema, raw, 'Invalid query') as ListOptions<S>;
+/** A list route's query string, checked against its schema (400 naming the parameter). */
+export function parseQuery<T extends z.ZodType>(schema: T, query: URLSearchParams): z.infer<T> {
+  return parse(schema, Object.fromEntries(query), 'Invalid query');
 }
 
-interface Sortable {
+interface Listed {
   createdAt: number;
   status: string;
 }
 
-/** Sorts and slices; ties keep creation order so pages are stable. */
-export function paginate<T extends Sortable>(items: readonly T[], q: ListQueryT, amountOf: (t: T) => number) {
-  const dir = q.sortOrder === 'asc' ? 1 : -1;
-  const indexed = items.map((item, idx) => ({ item, idx }));
-  indexed.sort((a, b) => {
-    let c = 0;
-    if (q.sortBy === 'createdAt') c = a.item.createdAt - b.item.createdAt;
-    else if (q.sortBy === 'totalAmount') c = amountOf(a.item) - amountOf(b.item);
-    else c = a.item.status < b.item.status ? -1 : a.item.status > b.item.status ? 1 : 0;
-    return c !== 0 ? c * dir : (a.idx - b.idx) * dir;
-  });
-  const page = indexed.slice(q.offset, q.offset + q.limit).map((x) => x.item);
+/**
+ * A page of a list route (spec §4) from `records` in creation order: those `keep` lets
+ * through and of the query's status (when it names one), sorted by `sortBy` with ties in
+ * creation order (the sort is stable), the whole order reversed for `desc`, then `limit`
+ * of them from `offset`.
+ */
+export function paginate<T extends Listed>(
+  records: readonly T[],
+  q: ListQueryT & { status?: string | undefined },
+  amountOf: (record: T) => number,
+  keep: (record: T) => boolean = () => true,
+) {
+  const matching = records.filter((r) => keep(r) && (q.status === undefined || r.status === q.status));
+  if (q.sortBy === 'createdAt') matching.sort((a, b) => a.createdAt - b.createdAt);
+  else if (q.sortBy === 'totalAmount') matching.sort((a, b) => amountOf(a) - amountOf(b));
+  else matching.sort((a, b) => (a.status < b.status ? -1 : a.status > b.status ? 1 : 0));
+  if (q.sortOrder !== 'asc') matching.reverse();
+  const page = matching.slice(q.offset, q.offset + q.limit);
   return {
     page,
     pagination: {
-      total: items.length,
+      total: matching.length,
       limit: q.limit,
       offset: q.offset,
-      hasMore: q.offset + page.length < items.length,
+      hasMore: q.offset + page.length < matching.length,
     },
   };
 }

@@ -16,8 +16,8 @@ import type {
   RefundState,
   UnitState,
   WebhookEndpoint,
-} from './state.js';
-import { round2 } from './state.js';
+} from './model.js';
+import { round2 } from './model.js';
 
 function fulfillmentView(f: UnitState, retailer: boolean) {
   const sealed = f.giftCardId !== null;
@@ -35,24 +35,21 @@ function fulfillmentView(f: UnitState, retailer: boolean) {
   return view;
 }
 
-function b2bItemView(item: ItemState, minimal = false) {
-  const view: Record<string, unknown> = {
+function b2bItemView(item: ItemState, minimal: boolean) {
+  return {
     id: item.id,
     productId: item.productId,
     productName: item.productName,
-  };
-  // Beyond the spec's B2B item (no skuId there), like the checkout item: the recipient a
-  // replayed ref is compared on.
-  if (!minimal) view.requiredFields = item.requiredFields;
-  Object.assign(view, {
+    // Beyond the spec's B2B item (no skuId there), like the checkout item: the recipient a
+    // replayed ref is compared on.
+    ...(minimal ? {} : { requiredFields: item.requiredFields }),
     unitAmount: item.unitAmount,
     unitPrice: item.unitPrice,
     costCurrency: item.costCurrency,
     quantity: item.quantity,
     status: item.status,
     fulfillments: item.fulfillments.map((f) => fulfillmentView(f, false)),
-  });
-  return view;
+  };
 }
 
 /**
@@ -61,32 +58,18 @@ function b2bItemView(item: ItemState, minimal = false) {
  * them out.
  */
 export function orderView(order: OrderState, minimal = false) {
-  if (minimal) {
-    return {
-      checkoutId: order.checkoutId,
-      status: order.status,
-      totalAmount: order.totalAmount,
-      paymentCurrency: order.paymentCurrency,
-      items: order.items.map((i) => b2bItemView(i, true)),
-      createdAt: order.createdAt,
-      externalRef: order.externalRef,
-      appliedDiscountPercent: order.appliedDiscountPercent,
-      completedAt: order.completedAt,
-    };
-  }
   return {
     checkoutId: order.checkoutId,
     status: order.status,
     totalAmount: order.totalAmount,
     paymentCurrency: order.paymentCurrency,
-    items: order.items.map((i) => b2bItemView(i)),
+    items: order.items.map((i) => b2bItemView(i, minimal)),
     createdAt: order.createdAt,
-    updatedAt: order.updatedAt,
+    ...(minimal ? {} : { updatedAt: order.updatedAt }),
     externalRef: order.externalRef,
     appliedDiscountPercent: order.appliedDiscountPercent,
     completedAt: order.completedAt,
-    sealCards: order.sealCards,
-    callbackUrl: order.callbackUrl,
+    ...(minimal ? {} : { sealCards: order.sealCards, callbackUrl: order.callbackUrl }),
   };
 }
 

@@ -10,7 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DEADLINE_MS } from '../schemas/common.js';
 import { DELIVERY_HEADER, EVENT_HEADER, type EventType, SIGNATURE_HEADER } from '../schemas/webhooks.js';
 import type { Core, WebhookSender } from './context.js';
-import type { AccountState, DeliveryState, OrderState, WebhookEndpoint } from './state.js';
+import type { AccountState, DeliveryState, OrderState, WebhookEndpoint } from './model.js';
 
 /** node:http with no agent: one connection per delivery, so receivers can close cleanly. */
 export const defaultSender: WebhookSender = (req) =>

@@ -40,7 +40,7 @@ describe('order bulk without a terminal', () => {
     expect(res.code, res.stderr).toBe(0);
     const elapsed = clock.now() - started;
     expect(elapsed).toBeGreaterThan(40_000);
-    const lines = res.stderr.split('\n').filter((l) => /rows planned · orders \d+ submitted/.test(l));
+    const lines = res.stderr.split('\n').filter((l) => /\d+ rows? planned · orders \d+ submitted/.test(l));
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines.length).toBeLessThanOrEqual(Math.floor(elapsed / 10_000) + 1);
     expect(res.stderr).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);

@@ -17,6 +17,7 @@ import { workbookBytes, XLSX_MAX_ROWS } from '../../src/bulk/store/xlsx.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from '../../src/bulk/types.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
+import { ownHomeEnv } from '../helpers/temp.js';
 import { account, tempDir, writeCsv } from './support.js';
 
 const run = promisify(execFile);
@@ -47,7 +48,8 @@ async function convert(file: string, to: string, dir: string, infilter?: string)
       outDir,
       file,
     ],
-    { timeout: 120_000 },
+    // dconf keeps its settings in ~/.cache/dconf; its temp files go to a folder of its own.
+    { timeout: 120_000, env: ownHomeEnv() },
   );
   const [name] = readdirSync(outDir);
   return join(outDir, name as string);

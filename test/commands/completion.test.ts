@@ -9,11 +9,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { completionPaths, HTTP_METHODS } from '../../src/api/paths.js';
 import { describeTree } from '../../src/commands/completion/tree.js';
 import { buildProgram } from '../../src/program.js';
 import { EVENT_TYPES, ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
 import { BIN, type CliResult, quietIO, runBinary } from '../helpers/cli.js';
-import { tempDirFor } from '../helpers/temp.js';
+import { ownHomeEnv, tempDirFor } from '../helpers/temp.js';
 import { startProgram, type Terminal } from '../helpers/terminal.js';
 
 const dir = tempDirFor('giftcodes-completion-');
@@ -119,6 +120,17 @@ describe('completion bash, in a real bash', () => {
     expect(bashComplete(['giftcodes', 'webhook', 'set', '--events', 'nothing'])).toEqual([]);
   });
 
+  it("api offers the methods, then the spec's paths (those with an id up to it), by position", () => {
+    expect(bashComplete(['giftcodes', 'api', ''])).toEqual([...HTTP_METHODS]);
+    expect(bashComplete(['giftcodes', 'api', 'GET', '/b2b/or'])).toEqual(['/b2b/orders', '/b2b/orders/']);
+    expect(bashComplete(['giftcodes', '--json', 'api', 'POST', '/retailer/v1/checkouts/'])).toEqual([
+      '/retailer/v1/checkouts/',
+    ]);
+    expect(bashComplete(['giftcodes', 'api', '-f', 'a=1', 'GET', ''])).toEqual(completionPaths());
+    // The third word is not a path any more.
+    expect(bashComplete(['giftcodes', 'api', 'GET', '/b2b/balance', '/b2b'])).toEqual([]);
+  });
+
   it('help offers the commands and the topics', () => {
     const offered = bashComplete(['giftcodes', 'help', '']);
     expect(offered).toEqual(expect.arrayContaining(['order', 'deposit', 'exit-codes']));
@@ -166,9 +178,8 @@ describe.skipIf(!has('zsh'))(
           'zsh',
           scripts.zsh as string,
         ],
-        {
-          encoding: 'utf8',
-        },
+        // compinit (which the script runs when the shell has not) writes ~/.zcompdump.
+        { encoding: 'utf8', env: ownHomeEnv() },
       );
       expect(res.stdout.trim(), res.stderr).toBe('loaded');
     });
@@ -206,11 +217,17 @@ describe.skipIf(!has('fish'))(
   `completion fish${has('fish') ? '' : ' (skipped: fish is not installed on this machine)'}`,
   () => {
     it('completes subcommands and fixed values in fish', () => {
+      // fish makes its config and data folders (~/.config/fish, ~/.local/share/fish) on start.
+      const env = ownHomeEnv();
       const run = (line: string) =>
-        spawnSync('fish', ['-c', `source ${scripts.fish}; complete -C '${line}'`], { encoding: 'utf8' })
+        spawnSync('fish', ['-c', `source ${scripts.fish}; complete -C '${line}'`], { encoding: 'utf8', env })
           .stdout;
       expect(run('giftcodes order ')).toContain('export');
       expect(run('giftcodes order list --status ')).toContain('partial');
+      expect(run('giftcodes api ')).toContain('PATCH');
+      const paths = run('giftcodes api GET /b2b/o').split('\n');
+      expect(paths).toEqual(expect.arrayContaining(['/b2b/orders', '/b2b/orders/']));
+      expect(run('giftcodes api GET /b2b/orders ')).not.toContain('/b2b/');
     });
   },
 );

@@ -19,6 +19,9 @@ beforeAll(async () => {
     'GET /hang-once/b2b/balance': (_req, res, { count }) => {
       if (count > 1) json(res, 200, { balance: 1, currency: 'USD' });
     },
+    'GET /hang-once-named/b2b/balance': (_req, res, { count }) => {
+      if (count > 1) json(res, 200, { balance: 1, currency: 'USD' });
+    },
   });
 });
 afterAll(async () => {
@@ -240,19 +243,28 @@ describe('precedence and profiles at run time', () => {
     expect(badKey.stderr).toMatch(/UNAUTHORIZED/);
   });
 
-  it('the profile timeout applies even when URL and key come from the environment', async () => {
-    const dir = tempConfigDir();
-    const run = withDir(dir);
-    await run(['config', 'set', 'timeout', '300']);
-    const r = await run(['balance', '--debug'], {
-      env: { GIFTCODES_BASE_URL: `${service.url}/hang-once`, GIFTCODES_API_KEY: FIXTURE_KEY },
-    });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toBe('1.00 USD\n');
-    expect(r.stderr).toContain('timeout after 300ms');
-    expect(r.stderr).toMatch(/retry 1 of GET \/b2b\/balance after timeout/);
-    expect(r.stderr).not.toContain(FIXTURE_KEY);
-  });
+  // With URL and key both from flags or the environment, no profile is read unless one is
+  // named (test/commands/config-conf.test.ts: conf is not even loaded).
+  it.each([
+    ['supplies the key', 'hang-once', {}, []],
+    ['is named', 'hang-once-named', { GIFTCODES_API_KEY: FIXTURE_KEY }, ['--profile', 'default']],
+  ])(
+    'the profile timeout applies when the profile %s, the URL from the environment',
+    async (_how, route, env, flags) => {
+      const dir = tempConfigDir();
+      const run = withDir(dir);
+      await run(['config', 'set', 'timeout', '300']);
+      await run(['config', 'set', 'api-key', FIXTURE_KEY]);
+      const r = await run(['balance', '--debug', ...flags], {
+        env: { GIFTCODES_BASE_URL: `${service.url}/${route}`, ...env },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('1.00 USD\n');
+      expect(r.stderr).toContain('timeout after 300ms');
+      expect(r.stderr).toMatch(/retry 1 of GET \/b2b\/balance after timeout/);
+      expect(r.stderr).not.toContain(FIXTURE_KEY);
+    },
+  );
 
   it('an explicit profile that does not exist is named in the error', async () => {
     const r = await withDir(tempConfigDir())(['balance', '--profile', 'prdo']);

@@ -6,8 +6,10 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/context.js';
 import { tempDir } from '../bulk/support.js';
-import { runInProcess } from '../helpers/cli.js';
+import { runBinary, runInProcess } from '../helpers/cli.js';
+import { instantClock } from '../helpers/clock.js';
 import { withSandbox } from '../helpers/sandbox.js';
 
 const sb = withSandbox({ seed: 5 });
@@ -18,8 +20,11 @@ interface Check {
   detail: string;
 }
 
-async function doctor(env: Record<string, string>) {
-  const res = await runInProcess(['--json', 'doctor'], { env: { GIFTCODES_CONFIG_DIR: tempDir(), ...env } });
+async function doctor(env: Record<string, string>, clock?: Clock) {
+  const res = await runInProcess(['--json', 'doctor'], {
+    env: { GIFTCODES_CONFIG_DIR: tempDir(), ...env },
+    deps: clock ? { clock } : {},
+  });
   const body = JSON.parse(res.stdout) as { ok: boolean; checks: Check[] };
   const check = (name: string) => body.checks.find((c) => c.name === name) as Check;
   return { ...res, body, check };
@@ -120,5 +125,38 @@ describe('doctor', () => {
     expect(res.check('config file').detail).toContain('mode 0644');
     expect(res.check('API key source').detail).toContain('from the profile');
     expect(res.check('base URL').status).toBe('fail');
+  });
+
+  it('names the Node.js line running it, a warning once past its end of life, on the injected clock', async () => {
+    const line = process.versions.node.split('.')[0];
+    const before = await doctor({}, instantClock(Date.parse('2026-01-15T00:00:00Z')));
+    expect(before.check('Node.js')).toEqual({
+      name: 'Node.js',
+      status: 'ok',
+      detail: expect.stringMatching(
+        new RegExp(`^${process.versions.node} \\(end of life 20\\d\\d-04-30\\)$`),
+      ),
+    });
+    const after = await doctor({}, instantClock(Date.parse('2030-01-15T00:00:00Z')));
+    expect(after.check('Node.js')).toMatchObject({ status: 'warn' });
+    expect(after.check('Node.js').detail).toMatch(
+      new RegExp(`Node ${line} reached its end of life on 20\\d\\d-04-30`),
+    );
+    // A warning, not a failure: only the missing settings fail these runs.
+    expect(after.body.checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual([
+      'base URL',
+      'API key source',
+    ]);
+    const human = await runInProcess(['doctor'], {
+      env: { GIFTCODES_CONFIG_DIR: tempDir() },
+      deps: { clock: instantClock(Date.parse('2030-01-15T00:00:00Z')) },
+    });
+    expect(human.stdout).toMatch(/^warn {2}Node\.js +\d+\.\d+\.\d+: Node \d+ reached its end of life on/m);
+  });
+
+  it('the binary the tests spawn runs on the same Node as the tests (the line under test)', async () => {
+    const res = await runBinary(['--json', 'doctor']);
+    const node = (JSON.parse(res.stdout) as { checks: Check[] }).checks.find((c) => c.name === 'Node.js');
+    expect(node?.detail, res.stderr).toMatch(new RegExp(`^${process.versions.node}[ :]`));
   });
 });

@@ -6,29 +6,16 @@
  * with an action, parses the command line twice through the parse-only seam
  * (`ctx.runF`, see src/commands/invoke.ts): without the option and with a valid
  * non-default value for it, and expects the run options to differ at the option's
- * attribute. Nothing runs, so no service is needed. Global flags are covered elsewhere.
+ * attribute: the run options are the type the declaration infers, so a flag arrives
+ * under its own name. Nothing runs, so no service is needed. Global flags are covered elsewhere.
  */
 import { rmSync } from 'node:fs';
 import type { Argument, Command, Option } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
+import { COMMANDS, loadDefinition } from '../../src/commands/registry.js';
 import { buildProgram } from '../../src/program.js';
 import * as enums from '../../src/schemas/enums.js';
 import { quietIO, runInProcess, tempConfigDir } from '../helpers/cli.js';
-
-/**
- * Where an action hands an option to its run function under another name than
- * commander's attribute, keyed by `<command path> --<flag>`.
- */
-const RENAMED: Record<string, string> = {
-  // Repeatable `--secret` becomes the list of secrets to try.
-  'webhook verify --secret': 'secrets',
-  'webhook listen --secret': 'secrets',
-  // `--tolerance` parses to milliseconds; the run function takes seconds.
-  'webhook verify --tolerance': 'toleranceSeconds',
-  'webhook listen --tolerance': 'toleranceSeconds',
-  // The old name of --method, kept as a hidden alias.
-  'checkout create --pay-method': 'method',
-};
 
 /**
  * Sample values, tried in order; an option takes the first its parser accepts that is
@@ -36,6 +23,7 @@ const RENAMED: Record<string, string> = {
  * membership in their parser rather than with commander's `.choices()`.
  */
 const CANDIDATES: string[] = [
+  'GET',
   '1',
   '2',
   '10s',
@@ -122,6 +110,20 @@ const program = await buildProgram(quietIO(), '0.0.0', () => {
 });
 const commands = runnables(program);
 
+/**
+ * The flags each command requires, from its declaration (`required: true`): the registry
+ * checks them itself, after commander has refused unknown flags, so commander's Option
+ * does not carry them as `mandatory`.
+ */
+const requiredFlags = new Map(
+  await Promise.all(
+    COMMANDS.map(async (path) => {
+      const options = Object.values((await loadDefinition(path)).options ?? {});
+      return [path, new Set(options.filter((o) => o.required).map((o) => o.flags))] as const;
+    }),
+  ),
+);
+
 describe('every declared flag reaches the run function', () => {
   it('walks the whole tree', () => {
     // A floor, so a broken walk cannot pass by finding nothing.
@@ -137,7 +139,7 @@ describe('every declared flag reaches the run function', () => {
         if (value === undefined) throw new Error(`${name}: no sample value for <${arg.name()}>`);
         return value;
       });
-    const mandatory = command.options.filter((option) => option.mandatory);
+    const mandatory = command.options.filter((option) => requiredFlags.get(name)?.has(option.flags));
     const mandatoryValue = (option: Option) => {
       const [value] = samples(option, option.defaultValue);
       if (value === undefined) throw new Error(`${name}: no sample value for ${option.flags}`);
@@ -159,8 +161,9 @@ describe('every declared flag reaches the run function', () => {
         const others = mandatory.filter((o) => o !== option);
         const fixed = [...requiredArgs, ...others.flatMap((o) => [flagOf(o), mandatoryValue(o)])];
         // A required option cannot be left out: compare two of its values instead.
-        const baseline = option.mandatory ? [flag, mandatoryValue(option)] : [];
-        const avoid = option.mandatory
+        const required = mandatory.includes(option);
+        const baseline = required ? [flag, mandatoryValue(option)] : [];
+        const avoid = required
           ? parsed(option.parseArg as Parser, mandatoryValue(option))?.value
           : option.defaultValue;
         // Booleans by presence, negatable flags by their --no- form (their declared long flag).
@@ -184,7 +187,7 @@ describe('every declared flag reaches the run function', () => {
             `${key}: no sample value parsed (tried ${tries.map((t) => t.join(' ')).join(', ')})`,
           );
 
-        const attr = RENAMED[key] ?? option.attributeName();
+        const attr = option.attributeName();
         expect(
           attribute(set.received[0], attr),
           `${key} did not change "${attr}" in the run options (a parent command took the flag?)`,

@@ -81,7 +81,9 @@ describe('foundation commands against the sandbox', () => {
     for (const args of [['account'], ['account', '--surface', 'retailer'], ['account', '--json']]) {
       const r = await cli(args, apiKey);
       expect(r.code).toBe(1);
-      expect(r.stdout).toBe('');
+      // Under --json stdout is the error object (errors as JSON), else nothing.
+      if (args.includes('--json')) expect(JSON.parse(r.stdout).error.code).toBe('FORBIDDEN');
+      else expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(
         /^error FORBIDDEN: [^\n]*suspended[^\n]*compliance hold[^\n]* \(request req_[^)]+\)\n$/i,
       );

@@ -69,7 +69,7 @@ beforeAll(async () => {
         'buyer@example.com',
         '--item',
         'prd_amazon_us:sku_amazon_us_25:25:1',
-        '--pay-method',
+        '--method',
         'balance',
         '--yes',
       ],

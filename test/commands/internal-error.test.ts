@@ -36,9 +36,9 @@ describe('an internal error', () => {
     (io.stderr as PassThrough).on('data', (c) => {
       text += c;
     });
-    expect(reportError(io, new TypeError('x is not a function'), false)).toBe(1);
-    expect(reportError(io, 'a thrown string', false)).toBe(1);
-    expect(reportError(io, new UsageError('bad flag'), false)).toBe(ExitCode.usage);
+    expect(reportError(io, new TypeError('x is not a function'))).toBe(1);
+    expect(reportError(io, 'a thrown string')).toBe(1);
+    expect(reportError(io, new UsageError('bad flag'))).toBe(ExitCode.usage);
     expect(text).toBe(
       'error INTERNAL: x is not a function\nerror INTERNAL: a thrown string\nerror USAGE: bad flag\n',
     );
@@ -77,8 +77,8 @@ describe('run and reportError', () => {
   it('an error that looks like a commander error but has no exit code is internal', () => {
     const c = capture();
     const fake = Object.assign(new Error('odd'), { code: 'commander.odd' });
-    expect(reportError(c.io, fake, false)).toBe(1);
-    expect(reportError(c.io, { code: 'commander.x', exitCode: 0 }, false)).toBe(1);
+    expect(reportError(c.io, fake)).toBe(1);
+    expect(reportError(c.io, { code: 'commander.x', exitCode: 0 })).toBe(1);
     expect(c.err()).toBe('error INTERNAL: odd\nerror INTERNAL: [object Object]\n');
   });
 
@@ -91,21 +91,21 @@ describe('run and reportError', () => {
       requestId: 'req_7',
       exitCode: 1,
     });
-    expect(reportError(c.io, api, false)).toBe(1);
+    expect(reportError(c.io, api)).toBe(1);
     expect(c.err()).toBe('error CONFLICT: two^Jlines (request req_7)\n');
   });
 
   it('--debug adds the details of a CLI error and the stack of an internal one, and only then', () => {
     const detailed = new CliError('m', { exitCode: 1, code: 'X', details: { field: 'amount' } });
     const quiet = capture();
-    reportError(quiet.io, detailed, false);
-    reportError(quiet.io, new CliError('n', { exitCode: 1, code: 'Y' }), true);
+    reportError(quiet.io, detailed);
+    reportError(quiet.io, new CliError('n', { exitCode: 1, code: 'Y' }), { debug: true });
     expect(quiet.err()).toBe('error X: m\nerror Y: n\n');
     const loud = capture();
-    reportError(loud.io, detailed, true);
+    reportError(loud.io, detailed, { debug: true });
     expect(loud.err()).toContain('details: {\n  "field": "amount"\n}');
     const crash = capture();
-    reportError(crash.io, new TypeError('boom'), true);
+    reportError(crash.io, new TypeError('boom'), { debug: true });
     expect(crash.err()).toMatch(/^error INTERNAL: boom\nTypeError: boom\n\s+at /);
   });
 });

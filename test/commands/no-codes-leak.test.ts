@@ -72,6 +72,8 @@ const ROWS: Record<string, Row> = {
     ],
   },
   'order get': { argv: () => ['order', 'get', s.order] },
+  // The raw answer of a delivered order: every code in it comes from the service as is.
+  api: { argv: () => ['api', 'GET', `/b2b/orders/${s.order}`] },
   'order list': { argv: () => ['order', 'list', '--all'] },
   catalog: { argv: () => ['catalog'] },
   'catalog show': { argv: () => ['catalog', 'show', 'prd_netflix_global'] },

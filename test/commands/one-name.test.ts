@@ -1,6 +1,6 @@
 /**
  * One name per concept (issue 15): `-y` wherever a write takes `--yes`; the payment
- * method is `--method` everywhere (`checkout create --pay-method` still works, hidden);
+ * method is `--method` everywhere (the old `checkout create --pay-method` is gone);
  * `deposit create --method` implies its currency; an unknown product id is exit 2 in
  * every command; a 4xx create never suggests a re-run with --ref.
  */
@@ -61,23 +61,15 @@ describe('-y, --yes', () => {
 });
 
 describe('--method', () => {
-  it('checkout create takes --method; --pay-method still works, hidden, with a note', async () => {
+  it('checkout create takes --method; the old --pay-method is refused (exit 2)', async () => {
     const base = ['checkout', 'create', '--email', 'a@b.co', '--item', AMAZON_25];
     const current = await parseOnly([...base, '--method', 'balance']);
     expect(current.code, current.stderr).toBe(0);
     expect(current.received).toEqual([expect.objectContaining({ method: 'balance' })]);
     const old = await parseOnly([...base, '--pay-method', 'balance']);
-    expect(old.code, old.stderr).toBe(0);
-    expect(old.received).toEqual([expect.objectContaining({ method: 'balance' })]);
-    expect(old.stderr).toContain('--pay-method is now --method');
-    const both = await parseOnly([...base, '--pay-method', 'balance', '--method', 'btc']);
-    expect(both.code).toBe(2);
-
-    const help = await runInProcess(['checkout', 'create', '--help'], {
-      env: { GIFTCODES_CONFIG_DIR: configDir },
-    });
-    expect(help.stdout).toContain('--method <id>');
-    expect(help.stdout).not.toContain('--pay-method');
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain("unknown option '--pay-method'");
+    expect(old.received).toEqual([]);
   });
 
   it('checkout create --method balance pays at creation against the sandbox', async () => {

@@ -188,7 +188,16 @@ describe('--json order list with a deeply nested entry (point 7b)', () => {
     expect(res.stderr).toMatch(
       /error UNEXPECTED_RESPONSE: unexpected response: nested deeper than 200 levels/,
     );
-    expect(res.stdout).toBe('');
+    // Nothing of the answer: stdout is the error object alone (errors as JSON).
+    expect(JSON.parse(res.stdout)).toEqual({
+      error: {
+        code: 'UNEXPECTED_RESPONSE',
+        message: 'unexpected response: nested deeper than 200 levels; refusing to process it',
+        exitCode: 1,
+        requestId: null,
+        details: null,
+      },
+    });
   });
 });
 

@@ -22,7 +22,7 @@ const META = resolve(import.meta.dirname, '../../dist/cli/meta.json');
 const HEAVY_PACKAGES = ['zod', 'undici', '@inquirer', 'ora', 'cli-table3', 'csv-parse', 'conf', 'qrcode'];
 const HEAVY_DIRS = ['sandbox', 'api', 'bulk', 'batch', 'webhooks'];
 /** Pure functions without a dependency, which declarations may use. */
-const LIGHT = ['/dist/api/shapes.js', '/dist/api/retry.js', '/dist/schemas/enums.js'];
+const LIGHT = ['/dist/api/shapes.js', '/dist/api/retry.js', '/dist/api/paths.js', '/dist/schemas/enums.js'];
 
 /** The modules a node process loads running `args`. */
 function modulesLoaded(args: string[]): string[] {

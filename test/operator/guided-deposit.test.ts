@@ -203,9 +203,11 @@ describe('guided deposit in a terminal', () => {
     terminals.push(term);
     await term.waitFor('Amount to add (USD)');
     term.type(`3${KEYS.enter}`);
-    // Methods that can take the amount come first; the ones below their minimum last, disabled.
-    const menu = await term.waitFor(/Ether.*minimum 5\.00 USD/);
-    expect(menu).toMatch(/Bitcoin.*minimum 5\.00 USD/);
+    // Methods that can take the amount come first; the ones below their minimum last, disabled,
+    // the minimum said once (the label's), not again as the reason.
+    const menu = await term.waitFor(/Ether.*min 5\.00 USD \(below its minimum\)/);
+    expect(menu).toMatch(/Bitcoin.*min 5\.00 USD \(below its minimum\)/);
+    expect(menu).not.toMatch(/USD minimum/);
     expect(menu.indexOf('XRP')).toBeLessThan(menu.indexOf('Bitcoin'));
     // One step down from Card goes to Tether: the disabled Bitcoin and Ether sit at the end.
     term.type(KEYS.down);
@@ -226,7 +228,7 @@ describe('confirmation on a terminal', () => {
       'tty@example.com',
       '--item',
       'prd_amazon_us:sku_amazon_us_25:25',
-      '--pay-method',
+      '--method',
       'balance',
     ];
     const declined = startTerminal(args, env);

@@ -30,13 +30,26 @@ async function retailAccount() {
   return { ...acc, env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: acc.apiKey } };
 }
 
-/** Ctrl-C while the client waits to retry: the first sleep aborts the run, as SIGINT does. */
-function ctrlCInRetryWait(): { clock: Clock; signal: AbortSignal; waits: () => number } {
+/**
+ * Ctrl-C while the client waits to retry: the first sleep aborts the run, as SIGINT does.
+ * The backoff's jitter is drawn from `random` (full jitter: a wait in [0, 250) ms before
+ * the first retry), and a draw under 1/250 is a wait of 0 ms, which the client does not
+ * sleep: it retried at once, got the 200 replay and the Ctrl-C never came (the test failed
+ * about once in 250 runs, more often seen under load only because more runs were made).
+ * A fixed draw makes the wait, the event the Ctrl-C is tied to, certain.
+ */
+function ctrlCInRetryWait(): {
+  clock: Clock;
+  signal: AbortSignal;
+  random: () => number;
+  waits: () => number;
+} {
   const controller = new AbortController();
   const clock = instantClock();
   let waits = 0;
   return {
     signal: controller.signal,
+    random: () => 0.5,
     waits: () => waits,
     clock: {
       now: clock.now,
@@ -85,7 +98,7 @@ describe('Ctrl-C in the wait before a retry, after the first attempt committed',
     const ctrlC = ctrlCInRetryWait();
     const res = await runInProcess(
       [...CHECKOUT_CREATE, '--country', 'US', '--ref', 'po-ctrl-c', '--method', 'balance', '--yes'],
-      { env: acc.env, deps: { clock: ctrlC.clock, signal: ctrlC.signal } },
+      { env: acc.env, deps: { clock: ctrlC.clock, signal: ctrlC.signal, random: ctrlC.random } },
     );
     await sb.operator.setFaults({});
     expect(ctrlC.waits(), res.stderr).toBe(1);

@@ -45,12 +45,12 @@ function failAfterCommit(route: string) {
   });
 }
 
-describe('checkout create --pay-method balance: the answer is lost after the charge', () => {
+describe('checkout create --method balance: the answer is lost after the charge', () => {
   it('names the ref before the request, and the advised re-run replays instead of charging again', async () => {
     const acc = await retailAccount();
     await failAfterCommit('POST /retailer/v1/checkouts');
     const args = CHECKOUT_CREATE;
-    const first = await cli(acc.env, [...args, '--country', 'US', '--pay-method', 'balance', '--yes']);
+    const first = await cli(acc.env, [...args, '--country', 'US', '--method', 'balance', '--yes']);
     expect(first.code, first.stderr).toBe(1);
     const ref = /externalRef (gc-[0-9a-f]{16}) \(generated\)/.exec(first.stderr)?.[1];
     expect(ref, first.stderr).toBeDefined();
@@ -82,7 +82,7 @@ describe('checkout create --pay-method balance: the answer is lost after the cha
       key,
       ...CHECKOUT_CREATE,
       '--ref=po-77',
-      '--pay-method',
+      '--method',
       'balance',
       '--yes',
     ]);
@@ -202,7 +202,7 @@ describe('webhook rotate: the answer is lost after the rotation', () => {
 describe('checks before a write never need more scopes than the write (spec section 5)', () => {
   it('checkout create --markup with an orders:create-only key skips the limit check with a note', async () => {
     const acc = await retailAccount(['orders:create']);
-    const res = await cli(acc.env, [...CHECKOUT_CREATE, '--markup', '5', '--pay-method', 'balance', '--yes']);
+    const res = await cli(acc.env, [...CHECKOUT_CREATE, '--markup', '5', '--method', 'balance', '--yes']);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain('note: the maxMarkupPercent check skipped');
     expect(await sb.operator.ledgerEntries(acc.userId, 'checkout_charge')).toHaveLength(1);

@@ -68,7 +68,7 @@ describe('a reused --ref with other parameters', () => {
       'b@example.com',
       '--ref',
       'shop-9',
-      '--pay-method',
+      '--method',
       'balance',
       '--yes',
     ];
@@ -101,17 +101,7 @@ describe('a checkout paid from the balance', () => {
   it('is shown as paid, not as an invoice to send money to', async () => {
     const { env } = await retailEnv();
     const res = await runInProcess(
-      [
-        'checkout',
-        'create',
-        '--email',
-        'b@example.com',
-        '--item',
-        AMAZON_25,
-        '--pay-method',
-        'balance',
-        '--yes',
-      ],
+      ['checkout', 'create', '--email', 'b@example.com', '--item', AMAZON_25, '--method', 'balance', '--yes'],
       { env },
     );
     expect(res.code, res.stderr).toBe(0);

@@ -20,7 +20,7 @@ describe('checkout create / get', () => {
       `${AMAZON_25}:2`,
       '--country',
       'US',
-      '--pay-method',
+      '--method',
       'balance',
     ];
     // End to end: the real binary, no terminal, refuses with exit 2.
@@ -163,17 +163,7 @@ describe('checkout pay', () => {
   it('refuses a checkout that is no longer pending (exit 2)', async () => {
     const { env } = op.account({ balanceUsd: 50, capabilities: ['b2b', 'retailer'] });
     const { checkoutId } = await json(
-      [
-        'checkout',
-        'create',
-        '--email',
-        'p@example.com',
-        '--item',
-        AMAZON_25,
-        '--pay-method',
-        'balance',
-        '--yes',
-      ],
+      ['checkout', 'create', '--email', 'p@example.com', '--item', AMAZON_25, '--method', 'balance', '--yes'],
       env,
     );
     const res = await runInProcess(['checkout', 'pay', checkoutId, '--method', 'btc', '--yes'], { env });
@@ -195,7 +185,7 @@ describe('checkout list and payment-methods', () => {
         'paid@example.com',
         '--item',
         AMAZON_25,
-        '--pay-method',
+        '--method',
         'balance',
         '--yes',
       ],
@@ -232,7 +222,7 @@ describe('refund create', () => {
         'f@example.com',
         '--item',
         `${ALWAYS_FAILS}:2`,
-        '--pay-method',
+        '--method',
         'balance',
         '--yes',
       ],

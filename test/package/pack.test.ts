@@ -7,9 +7,22 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ownHomeEnv } from '../helpers/temp.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const manifest = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8'));
+
+/**
+ * npm with a HOME and a temp folder of its own: it writes a log under ~/.npm/_logs on
+ * every run (and prunes older ones), and npm 11 on Node 22.1 and later keeps a compile
+ * cache in the temp folder. Without the npm_config_* settings an outer `npm test` hands
+ * down (npm_config_cache=~/.npm and the like), so it goes by that HOME alone.
+ */
+function npmEnv(): Record<string, string> {
+  const env = ownHomeEnv();
+  for (const key of Object.keys(env)) if (key.toLowerCase().startsWith('npm_config_')) delete env[key];
+  return env;
+}
 
 function packedFiles(): string[] {
   // --ignore-scripts: `prepare` would rebuild; the global setup already did.
@@ -17,6 +30,7 @@ function packedFiles(): string[] {
     cwd: ROOT,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: npmEnv(),
   });
   const [result] = JSON.parse(out) as { files: { path: string }[] }[];
   return (result?.files ?? []).map((file) => file.path);

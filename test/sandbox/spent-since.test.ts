@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Core } from '../../src/sandbox/context.js';
 import { spentSince } from '../../src/sandbox/limits.js';
-import { type AccountState, type LedgerEntry, round2 } from '../../src/sandbox/state.js';
+import { type AccountState, type LedgerEntry, round2 } from '../../src/sandbox/model.js';
 
 function fullWalk(ledger: LedgerEntry[], from: number): number {
   let total = 0;

@@ -44,21 +44,33 @@ function harness(flags: GlobalOptions, env: Record<string, string>, store: Confi
 }
 
 describe('createContext', () => {
-  it('resolves flag > env > profile, reading the profile timeout even when URL and key are in env', async () => {
+  it('resolves flag > env > profile: a profile that supplies the key gives its timeout too', async () => {
     const store = memoryStore({
       default: { baseUrl: 'https://p.example', apiKey: 'key_p', timeoutMs: 1234 },
     });
-    const { ctx } = harness(
-      {},
-      { GIFTCODES_BASE_URL: 'https://e.example', GIFTCODES_API_KEY: 'key_e' },
-      store,
-    );
+    const { ctx } = harness({}, { GIFTCODES_BASE_URL: 'https://e.example' }, store);
     expect(await ctx.settings()).toMatchObject({
       baseUrl: 'https://e.example',
-      apiKey: 'key_e',
+      apiKey: 'key_p',
       timeoutMs: 1234,
       profile: 'default',
     });
+  });
+
+  it('with URL and key from the environment, no profile is read unless one is named', async () => {
+    const env = { GIFTCODES_BASE_URL: 'https://e.example', GIFTCODES_API_KEY: 'key_e' };
+    const unread: ConfigStore = new Proxy(memoryStore({}), {
+      get: (_store, member) => {
+        throw new Error(`the store was read (${String(member)})`);
+      },
+    });
+    expect(await harness({}, env, unread).ctx.settings()).toMatchObject({
+      apiKey: 'key_e',
+      timeoutMs: 30_000,
+      profile: 'default',
+    });
+    const named = harness({ profile: 'p' }, env, memoryStore({ p: { timeoutMs: 1234 } }));
+    expect(await named.ctx.settings()).toMatchObject({ apiKey: 'key_e', timeoutMs: 1234, profile: 'p' });
   });
 
   it('uses the stored default profile name', async () => {

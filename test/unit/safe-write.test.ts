@@ -18,7 +18,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeAtomic } from '../../src/bulk/store/output.js';
 import { writeEnvTo } from '../../src/commands/sandbox/write-env.js';
-import { openConfigStore } from '../../src/config/store.js';
 import { FileWriteError, UnsafeFileError } from '../../src/errors.js';
 import { writeAll, writeFileAtomic, writeFileAtomicSync } from '../../src/io/safe-write.js';
 import { fillingDisk } from '../helpers/disk.js';
@@ -29,7 +28,7 @@ const fixedHex = () => HEX;
 
 interface Writer {
   name: string;
-  /** The file's name in `dir` (the config store names its own). */
+  /** The file's name in `dir`. */
   file: string;
   write(dir: string, randomHex: () => string): Promise<void>;
   /** What the file must hold afterwards. */
@@ -68,16 +67,6 @@ const WRITERS: Writer[] = [
     },
     check: (text) => expect(text).toBe('a,b\r\n1,CODE\r\n'),
   },
-  {
-    name: 'the config store (profiles with API keys)',
-    file: 'config.json',
-    write: async (dir, randomHex) => {
-      openConfigStore({ GIFTCODES_CONFIG_DIR: dir }, () => {}, { randomHex }).setProfile('ci', {
-        apiKey: 'gk_live_config_key',
-      });
-    },
-    check: (text) => expect(JSON.parse(text)).toEqual({ profiles: { ci: { apiKey: 'gk_live_config_key' } } }),
-  },
 ];
 
 describe.each(WRITERS)('$name through the one safe writer', (writer) => {
@@ -108,7 +97,6 @@ describe.each(WRITERS)('$name through the one safe writer', (writer) => {
   it('a link at the target is replaced by the file (0600, whole); the link target is untouched', async () => {
     const dir = tempDirFor('giftcodes-safe-write-');
     const victim = join(dir, 'victim');
-    // JSON, so that the config store (which reads before it writes) can read through the link.
     writeFileSync(victim, '{}', { mode: 0o644 });
     symlinkSync(victim, join(dir, writer.file));
     await writer.write(dir, fixedHex);
@@ -123,7 +111,7 @@ describe.each(WRITERS)('$name through the one safe writer', (writer) => {
 
   it('an existing world-readable target becomes 0600', async () => {
     const dir = tempDirFor('giftcodes-safe-write-');
-    writeFileSync(join(dir, writer.file), writer.file === 'config.json' ? '{}' : 'old\n', { mode: 0o644 });
+    writeFileSync(join(dir, writer.file), 'old\n', { mode: 0o644 });
     await writer.write(dir, fixedHex);
     expect(statSync(join(dir, writer.file)).mode & 0o777).toBe(0o600);
     writer.check(readFileSync(join(dir, writer.file), 'utf8'));

@@ -1,7 +1,7 @@
 /**
  * The run-wide temp check (test/global-setup.ts): a vitest run whose test leaves a
- * directory behind exits non-zero and names it; a clean one passes, and neither leaves
- * its temp root behind.
+ * directory behind in the temp root, or a file in HOME, exits non-zero and names them; a
+ * clean one passes, and neither leaves its temp root or HOME behind.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -33,16 +33,21 @@ function innerRun(leak: boolean): Promise<{ status: number | null; stdout: strin
 }
 
 describe('the temp-directory check of a test run', () => {
-  it('fails a run that leaves a directory behind, and passes a clean one', async () => {
+  it('fails a run that leaves a directory in the temp root or a file in HOME, and passes a clean one', async () => {
     // Only the inner runs' roots: other test files share this run's temp root.
-    const roots = () => readdirSync(tmpdir()).filter((name) => name.startsWith('giftcodes-run-'));
+    const roots = () =>
+      readdirSync(tmpdir()).filter(
+        (name) => name.startsWith('giftcodes-run-') || name.startsWith('giftcodes-home-'),
+      );
     const before = roots();
     // The two inner runs side by side: each has a temp root of its own.
     const [leaky, clean] = await Promise.all([innerRun(true), innerRun(false)]);
     expect(leaky.status, leaky.stdout + leaky.stderr).toBe(1);
-    expect(leaky.stdout + leaky.stderr).toMatch(/tests left 1 temporary entry behind \(giftcodes-leak-/);
+    expect(leaky.stdout + leaky.stderr).toMatch(
+      /tests left 1 temporary entry behind \(giftcodes-leak-\w+\) and 1 entry behind in HOME \(\.giftcodes-leak\)/,
+    );
     expect(clean.status, clean.stdout + clean.stderr).toBe(0);
-    // Each inner run removed its own temp root.
+    // Each inner run removed its own temp root and HOME.
     expect(roots()).toEqual(before);
   });
 });

@@ -3,8 +3,8 @@
  * reads, when it pauses, when it gives up, and what it reports on the way.
  */
 import { describe, expect, it } from 'vitest';
-import { waitUntilDone } from '../../src/commands/shared/wait.js';
 import { WaitTimeoutError } from '../../src/errors.js';
+import { waitUntilDone } from '../../src/wait.js';
 import { instantClock } from '../helpers/clock.js';
 
 /** Reads that return these states in turn, at the clock's time. */

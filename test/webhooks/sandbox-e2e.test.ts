@@ -151,7 +151,7 @@ describe('webhooks against the sandbox', () => {
     expect(table.code).toBe(0);
     expect(table.stdout).toContain('FAILED');
     expect(table.stdout).toMatch(/payment\.detected.*FAILED.*5/s);
-    expect(table.stderr).toContain('1 of 1 deliveries failed');
+    expect(table.stderr).toContain('1 of 1 delivery failed');
     const all = await cli(['webhook', 'deliveries']);
     // Newest first: the order's delivery was created after the failed test ping.
     expect(all.stdout.indexOf('payment.detected')).toBeLessThan(all.stdout.indexOf('ping'));

@@ -32,7 +32,8 @@ describe('webhook set when the create fails after the service committed it', () 
     // A repeated PUT would meet no fault, answer 200 without the secret, and exit 0.
     const set = await runInProcess(['--json', 'webhook', 'set', '--url', URL], { env });
     expect(set.code).toBe(1);
-    expect(set.stdout).toBe('');
+    // Stdout is the error object only (errors as JSON): never a secret.
+    expect(JSON.parse(set.stdout).error).toMatchObject({ code: 'INTERNAL_ERROR', exitCode: 1 });
     expect(set.stderr).toContain('signing secret is returned only on first create');
     expect(set.stderr).toContain('`giftcodes webhook rotate` issues a new secret');
     // The create was committed: the endpoint is there, with a secret nobody has seen.

@@ -1,19 +1,20 @@
 /** `giftcodes account`: tier, status, limits, daily and monthly usage, rebates progress. */
 import type { Context } from '../../context.js';
 import { err, out } from '../../io/streams.js';
-import type { Surface } from '../../schemas/common.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { surfaceOption } from '../shared/options.js';
+
+const options = { surface: surfaceOption } as const;
 
 export default defineCommand({
   command: 'account',
   description: 'tier, status, limits, usage, what can still be bought (balance, caps left, resets), rebates',
-  options: { surface: surfaceOption },
+  options,
   examples: ['giftcodes account', 'giftcodes account --surface retailer --json'],
   run: runAccount,
 });
 
-export async function runAccount(ctx: Context, opts: { surface: Surface }): Promise<void> {
+export async function runAccount(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { printJson, printTable } = await import('../../io/output.js');
   const { style } = await import('../../io/style.js');
   const { buyingLines, limitRows, rebateLines, statusWarning, usageLine } = await import('./render.js');

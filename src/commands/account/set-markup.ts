@@ -8,36 +8,39 @@ import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
 import { nonNegativeAmount } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { precheck } from '../shared/precheck.js';
 
+const args = {
+  percent: { usage: '<percent>', description: 'markup percent, >= 0', parse: nonNegativeAmount },
+} as const;
+
+const options = {
+  field: {
+    flags: '--field <name>',
+    description: 'request field name for PATCH /retailer/v1/account (not shown in the spec; required)',
+  },
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+} as const;
+
 export default defineCommand({
   command: 'account set-markup',
   description: 'set the default retailer markup (checked against maxMarkupPercent)',
-  args: { percent: { usage: '<percent>', description: 'markup percent, >= 0', parse: nonNegativeAmount } },
-  options: {
-    field: {
-      flags: '--field <name>',
-      description: 'request field name for PATCH /retailer/v1/account (not shown in the spec; required)',
-    },
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
-  },
+  args,
+  options,
   examples: ['giftcodes account set-markup 12.5 --field defaultMarkupPercent -y'],
   run: runSetMarkup,
 });
 
-export interface SetMarkupOptions {
-  percent: number;
-  field?: string;
-  yes?: boolean;
-}
-
 export const MARKUP_FIELD_HINT =
   'the request field of PATCH /retailer/v1/account is not shown in the spec: name it with --field <name> (for example --field markupPercent, the name checkouts use)';
 
-export async function runSetMarkup(ctx: Context, opts: SetMarkupOptions): Promise<void> {
+export async function runSetMarkup(
+  ctx: Context,
+  opts: DeclaredOptions<typeof args, typeof options>,
+): Promise<void> {
   const { getAccount } = await import('../../api/account.js');
   if (!opts.field) throw new UsageError(MARKUP_FIELD_HINT);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.field))

@@ -4,27 +4,26 @@ import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+
+const options = {
+  retailer: {
+    flags: '--retailer',
+    description: 'enable the retailer surface (required: the only capability to turn on)',
+  },
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+} as const;
 
 export default defineCommand({
   command: 'business enable',
   description: 'enable a capability (POST /user/business/enable); b2b stays on',
-  options: {
-    retailer: {
-      flags: '--retailer',
-      description: 'enable the retailer surface (required: the only capability to turn on)',
-    },
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
-  },
+  options,
   examples: ['giftcodes business enable --retailer', 'giftcodes business enable --retailer -y'],
   run: runBusinessEnable,
 });
 
-export async function runBusinessEnable(
-  ctx: Context,
-  opts: { retailer?: boolean; yes?: boolean },
-): Promise<void> {
+export async function runBusinessEnable(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { enableBusiness } = await import('../../api/business.js');
   if (!opts.retailer) throw new UsageError('say which capability to enable: --retailer');
   assertCanConsent(ctx, opts.yes, 'enable the retailer capability');

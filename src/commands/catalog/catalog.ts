@@ -1,36 +1,32 @@
 /** `giftcodes catalog`: list products: name, id, currencies, denominations, countries. */
 import type { Context } from '../../context.js';
 import { err } from '../../io/streams.js';
-import type { Surface } from '../../schemas/common.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { surfaceOption } from '../shared/options.js';
-import type { CatalogFilter } from './filter.js';
+
+const options = {
+  surface: surfaceOption,
+  search: {
+    flags: '--search <text>',
+    description: 'only products whose name, slug or id contains the text',
+  },
+  country: {
+    flags: '--country <CC>',
+    description: 'only products sold to this country (ISO 3166-1 alpha-2)',
+  },
+  category: { flags: '--category <category>', description: 'only products in this category' },
+} as const;
 
 export default defineCommand({
   command: 'catalog',
   description: 'list products: name, id, currencies, denominations, countries',
   positionalOptions: true,
-  options: {
-    surface: surfaceOption,
-    search: {
-      flags: '--search <text>',
-      description: 'only products whose name, slug or id contains the text',
-    },
-    country: {
-      flags: '--country <CC>',
-      description: 'only products sold to this country (ISO 3166-1 alpha-2)',
-    },
-    category: { flags: '--category <category>', description: 'only products in this category' },
-  },
+  options,
   examples: ['giftcodes catalog --search steam --country DE', 'giftcodes catalog --surface retailer --json'],
   run: runCatalogList,
 });
 
-export interface CatalogListOptions extends CatalogFilter {
-  surface: Surface;
-}
-
-export async function runCatalogList(ctx: Context, opts: CatalogListOptions): Promise<void> {
+export async function runCatalogList(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { printJson, printTable } = await import('../../io/output.js');
   const { describeCountries, describeCurrencies, describeDenominations, filterProducts } = await import(
     './filter.js'

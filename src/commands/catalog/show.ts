@@ -7,23 +7,26 @@ import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import type { Surface } from '../../schemas/common.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
 import { inheritedSurfaceOption } from '../shared/options.js';
 import { findProduct } from './filter.js';
+
+const args = { product: { usage: '<product>' } } as const;
+
+const options = { surface: inheritedSurfaceOption } as const;
 
 export default defineCommand({
   command: 'catalog show',
   description: 'one product by id or slug, with its SKUs, required fields and blocked countries',
-  args: { product: { usage: '<product>' } },
-  options: { surface: inheritedSurfaceOption },
+  args,
+  options,
   examples: ['giftcodes catalog show prd_amazon_us', 'giftcodes catalog show amazon-us --json'],
   run: runCatalogShow,
 });
 
 export async function runCatalogShow(
   ctx: Context,
-  opts: { product: string; surface: Surface },
+  opts: DeclaredOptions<typeof args, typeof options>,
 ): Promise<void> {
   const { getCatalog } = await import('../../api/catalog.js');
   const { requiredFieldNames } = await import('../../schemas/catalog.js');

@@ -8,11 +8,11 @@ import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
+import { printInvoice } from '../../payments/invoice.js';
 import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { collect, externalRef, nonNegativeAmount } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
-import { printInvoice } from '../shared/invoice.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import {
@@ -24,65 +24,57 @@ import {
 import { rerunCommand } from '../shared/rerun.js';
 import { printCheckout } from './view.js';
 
+const options = {
+  email: { flags: '--email <address>', description: "the end-customer's email", required: true },
+  item: {
+    flags: '--item <productId:skuId:amount[:quantity]>',
+    description: 'a line (repeat for more)',
+    parse: collect,
+  },
+  itemsFile: {
+    flags: '--items-file <path>',
+    description: 'lines from a CSV (productId,skuId,amount,quantity[,requiredFields]) or JSON file',
+  },
+  country: { flags: '--country <CC>', description: "the end-customer's country (ISO 3166-1 alpha-2)" },
+  currency: { flags: '--currency <code>', description: 'paymentCurrency of the total' },
+  markup: {
+    flags: '--markup <percent>',
+    description: 'markup on top of the price (checked against maxMarkupPercent)',
+    parse: nonNegativeAmount,
+  },
+  seal: {
+    flags: '--seal',
+    description:
+      'deliver sealed codes: fulfillments carry a giftCardId the recipient reveals on a hosted page',
+  },
+  ref: {
+    flags: '--ref <externalRef>',
+    description: 'your reference, 1-128 chars; makes retries safe (generated when omitted)',
+    parse: externalRef,
+  },
+  callbackUrl: {
+    flags: '--callback-url <url>',
+    description: 'per-checkout webhook override (https, public host)',
+  },
+  method: {
+    flags: '--method <id>',
+    description: 'payment method id: create the invoice in the same call (balance pays at once)',
+  },
+  reveal: {
+    flags: '--reveal',
+    description: 'show codes, PINs and code URLs (a replayed --ref may return a fulfilled checkout)',
+  },
+  qr: qrOption,
+  yes: {
+    flags: '-y, --yes',
+    description: 'do not ask for confirmation (needed without a terminal when paying)',
+  },
+} as const;
+
 export default defineCommand({
   command: 'checkout create',
   description: 'create a checkout for an end-customer; prints the hosted payment page',
-  options: {
-    email: { flags: '--email <address>', description: "the end-customer's email", required: true },
-    item: {
-      flags: '--item <productId:skuId:amount[:quantity]>',
-      description: 'a line (repeat for more)',
-      parse: collect,
-    },
-    itemsFile: {
-      flags: '--items-file <path>',
-      description: 'lines from a CSV (productId,skuId,amount,quantity[,requiredFields]) or JSON file',
-    },
-    country: { flags: '--country <CC>', description: "the end-customer's country (ISO 3166-1 alpha-2)" },
-    currency: { flags: '--currency <code>', description: 'paymentCurrency of the total' },
-    markup: {
-      flags: '--markup <percent>',
-      description: 'markup on top of the price (checked against maxMarkupPercent)',
-      parse: nonNegativeAmount,
-    },
-    seal: {
-      flags: '--seal',
-      description:
-        'deliver sealed codes: fulfillments carry a giftCardId the recipient reveals on a hosted page',
-    },
-    ref: {
-      flags: '--ref <externalRef>',
-      description: 'your reference, 1-128 chars; makes retries safe (generated when omitted)',
-      parse: externalRef,
-    },
-    callbackUrl: {
-      flags: '--callback-url <url>',
-      description: 'per-checkout webhook override (https, public host)',
-    },
-    method: {
-      flags: '--method <id>',
-      description: 'payment method id: create the invoice in the same call (balance pays at once)',
-    },
-    // The old name, kept working for scripts (one name per concept: --method, as in checkout pay).
-    payMethod: { flags: '--pay-method <id>', description: 'deprecated: use --method', hidden: true },
-    reveal: {
-      flags: '--reveal',
-      description: 'show codes, PINs and code URLs (a replayed --ref may return a fulfilled checkout)',
-    },
-    qr: qrOption,
-    yes: {
-      flags: '-y, --yes',
-      description: 'do not ask for confirmation (needed without a terminal when paying)',
-    },
-  },
-  prepare: ({ payMethod, ...options }, ctx) => {
-    if (payMethod !== undefined) {
-      if (options.method !== undefined && options.method !== payMethod)
-        throw new UsageError('--pay-method is the old name of --method: pass only --method');
-      err(ctx.io, 'note: --pay-method is now --method; the old name keeps working');
-    }
-    return { ...options, method: options.method ?? payMethod };
-  },
+  options,
   examples: [
     '# A checkout the customer pays on the hosted page',
     'giftcodes checkout create --email buyer@example.com \\',
@@ -91,27 +83,10 @@ export default defineCommand({
     'giftcodes checkout create --email buyer@example.com --items-file items.csv \\',
     '  --method balance -y',
   ],
-  run: (ctx, options) => runCheckoutCreate(ctx, options),
+  run: runCheckoutCreate,
 });
 
-export interface CheckoutCreateOptions {
-  email: string;
-  item?: string[];
-  itemsFile?: string;
-  country?: string;
-  currency?: string;
-  markup?: number;
-  seal?: boolean;
-  ref?: string;
-  callbackUrl?: string;
-  /** Payment method id: pay at creation (`--method`; `--pay-method` is its old name). */
-  method?: string;
-  yes?: boolean;
-  /** Show codes: a replayed externalRef returns the existing (maybe fulfilled) checkout. */
-  reveal?: boolean;
-  /** Draw the invoice QR even when stdout is not a terminal. */
-  qr?: boolean;
-}
+type Options = DeclaredValues<typeof options>;
 
 /** A fresh externalRef so a timed-out create can be repeated safely (spec rule 10). */
 export function generatedRef(random: () => number): string {
@@ -120,7 +95,7 @@ export function generatedRef(random: () => number): string {
   return `gc-${hex}`;
 }
 
-export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOptions): Promise<void> {
+export async function runCheckoutCreate(ctx: Context, opts: Options): Promise<void> {
   const { getAccount } = await import('../../api/account.js');
   const { createCheckout } = await import('../../api/checkouts.js');
   const { CreateCheckoutRequest: CreateCheckoutSchema } = await import('../../schemas/index.js');
@@ -228,7 +203,7 @@ export async function runCheckoutCreate(ctx: Context, opts: CheckoutCreateOption
 }
 
 /** What a replayed checkout is compared on besides its lines (only what the person asked for). */
-function replayFields(opts: CheckoutCreateOptions, c: Checkout): AskedField[] {
+function replayFields(opts: Options, c: Checkout): AskedField[] {
   const paid = paymentMethodsOf(c.payment);
   return [
     { name: 'customer', asked: opts.email, got: c.customerEmail, caseless: true },
@@ -260,7 +235,7 @@ async function payReplayed(
   currency: string | undefined,
 ): Promise<{ data: Checkout; raw: unknown; invoice?: Invoice }> {
   const { getCheckout, payCheckout } = await import('../../api/checkouts.js');
-  const { defaultPayCurrency, lostPaymentAdvice } = await import('./pay.js');
+  const { defaultPayCurrency, lostPaymentAdvice } = await import('./payment.js');
   const id = shown.data.checkoutId;
   const payCurrency =
     currency?.toUpperCase() ?? (await defaultPayCurrency(ctx, method, shown.data.paymentCurrency));

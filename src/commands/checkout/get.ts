@@ -8,37 +8,36 @@ import { printJson } from '../../io/output.js';
 import { startProgress } from '../../io/progress.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
-import { DEFAULT_POLL_MS, pollOption, waitTimeoutOption } from '../shared/options.js';
-import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
+import { DEFAULT_POLL_MS, waitUntilDone } from '../../wait.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
+import { pollOption, waitTimeoutOption } from '../shared/options.js';
+import { printLastOnTimeout } from '../shared/wait.js';
 import { printCheckout } from './view.js';
+
+const args = { checkoutId: { usage: '<checkoutId>' } } as const;
+
+const options = {
+  reveal: { flags: '--reveal', description: 'show codes, PINs and code URLs (in tables and --json)' },
+  wait: {
+    flags: '--wait',
+    description: 'wait until completed, partial, failed or expired (exit 3 unless completed)',
+  },
+  pollInterval: pollOption,
+  waitTimeout: waitTimeoutOption('checkout'),
+} as const;
 
 export default defineCommand({
   command: 'checkout get',
   description: 'payment state, items, fulfillments; codes masked unless --reveal',
-  args: { checkoutId: { usage: '<checkoutId>' } },
-  options: {
-    reveal: { flags: '--reveal', description: 'show codes, PINs and code URLs (in tables and --json)' },
-    wait: {
-      flags: '--wait',
-      description: 'wait until completed, partial, failed or expired (exit 3 unless completed)',
-    },
-    pollInterval: pollOption,
-    waitTimeout: waitTimeoutOption('checkout'),
-  },
+  args,
+  options,
   examples: ['giftcodes checkout get chk_abc123', 'giftcodes checkout get chk_abc123 --wait --reveal'],
   run: runCheckoutGet,
 });
 
-export interface CheckoutGetOptions {
-  checkoutId: string;
-  reveal?: boolean;
-  wait?: boolean;
-  pollInterval?: number;
-  waitTimeout?: number;
-}
+type Options = DeclaredOptions<typeof args, typeof options>;
 
-export async function runCheckoutGet(ctx: Context, opts: CheckoutGetOptions): Promise<void> {
+export async function runCheckoutGet(ctx: Context, opts: Options): Promise<void> {
   const { getCheckout } = await import('../../api/checkouts.js');
   const { TERMINAL_ORDER_STATUSES } = await import('../../schemas/orders.js');
   const http = await ctx.http();
@@ -58,7 +57,7 @@ export async function runCheckoutGet(ctx: Context, opts: CheckoutGetOptions): Pr
 
 async function waitForCheckout(
   ctx: Context,
-  opts: CheckoutGetOptions,
+  opts: Options,
   first: Awaited<ReturnType<typeof getCheckout>>,
 ): Promise<Awaited<ReturnType<typeof getCheckout>>> {
   const { getCheckout } = await import('../../api/checkouts.js');

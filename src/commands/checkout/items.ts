@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { decimalText, readDecimal, readWhole } from '../../decimal.js';
 import { UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { CHECKOUT_ITEMS_MAX, CHECKOUT_ITEMS_MIN } from '../../schemas/common.js';
 import { OrderLineRequest } from '../../schemas/orders.js';
 
@@ -100,9 +101,7 @@ export async function readItemsFile(path: string): Promise<Line[]> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(
-      `--items-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new UsageError(`--items-file: cannot read ${path}: ${failureWords(error)}`);
   }
   const format =
     extname(path).toLowerCase() === '.json' ||

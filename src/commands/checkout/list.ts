@@ -3,23 +3,20 @@ import type { listCheckouts } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';
 import { ORDER_STATUSES } from '../../schemas/enums.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { listOptions } from '../shared/options.js';
-import type { ListFlags } from '../shared/pages.js';
+
+const options = listOptions('checkouts', ORDER_STATUSES);
 
 export default defineCommand({
   command: 'checkout list',
   description: 'retailer checkouts, newest first',
-  options: listOptions('checkouts', ORDER_STATUSES),
+  options,
   examples: ['giftcodes checkout list', 'giftcodes checkout list --status pending --all --json'],
   run: runCheckoutList,
 });
 
-export interface CheckoutListOptions extends ListFlags {
-  status?: string;
-}
-
-export async function runCheckoutList(ctx: Context, opts: CheckoutListOptions): Promise<void> {
+export async function runCheckoutList(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { listCheckouts } = await import('../../api/checkouts.js');
   const { fetchPages, printList } = await import('../shared/pages.js');
   const http = await ctx.http();

@@ -6,35 +6,38 @@ import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { defineCommand } from '../define.js';
+import { printInvoice } from '../../payments/invoice.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
-import { printInvoice } from '../shared/invoice.js';
-import { payCurrencyFor } from '../shared/methods.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
-import { rerunCommand } from '../shared/rerun.js';
+import { defaultPayCurrency, lostPaymentAdvice } from './payment.js';
+
+const args = { checkoutId: { usage: '<checkoutId>' } } as const;
+
+const options = {
+  method: {
+    flags: '--method <id>',
+    description: 'payment method id (see `giftcodes payment-methods`)',
+    required: true,
+  },
+  currency: {
+    flags: '--currency <code>',
+    description: "payCurrency (default: the method's symbol, else the checkout currency)",
+  },
+  reveal: {
+    flags: '--reveal',
+    description: 'show codes, PINs and code URLs should the response carry any',
+  },
+  qr: qrOption,
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+} as const;
 
 export default defineCommand({
   command: 'checkout pay',
   description: 'create (or re-quote an expired) payment invoice for a pending checkout',
-  args: { checkoutId: { usage: '<checkoutId>' } },
-  options: {
-    method: {
-      flags: '--method <id>',
-      description: 'payment method id (see `giftcodes payment-methods`)',
-      required: true,
-    },
-    currency: {
-      flags: '--currency <code>',
-      description: "payCurrency (default: the method's symbol, else the checkout currency)",
-    },
-    reveal: {
-      flags: '--reveal',
-      description: 'show codes, PINs and code URLs should the response carry any',
-    },
-    qr: qrOption,
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
-  },
+  args,
+  options,
   examples: [
     'giftcodes checkout pay chk_abc123 --method btc',
     'giftcodes checkout pay chk_abc123 --method balance -y',
@@ -42,18 +45,10 @@ export default defineCommand({
   run: runCheckoutPay,
 });
 
-export interface CheckoutPayOptions {
-  checkoutId: string;
-  method: string;
-  currency?: string;
-  yes?: boolean;
-  /** Show codes should the payment response carry any (it is masked like every checkout view). */
-  reveal?: boolean;
-  /** Draw the invoice QR even when stdout is not a terminal. */
-  qr?: boolean;
-}
-
-export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Promise<void> {
+export async function runCheckoutPay(
+  ctx: Context,
+  opts: DeclaredOptions<typeof args, typeof options>,
+): Promise<void> {
   const { getCheckout, payCheckout } = await import('../../api/checkouts.js');
   assertCanConsent(ctx, opts.yes, `pay checkout ${opts.checkoutId}`);
   const http = await ctx.http();
@@ -95,54 +90,4 @@ export async function runCheckoutPay(ctx: Context, opts: CheckoutPayOptions): Pr
   );
   await printInvoice(ctx, res.data.payment, { qr: opts.qr });
   err(ctx.io, `Follow it with: ${giftcodesCommand('checkout', 'get', operand(opts.checkoutId), '--wait')}`);
-}
-
-/**
- * The payment call carries no idempotency key, so after a lost answer the checkout
- * itself says what happened: no longer pending means the payment was taken.
- */
-export async function lostPaymentAdvice(
-  ctx: Context,
-  checkoutId: string,
-  rerun = rerunCommand(ctx),
-): Promise<string> {
-  const { getCheckout } = await import('../../api/checkouts.js');
-  const http = await ctx.http();
-  const now = await getCheckout(http, checkoutId).catch(() => undefined);
-  if (!now)
-    return (
-      `The payment may have been taken. Check with \`giftcodes checkout get ${checkoutId}\` before paying again; ` +
-      `running this again is safe, since it refuses a checkout that is no longer pending: ${rerun}`
-    );
-  if (now.data.status !== 'pending')
-    return `The payment was taken: checkout ${checkoutId} is now ${now.data.status}. Do not pay again; follow it with: giftcodes checkout get ${checkoutId} --wait`;
-  return `Checkout ${checkoutId} is still pending, so no payment was taken; it is safe to run again: ${rerun}`;
-}
-
-/**
- * The spec requires `payCurrency` but does not relate it to a method: use the
- * method's `symbol` (e.g. BTC), else the checkout's own currency. `--currency` overrides.
- */
-export async function defaultPayCurrency(
-  ctx: Context,
-  methodId: string,
-  checkoutCurrency: string | undefined,
-): Promise<string> {
-  const { listPaymentMethods } = await import('../../api/payment-methods.js');
-  const http = await ctx.http();
-  const methods = await precheck(ctx, { check: 'the payment-method lookup', scope: 'products:read' }, () =>
-    listPaymentMethods(http),
-  );
-  if (!methods)
-    throw new UsageError(
-      `--currency: the payCurrency for "${methodId}" comes from the payment methods, which could not be read; pass --currency <code>`,
-    );
-  const method = methods.data.find((m) => m.id === methodId);
-  if (!method) {
-    throw new UsageError(
-      `unknown payment method "${methodId}"; see \`giftcodes payment-methods\` (ids: ${methods.data.map((m) => m.id).join(', ')})`,
-    );
-  }
-  const currency = payCurrencyFor(method);
-  return currency === 'USD' && checkoutCurrency ? checkoutCurrency : currency;
 }

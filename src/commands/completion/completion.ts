@@ -2,18 +2,16 @@
 import type { Context } from '../../context.js';
 import { outOwn } from '../../io/streams.js';
 import { VERSION } from '../../version.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 
-export type Shell = 'bash' | 'zsh' | 'fish';
-
-export interface CompletionOptions {
-  shell: Shell;
-}
+const args = {
+  shell: { usage: '<shell>', description: 'bash, zsh or fish', choices: ['bash', 'zsh', 'fish'] },
+} as const;
 
 export default defineCommand({
   command: 'completion',
   description: 'print a shell completion script (commands, flags, fixed values)',
-  args: { shell: { usage: '<shell>', description: 'bash, zsh or fish', choices: ['bash', 'zsh', 'fish'] } },
+  args,
   examples: [
     '# bash: this shell; add the line to ~/.bashrc to keep it',
     'source <(giftcodes completion bash)',
@@ -25,7 +23,7 @@ export default defineCommand({
   run: runCompletion,
 });
 
-export async function runCompletion(ctx: Context, opts: CompletionOptions): Promise<void> {
+export async function runCompletion(ctx: Context, opts: DeclaredValues<typeof args>): Promise<void> {
   const [{ buildProgram }, { bashScript, fishScript, zshScript }, { describeTree }] = await Promise.all([
     import('../../program.js'),
     import('./scripts.js'),

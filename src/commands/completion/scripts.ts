@@ -34,7 +34,14 @@ function bashFunction(nodes: NodeInfo[]): string {
   const nodeCases = nodes
     .map(
       (n) =>
-        `    '${pathToken(n.path)}') _gc_subs='${words(n.subcommands.map((s) => s.name))}'; _gc_opts='${words(allFlags(n))}'; _gc_valopts='${spaced(valueFlags(n))}'; _gc_args='${words(n.argChoices ?? [])}' ;;`,
+        `    '${pathToken(n.path)}') _gc_subs='${words(n.subcommands.map((s) => s.name))}'; _gc_opts='${words(allFlags(n))}'; _gc_valopts='${spaced(valueFlags(n))}' ;;`,
+    )
+    .join('\n');
+  const argCases = nodes
+    .flatMap((n) =>
+      n.args.flatMap((values, i) =>
+        values.length ? [`    '${pathToken(n.path)}|${i}') _gc_args='${words(values)}' ;;`] : [],
+      ),
     )
     .join('\n');
   const choiceCases = nodes
@@ -52,7 +59,15 @@ function bashFunction(nodes: NodeInfo[]): string {
   return `_giftcodes_node() {
   case "$1" in
 ${nodeCases}
-    *) _gc_subs=''; _gc_opts=''; _gc_valopts=''; _gc_args='' ;;
+    *) _gc_subs=''; _gc_opts=''; _gc_valopts='' ;;
+  esac
+}
+
+# The values of the positional argument at index $2 of the command $1.
+_giftcodes_args() {
+  case "$1|$2" in
+${argCases}
+    *) _gc_args='' ;;
   esac
 }
 
@@ -66,7 +81,7 @@ ${choiceCases}
 
 _giftcodes() {
   if [[ -n \${ZSH_VERSION-} ]]; then setopt localoptions ksharrays; fi
-  local cur="\${COMP_WORDS[COMP_CWORD]}" path='' word opt i skip=0
+  local cur="\${COMP_WORDS[COMP_CWORD]}" path='' word opt i skip=0 npos=0
   local _gc_subs _gc_opts _gc_valopts _gc_args _gc_choices _gc_fixed
   COMPREPLY=()
   for ((i = 1; i < COMP_CWORD; i++)); do
@@ -80,7 +95,14 @@ _giftcodes() {
     case "$word" in
       --*=*) ;;
       -*) [[ "$_gc_valopts" == *" $word "* ]] && skip=1 ;;
-      *) [[ " $_gc_subs " == *" $word "* ]] && path="\${path:+$path }$word" ;;
+      *)
+        if [[ " $_gc_subs " == *" $word "* ]]; then
+          path="\${path:+$path }$word"
+          npos=0
+        else
+          npos=$((npos + 1))
+        fi
+        ;;
     esac
   done
   _giftcodes_node "$path"
@@ -114,8 +136,11 @@ _giftcodes() {
     COMPREPLY=($(compgen -W "$_gc_opts" -- "$cur"))
   elif [[ -n "$_gc_subs" ]]; then
     COMPREPLY=($(compgen -W "$_gc_subs" -- "$cur"))
-  elif [[ -n "$_gc_args" ]]; then
-    COMPREPLY=($(compgen -W "$_gc_args" -- "$cur"))
+  else
+    _giftcodes_args "$path" "$npos"
+    [[ -n "$_gc_args" ]] && COMPREPLY=($(compgen -W "$_gc_args" -- "$cur"))
+    # A path to go on typing (/b2b/orders/ and an id): no space after it.
+    [[ \${#COMPREPLY[@]} -eq 1 && "\${COMPREPLY[0]}" == */ ]] && compopt -o nospace 2>/dev/null
   fi
   return 0
 }`;
@@ -168,7 +193,13 @@ export function fishScript(nodes: NodeInfo[]): string {
     const cond = `-n ${fishQuote(`test (__giftcodes_path) = '${pathToken(n.path)}'`)}`;
     for (const s of n.subcommands)
       lines.push(`complete -c giftcodes ${cond} -f -a ${token(s.name)} -d ${fishQuote(s.description)}`);
-    if (n.argChoices) lines.push(`complete -c giftcodes ${cond} -f -a ${fishQuote(words(n.argChoices))}`);
+    n.args.forEach((values, i) => {
+      if (!values.length) return;
+      const at = fishQuote(
+        `test (__giftcodes_path) = '${pathToken(n.path)}'; and test (__giftcodes_path count) = ${i}`,
+      );
+      lines.push(`complete -c giftcodes -n ${at} -f -a ${fishQuote(words(values))}`);
+    });
     for (const f of n.flags) {
       const spell = f.names
         .map((name) => (name.startsWith('--') ? `-l ${token(name.slice(2))}` : `-s ${token(name.slice(1))}`))
@@ -203,11 +234,13 @@ ${valCases}
     end
 end
 
-# The subcommand path typed so far, skipping flags and their values.
+# The subcommand path typed so far, skipping flags and their values; with \`count\`, how
+# many positional arguments follow it.
 function __giftcodes_path
     set -l tokens (commandline -opc)
     set -e tokens[1]
     set -l path
+    set -l count 0
     set -l skip 0
     for t in $tokens
         if test $skip = 1
@@ -223,10 +256,17 @@ function __giftcodes_path
             case '*'
                 if contains -- $t (__giftcodes_subs "$path")
                     set path (string trim -- "$path $t")
+                    set count 0
+                else
+                    set count (math $count + 1)
                 end
         end
     end
-    echo $path
+    if test "$argv[1]" = count
+        echo $count
+    else
+        echo $path
+    end
 end
 
 ${lines.join('\n')}

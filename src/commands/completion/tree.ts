@@ -2,10 +2,13 @@
  * The command tree as data for completion scripts, read from the very commander tree
  * `buildProgram` makes: every command path, its subcommands, its flags (the global
  * ones at every level, as commander accepts them after a subcommand too), which flags
- * take a value, and the fixed values of those that have them (`.choices()`, which the
- * declarations take from src/schemas/enums.ts). Hidden flags and commands are left out.
+ * take a value, the fixed values of those that have them (`.choices()`, which the
+ * declarations take from src/schemas/enums.ts), and the values of each positional
+ * argument (its choices, or the known values of free text: the spec's paths for
+ * `giftcodes api`). Hidden flags and commands are left out.
  */
 import type { Command, Option } from 'commander';
+import { completionPaths, HTTP_METHODS } from '../../api/paths.js';
 import { EVENT_TYPES } from '../../schemas/enums.js';
 
 export interface FlagInfo {
@@ -26,8 +29,8 @@ export interface NodeInfo {
   description: string;
   subcommands: Array<{ name: string; description: string }>;
   flags: FlagInfo[];
-  /** Fixed values of the first positional argument, when it has them. */
-  argChoices?: string[];
+  /** The values each positional argument is offered, by position (empty: none known). */
+  args: string[][];
 }
 
 const isHidden = (item: unknown, key: string) => Boolean((item as Record<string, unknown>)[key]);
@@ -54,6 +57,14 @@ const VALUE_SOURCES: Readonly<Record<string, Pick<FlagInfo, 'choices' | 'list' |
   '--profile': { dynamic: 'profiles' },
 };
 
+/**
+ * Values of positional arguments that take free text but have known values: offered, not
+ * enforced (`giftcodes api` reaches paths outside the spec too).
+ */
+const ARG_SOURCES: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  api: [HTTP_METHODS, completionPaths()],
+};
+
 /** What `giftcodes help` takes besides command names (help.ts). */
 export const HELP_TOPICS = ['exit-codes'] as const;
 
@@ -75,14 +86,18 @@ export function describeTree(root: Command): NodeInfo[] {
             ...HELP_TOPICS,
           ]
         : undefined;
-    const argChoices =
-      helpWords ?? (command.registeredArguments[0] as { argChoices?: string[] } | undefined)?.argChoices;
+    const sources = ARG_SOURCES[path.join(' ')];
+    const args = helpWords
+      ? [helpWords]
+      : command.registeredArguments.map((argument, i) => [
+          ...((argument as { argChoices?: string[] }).argChoices ?? sources?.[i] ?? []),
+        ]);
     nodes.push({
       path: path.join(' '),
       description: command.description(),
       subcommands: subs.map((c) => ({ name: c.name(), description: c.description() })),
       flags: [...own, ...globals, HELP],
-      ...(argChoices ? { argChoices: [...argChoices] } : {}),
+      args,
     });
     for (const sub of subs) visit(sub, [...path, sub.name()]);
   };

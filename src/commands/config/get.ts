@@ -14,9 +14,9 @@ export default defineCommand({
 });
 
 export async function runConfigGet(ctx: Context, opts: { key: string }): Promise<void> {
-  const { assertKey, displayValue, target } = await import('./profile.js');
+  const { assertKey, currentProfile, displayValue } = await import('../../config/profile.js');
   const key = assertKey(opts.key);
-  const { store, name } = await target(ctx);
+  const { store, name } = await currentProfile(ctx);
   const value = displayValue(store.getProfile(name) ?? {}, key);
   if (value === undefined) throw new UsageError(`${key} is not set in profile "${name}"`);
   if (ctx.flags.json) printJson(ctx.io, { profile: name, key, value });

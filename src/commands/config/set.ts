@@ -15,10 +15,12 @@ export default defineCommand({
 });
 
 export async function runConfigSet(ctx: Context, opts: { key: string; value: string }): Promise<void> {
-  const { applySetting, assertKey, readSecretFromStdin, target } = await import('./profile.js');
+  const { applySetting, assertKey, currentProfile, readSecretFromStdin } = await import(
+    '../../config/profile.js'
+  );
   const key = assertKey(opts.key);
-  const value = opts.value === '-' ? await readSecretFromStdin(ctx, `config set ${key} -`) : opts.value;
-  const { store, name } = await target(ctx);
+  const value = opts.value === '-' ? await readSecretFromStdin(ctx.io, `config set ${key} -`) : opts.value;
+  const { store, name } = await currentProfile(ctx);
   store.setProfile(name, applySetting(store.getProfile(name) ?? {}, key, value));
   if (!store.defaultProfile()) store.setDefaultProfile(name);
   err(ctx.io, `${key} saved in profile "${name}" (${store.path})`);

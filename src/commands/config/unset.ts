@@ -13,16 +13,12 @@ export default defineCommand({
 });
 
 export async function runConfigUnset(ctx: Context, opts: { key: string }): Promise<void> {
-  const { assertKey, target } = await import('./profile.js');
+  const { assertKey, currentProfile, removeSetting } = await import('../../config/profile.js');
   const key = assertKey(opts.key);
-  const { store, name } = await target(ctx);
+  const { store, name } = await currentProfile(ctx);
   const existing = store.getProfile(name);
   // Unsetting must not create the profile it names.
   if (!existing) throw new UsageError(`no profile "${name}" (see \`giftcodes config list\`)`);
-  const profile = { ...existing };
-  if (key === 'base-url') delete profile.baseUrl;
-  if (key === 'api-key') delete profile.apiKey;
-  if (key === 'timeout') delete profile.timeoutMs;
-  store.setProfile(name, profile);
+  store.setProfile(name, removeSetting(existing, key));
   err(ctx.io, `${key} removed from profile "${name}"`);
 }

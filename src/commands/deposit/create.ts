@@ -1,49 +1,49 @@
 /** `giftcodes deposit create`: create a deposit; with --method the response carries the invoice to pay. */
 import type { Context } from '../../context.js';
 import { decimalText } from '../../decimal.js';
-import { ExitCode, StoppedError, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
-import { formatMoney } from '../../io/format.js';
-import { printFields, printJson, printTable } from '../../io/output.js';
+import { unknownDepositAdvice } from '../../deposit/render.js';
+import { StoppedError, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
+import { METHOD_HEAD, methodRows, sortMethods } from '../../payments/methods.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { amount } from '../parse.js';
-import { METHOD_HEAD, methodRows, sortMethods } from '../shared/methods.js';
-import { DEFAULT_POLL_MS, pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
+import { pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import { printLastOnTimeout } from '../shared/wait.js';
-import { checkAmount, showInvoice } from './deposit.js';
-import { depositFields, failureAdvice, newDepositCommand } from './render.js';
+
+const options = {
+  amount: {
+    flags: '--amount <usd>',
+    description: 'USD to credit to the balance',
+    parse: amount,
+    required: true,
+  },
+  method: {
+    flags: '--method <id>',
+    description: 'payment method id; without it the eligible methods are listed',
+  },
+  currency: {
+    flags: '--currency <code>',
+    description:
+      "currency the payer pays in (paymentCurrency); default: the method's (BTC for btc), else USD",
+  },
+  wait: { flags: '--wait', description: 'wait until the deposit is confirmed, failed or expired' },
+  // `deposit --poll-interval 1s create ...` and `deposit create --poll-interval 1s` both work.
+  pollInterval: { ...pollOption, inherited: true },
+  waitTimeout: waitTimeoutOption('deposit'),
+  qr: qrOption,
+  yes: {
+    flags: '-y, --yes',
+    description: 'accepted as on every write; a deposit is an invoice, so nothing is asked',
+  },
+} as const;
 
 export default defineCommand({
   command: 'deposit create',
   description: 'create a deposit; with --method the response carries the invoice to pay',
-  options: {
-    amount: {
-      flags: '--amount <usd>',
-      description: 'USD to credit to the balance',
-      parse: amount,
-      required: true,
-    },
-    method: {
-      flags: '--method <id>',
-      description: 'payment method id; without it the eligible methods are listed',
-    },
-    currency: {
-      flags: '--currency <code>',
-      description:
-        "currency the payer pays in (paymentCurrency); default: the method's (BTC for btc), else USD",
-    },
-    wait: { flags: '--wait', description: 'wait until the deposit is confirmed, failed or expired' },
-    // `deposit --poll-interval 1s create ...` and `deposit create --poll-interval 1s` both work.
-    pollInterval: { ...pollOption, inherited: true },
-    waitTimeout: waitTimeoutOption('deposit'),
-    qr: qrOption,
-    yes: {
-      flags: '-y, --yes',
-      description: 'accepted as on every write; a deposit is an invoice, so nothing is asked',
-    },
-  },
+  options,
   examples: [
     '# List the methods for 100 USD',
     'giftcodes deposit create --amount 100',
@@ -53,25 +53,12 @@ export default defineCommand({
   run: runDepositCreate,
 });
 
-export interface DepositCreateOptions {
-  amount: number;
-  /** Inferred from --method when omitted (see currency.ts); USD without a method. */
-  currency?: string;
-  method?: string;
-  /** Accepted on every write for scripts; a deposit is an invoice, so nothing is asked. */
-  yes?: boolean;
-  wait?: boolean;
-  pollInterval?: number;
-  waitTimeout?: number;
-  /** Draw the QR code even when stdout is not a terminal. */
-  qr?: boolean;
-}
-
-export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions): Promise<void> {
+export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { getAccount } = await import('../../api/account.js');
   const { createDeposit, findCreatedDeposit } = await import('../../api/deposits.js');
-  const { inferPayCurrency } = await import('./currency.js');
-  const { watchDeposit } = await import('./watch.js');
+  const { checkAmount, showInvoice } = await import('../../deposit/guided.js');
+  const { depositMethods, inferPayCurrency, openedDepositNote } = await import('../../deposit/methods.js');
+  const { reportFinal, watchDeposit } = await import('../../deposit/watch.js');
   if (opts.wait && !opts.method)
     throw new UsageError('--wait needs --method: without a method the service returns no invoice to pay');
   const http = await ctx.http();
@@ -83,7 +70,6 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
 
   if (!opts.method) {
     // Only the methods are asked for: listed without opening a deposit where the key allows.
-    const { depositMethods, openedDepositNote } = await import('../shared/deposit-methods.js');
     const listing = await depositMethods(http, opts.amount);
     if (ctx.flags.json)
       printJson(ctx.io, {
@@ -160,46 +146,10 @@ export async function runDepositCreate(ctx: Context, opts: DepositCreateOptions)
   const final = await printLastOnTimeout(
     ctx,
     watchDeposit(ctx, http, depositId, {
-      pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
+      pollMs: opts.pollInterval,
       timeoutMs: opts.waitTimeout,
       expiresAt: invoice?.expiresAt,
     }),
   );
   await reportFinal(ctx, final.data.deposit, final.raw, opts.method);
-}
-
-/** When the service gave no id and the pending deposits do not tell which one is new. */
-export function unknownDepositAdvice(amountUsd: number, currency: string): string {
-  return (
-    `The service returned no deposit id, and the pending deposits do not tell which one this is. ` +
-    `Pay the invoice above once; do not create another deposit for it. Find it with: ` +
-    `${giftcodesCommand('deposit', 'list', '--status', 'pending')} (amount ${formatMoney(amountUsd, 'USD')}, paid in ${currency}), ` +
-    `then follow it with giftcodes deposit get <depositId> --wait`
-  );
-}
-
-/** The end of a wait: the record, the new balance when confirmed, advice otherwise (exit 3). */
-export async function reportFinal(
-  ctx: Context,
-  deposit: { depositId: string; status: string; amount: number } & Parameters<typeof depositFields>[0],
-  raw: unknown,
-  methodId?: string,
-): Promise<void> {
-  const { getBalance } = await import('../../api/account.js');
-  if (deposit.status !== 'confirmed') ctx.exitCode = ExitCode.failedItems;
-  if (ctx.flags.json) {
-    printJson(ctx.io, raw);
-    return;
-  }
-  printFields(ctx.io, depositFields(deposit));
-  if (deposit.status === 'confirmed') {
-    const http = await ctx.http();
-    const balance = await getBalance(http);
-    err(
-      ctx.io,
-      `Deposit confirmed: +${formatMoney(deposit.amount, 'USD')}. New balance: ${formatMoney(balance.data.balance, balance.data.currency)}`,
-    );
-  } else {
-    err(ctx.io, failureAdvice(deposit.status, deposit.depositId, newDepositCommand(deposit, methodId)));
-  }
 }

@@ -1,38 +1,36 @@
 /** `giftcodes deposit get`: one deposit and its invoice; --wait follows it to the end. */
 import type { Context } from '../../context.js';
+import { depositFields, failureAdvice, newDepositCommand } from '../../deposit/render.js';
 import { printFields, printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
-import { isPayable, printInvoice } from '../shared/invoice.js';
-import { DEFAULT_POLL_MS, pollOption, waitTimeoutOption } from '../shared/options.js';
+import { isPayable, printInvoice } from '../../payments/invoice.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
+import { pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout } from '../shared/wait.js';
-import { reportFinal } from './create.js';
-import { depositFields, failureAdvice, newDepositCommand } from './render.js';
+
+const args = { depositId: { usage: '<depositId>' } } as const;
+const options = {
+  wait: { flags: '--wait', description: 'wait until the deposit is confirmed, failed or expired' },
+  pollInterval: { ...pollOption, inherited: true },
+  waitTimeout: waitTimeoutOption('deposit'),
+} as const;
 
 export default defineCommand({
   command: 'deposit get',
   description: 'one deposit and its invoice; --wait follows it to the end',
-  args: { depositId: { usage: '<depositId>' } },
-  options: {
-    wait: { flags: '--wait', description: 'wait until the deposit is confirmed, failed or expired' },
-    pollInterval: { ...pollOption, inherited: true },
-    waitTimeout: waitTimeoutOption('deposit'),
-  },
+  args,
+  options,
   examples: ['giftcodes deposit get dep_abc123', 'giftcodes deposit get dep_abc123 --wait'],
   run: runDepositGet,
 });
 
-export interface DepositGetOptions {
-  depositId: string;
-  wait?: boolean;
-  pollInterval?: number;
-  waitTimeout?: number;
-}
-
-export async function runDepositGet(ctx: Context, opts: DepositGetOptions): Promise<void> {
+export async function runDepositGet(
+  ctx: Context,
+  opts: DeclaredOptions<typeof args, typeof options>,
+): Promise<void> {
   const { getDeposit } = await import('../../api/deposits.js');
   const { TERMINAL_DEPOSIT_STATUSES } = await import('../../schemas/deposits.js');
-  const { watchDeposit } = await import('./watch.js');
+  const { reportFinal, watchDeposit } = await import('../../deposit/watch.js');
   const http = await ctx.http();
   let res = await getDeposit(http, opts.depositId);
   if (opts.wait) {
@@ -40,7 +38,7 @@ export async function runDepositGet(ctx: Context, opts: DepositGetOptions): Prom
       res = await printLastOnTimeout(
         ctx,
         watchDeposit(ctx, http, opts.depositId, {
-          pollMs: opts.pollInterval ?? DEFAULT_POLL_MS,
+          pollMs: opts.pollInterval,
           timeoutMs: opts.waitTimeout,
           expiresAt: res.data.payment?.expiresAt,
         }),

@@ -86,6 +86,44 @@ export function clockCheck(serverDate: string | undefined, localNow: number): Ch
   };
 }
 
+/**
+ * The Node.js lines giftcodes supports (package.json `engines`, the README's install
+ * section), each with the day its life ends on the Node.js release schedule. A line past
+ * it gets no more security fixes: still supported here while it is in this table, but
+ * worth a warning. Odd-numbered lines never get long-term support and are not tested.
+ */
+export const NODE_LINES: Readonly<Record<number, string>> = {
+  20: '2026-04-30',
+  22: '2027-04-30',
+  24: '2028-04-30',
+  26: '2029-04-30',
+};
+
+/** The Node.js running the CLI (`process.versions.node`, e.g. "24.22.3") against NODE_LINES at `now`. */
+export function nodeCheck(version: string, now: number): Check {
+  const name = 'Node.js';
+  const major = Number.parseInt(version, 10);
+  const endOfLife = NODE_LINES[major];
+  const lines = Object.keys(NODE_LINES).map(Number);
+  if (endOfLife === undefined) {
+    const kind =
+      major % 2 === 1
+        ? 'an odd-numbered line (short-lived, never long-term support)'
+        : 'not a line giftcodes is tested on';
+    return { name, status: 'warn', detail: `${version}: ${kind}; supported: Node ${lines.join(', ')}` };
+  }
+  if (now < Date.parse(endOfLife))
+    return { name, status: 'ok', detail: `${version} (end of life ${endOfLife})` };
+  const alive = lines.filter((line) => now < Date.parse(NODE_LINES[line] as string));
+  return {
+    name,
+    status: 'warn',
+    detail:
+      `${version}: Node ${major} reached its end of life on ${endOfLife} and gets no more security fixes` +
+      (alive.length ? `; giftcodes still runs on it, move to Node ${alive.join(', ')}` : ''),
+  };
+}
+
 const isSuspension = (p: ProbeResult) => isAccountSuspension(p.message, p.details);
 
 /** Lines from the probes' answers: service, key, account status, capabilities, tier, scopes. */

@@ -1,8 +1,9 @@
 /**
  * `giftcodes doctor`: is the setup working? The settings in effect (profile, base
- * URL, key source, the key masked), the config file's mode, then a few read-only
- * probes of the service (checks.ts says what each answer means). One line per
- * fact, ok/warn/fail; exit 1 when any line fails.
+ * URL, key source, the key masked), the config file's mode, the Node.js line (a warning
+ * once past its end of life), then a few read-only probes of the service (checks.ts
+ * says what each answer means). One line per fact, ok/warn/fail; exit 1 when any line
+ * fails.
  */
 import type { Settings } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
@@ -15,7 +16,7 @@ import type { Check, ProbeResult } from './checks.js';
 export default defineCommand({
   command: 'doctor',
   description:
-    'check the setup: profile, base URL, key source, config file mode, service, key, scopes, account, clock (exit 1 on any fail)',
+    'check the setup: profile, base URL, key source, config file mode, Node.js line, service, key, scopes, account, clock (exit 1 on any fail)',
   examples: [
     '# Settings, service, key, account and clock: ok/warn/fail',
     'giftcodes doctor',
@@ -83,10 +84,10 @@ function settingsChecks(settings: Settings, profileStored: boolean | undefined):
   ];
 }
 
-export async function runDoctor(ctx: Context, _opts: Record<string, never>): Promise<ExitCode> {
+export async function runDoctor(ctx: Context): Promise<ExitCode> {
   const { printJson } = await import('../../io/output.js');
   const { style } = await import('../../io/style.js');
-  const { clockCheck, PROBES, serviceChecks } = await import('./checks.js');
+  const { clockCheck, nodeCheck, PROBES, serviceChecks } = await import('./checks.js');
   const { DEFAULT_RETRY_POLICY } = await import('../../api/retry.js');
   const checks: Check[] = [];
   let settings: Settings | undefined;
@@ -103,6 +104,7 @@ export async function runDoctor(ctx: Context, _opts: Record<string, never>): Pro
   }
   if (settings) checks.push(...settingsChecks(settings, profileStored));
   checks.push(await configCheck(ctx));
+  checks.push(nodeCheck(process.versions.node, ctx.clock.now()));
 
   if (settings?.baseUrl && settings.apiKey) {
     let serverDate: string | undefined;

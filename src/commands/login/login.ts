@@ -146,7 +146,7 @@ export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> 
 
   const given: Sourced | undefined = opts.keyStdin
     ? {
-        value: await (await import('../config/profile.js')).readSecretFromStdin(ctx, '--key-stdin'),
+        value: await (await import('../../config/profile.js')).readSecretFromStdin(ctx.io, '--key-stdin'),
         from: 'stdin',
       }
     : ctx.flags.apiKey

@@ -7,50 +7,53 @@ import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
-import { defineCommand } from '../define.js';
+import { waitUntilDone } from '../../wait.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { amount, duration, externalRef, positiveInt } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { checkReplay, refReusedError, unverifiedRecipientWarning } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
-import { printLastOnTimeout, waitUntilDone } from '../shared/wait.js';
+import { printLastOnTimeout } from '../shared/wait.js';
 import { printOrder } from './render.js';
+
+const options = {
+  product: { flags: '--product <id>', description: 'productId', required: true },
+  sku: { flags: '--sku <id>', description: 'skuId', required: true },
+  amount: {
+    flags: '--amount <n>',
+    description: 'denomination (within the SKU min..max, on its step)',
+    parse: amount,
+    required: true,
+  },
+  quantity: { flags: '--quantity <n>', description: 'units', parse: positiveInt, default: 1 },
+  ref: {
+    flags: '--ref <externalRef>',
+    description: 'idempotency key (default: a random one); the same ref never charges twice',
+    parse: externalRef,
+  },
+  field: { flags: '--field <name=value...>', description: 'a required field value (repeatable)' },
+  seal: { flags: '--seal', description: 'deliver a sealed card' },
+  callbackUrl: {
+    flags: '--callback-url <url>',
+    description: 'legacy unsigned B2B callback (receives codes)',
+  },
+  wait: { flags: '--wait', description: 'poll until the order is completed, partial or failed' },
+  waitTimeout: {
+    flags: '--wait-timeout <duration>',
+    description:
+      'with --wait, stop waiting after this long (exit 4; the order is kept; --json still prints it)',
+    parse: duration,
+    default: 600_000,
+    defaultDescription: '10m',
+  },
+  reveal: { flags: '--reveal', description: 'show codes in full' },
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
+} as const;
 
 export default defineCommand({
   command: 'order create',
   description: 'create and pay one B2B order from the balance',
-  options: {
-    product: { flags: '--product <id>', description: 'productId', required: true },
-    sku: { flags: '--sku <id>', description: 'skuId', required: true },
-    amount: {
-      flags: '--amount <n>',
-      description: 'denomination (within the SKU min..max, on its step)',
-      parse: amount,
-      required: true,
-    },
-    quantity: { flags: '--quantity <n>', description: 'units', parse: positiveInt, default: 1 },
-    ref: {
-      flags: '--ref <externalRef>',
-      description: 'idempotency key (default: a random one); the same ref never charges twice',
-      parse: externalRef,
-    },
-    field: { flags: '--field <name=value...>', description: 'a required field value (repeatable)' },
-    seal: { flags: '--seal', description: 'deliver a sealed card' },
-    callbackUrl: {
-      flags: '--callback-url <url>',
-      description: 'legacy unsigned B2B callback (receives codes)',
-    },
-    wait: { flags: '--wait', description: 'poll until the order is completed, partial or failed' },
-    waitTimeout: {
-      flags: '--wait-timeout <duration>',
-      description:
-        'with --wait, stop waiting after this long (exit 4; the order is kept; --json still prints it)',
-      parse: duration,
-      default: 600_000,
-      defaultDescription: '10m',
-    },
-    reveal: { flags: '--reveal', description: 'show codes in full' },
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
-  },
+  options,
   examples: [
     'giftcodes order create --product prd_amazon_us --sku sku_amazon_us_range \\',
     '  --amount 25 --quantity 2 --wait -y',
@@ -61,24 +64,6 @@ export default defineCommand({
   ],
   run: runOrderCreate,
 });
-
-/** `--wait-timeout` when none is given (the declaration shows it as 10m). */
-export const DEFAULT_ORDER_WAIT_TIMEOUT_MS = 600_000;
-
-export interface OrderCreateOptions {
-  product: string;
-  sku: string;
-  amount: number;
-  quantity: number;
-  ref?: string;
-  field?: string[];
-  seal?: boolean;
-  callbackUrl?: string;
-  wait?: boolean;
-  waitTimeout?: number;
-  reveal?: boolean;
-  yes?: boolean;
-}
 
 function randomRef(random: () => number): string {
   let hex = '';
@@ -97,7 +82,7 @@ export function parseFields(values: string[] | undefined): Record<string, string
   return fields;
 }
 
-export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Promise<void> {
+export async function runOrderCreate(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { getOrder } = await import('../../api/orders.js');
   const { pollDelay } = await import('../../bulk/index.js');
   const { TERMINAL_ORDER_STATUSES } = await import('../../schemas/orders.js');
@@ -165,7 +150,7 @@ export async function runOrderCreate(ctx: Context, opts: OrderCreateOptions): Pr
   let order: Order = res.data;
   let raw = res.raw;
   if (opts.wait && !TERMINAL_ORDER_STATUSES.has(String(order.status))) {
-    const waitTimeout = opts.waitTimeout ?? DEFAULT_ORDER_WAIT_TIMEOUT_MS;
+    const { waitTimeout } = opts;
     const last = await printLastOnTimeout(
       ctx,
       waitUntilDone({

@@ -13,36 +13,41 @@ import type { OutputFormat, OutputRecord } from '../../bulk/index.js';
 import type { InputRow } from '../../bulk/types.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
 import { CODES_FILE_OPTIONS } from '../shared/codes-file-options.js';
+
+const args = { checkoutIds: { usage: '[checkoutIds...]' } } as const;
+
+const options = {
+  out: {
+    flags: '--out <path>',
+    description: 'where to write the codes (mode 0600, atomic); a journal beside it supplies the plan',
+    required: true,
+  },
+  batch: {
+    flags: '--batch <id>',
+    description: 'the batch to export (found on the account when no journal is beside --out)',
+  },
+  input: {
+    flags: '--input <csv>',
+    description: 'the input file the batch was bought from: fills the ref column',
+  },
+  journal: {
+    flags: '--journal <path>',
+    description: 'the batch journal, when it is not beside --out (default: <out>.journal)',
+  },
+  ...CODES_FILE_OPTIONS,
+  force: { flags: '--force', description: 'replace a file at --out that is not an output of this batch' },
+} as const;
 
 export default defineCommand({
   command: 'order export',
   description: 'write the codes file of a batch (or of these orders) again from the service; buys nothing',
-  args: { checkoutIds: { usage: '[checkoutIds...]' } },
-  options: {
-    out: {
-      flags: '--out <path>',
-      description: 'where to write the codes (mode 0600, atomic); a journal beside it supplies the plan',
-      required: true,
-    },
-    batch: {
-      flags: '--batch <id>',
-      description: 'the batch to export (found on the account when no journal is beside --out)',
-    },
-    input: {
-      flags: '--input <csv>',
-      description: 'the input file the batch was bought from: fills the ref column',
-    },
-    journal: {
-      flags: '--journal <path>',
-      description: 'the batch journal, when it is not beside --out (default: <out>.journal)',
-    },
-    ...CODES_FILE_OPTIONS,
-    force: { flags: '--force', description: 'replace a file at --out that is not an output of this batch' },
-  },
+  args,
+  options,
   examples: [
     '# Rebuild a lost codes file from the service',
     'giftcodes order export --batch 3e14540f0ae02e91 --out codes.csv \\',
@@ -55,20 +60,9 @@ export default defineCommand({
   run: runOrderExport,
 });
 
-export interface OrderExportOptions {
-  checkoutIds: string[];
-  batch?: string;
-  out: string;
-  input?: string;
-  /** The batch journal, when it is not beside --out. */
-  journal?: string;
-  /** Default: from --out's extension (formatFor). */
-  format?: OutputFormat;
-  bom?: boolean;
-  force?: boolean;
-}
+type Options = DeclaredOptions<typeof args, typeof options>;
 
-async function targetFor(ctx: Context, http: HttpClient, opts: OrderExportOptions): Promise<BatchTarget> {
+async function targetFor(ctx: Context, http: HttpClient, opts: Options): Promise<BatchTarget> {
   const { locateBatch, splitBatchPath } = await import('../../batch/locate.js');
   // The journal read as a snapshot, never changed (a torn last line is ignored, not cut).
   const { readBatch } = await import('../../bulk/store/index.js');
@@ -121,7 +115,7 @@ async function readInputRows(
       return undefined;
     });
   } catch (error) {
-    throw new UsageError(`cannot read ${input}: ${(error as Error).message}`);
+    throw new UsageError(`cannot read ${input}: ${failureWords(error)}`);
   }
   const matches =
     expectedSha !== undefined ? parsed.sha256 === expectedSha : fileMatchesBatch(batch, parsed.sha256);
@@ -136,7 +130,7 @@ function notTheInput(input: string, batch: string): UsageError {
   );
 }
 
-export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Promise<ExitCode> {
+export async function runOrderExport(ctx: Context, opts: Options): Promise<ExitCode> {
   const { formatFor } = await import('../../bulk/index.js');
   const format = formatFor(opts.out, opts.format);
   if (opts.bom && format !== 'csv') throw new UsageError(`--bom is for a CSV codes file, not ${format}`);
@@ -162,11 +156,7 @@ export async function runOrderExport(ctx: Context, opts: OrderExportOptions): Pr
 }
 
 /** Everything after the lock: the journal beside --out is read and written only while it is held. */
-async function exportUnderLock(
-  ctx: Context,
-  opts: OrderExportOptions,
-  format: OutputFormat,
-): Promise<ExitCode> {
+async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat): Promise<ExitCode> {
   const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
   const { JournalAppender, fileExists, outputChunks, sha256File, writeAtomic } = await import(
     '../../bulk/index.js'

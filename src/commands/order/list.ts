@@ -4,26 +4,27 @@ import type { Context } from '../../context.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';
 import { err } from '../../io/streams.js';
 import { ORDER_STATUSES, SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { nonNegativeInt, positiveInt } from '../parse.js';
-import type { ListFlags } from '../shared/pages.js';
+
+const options = {
+  ref: { flags: '--ref <externalRef>', description: 'only the order with this externalRef' },
+  status: {
+    flags: '--status <status>',
+    description: 'only orders in this status',
+    choices: ORDER_STATUSES,
+  },
+  limit: { flags: '--limit <n>', description: 'page size (1-100)', parse: positiveInt },
+  offset: { flags: '--offset <n>', description: 'skip this many', parse: nonNegativeInt },
+  sortBy: { flags: '--sort-by <field>', description: 'sort field', choices: SORT_BY },
+  sortOrder: { flags: '--sort-order <order>', description: 'sort order', choices: SORT_ORDER },
+  all: { flags: '--all', description: 'follow pages until the end' },
+} as const;
 
 export default defineCommand({
   command: 'order list',
   description: 'B2B orders, newest first',
-  options: {
-    ref: { flags: '--ref <externalRef>', description: 'only the order with this externalRef' },
-    status: {
-      flags: '--status <status>',
-      description: 'only orders in this status',
-      choices: ORDER_STATUSES,
-    },
-    limit: { flags: '--limit <n>', description: 'page size (1-100)', parse: positiveInt },
-    offset: { flags: '--offset <n>', description: 'skip this many', parse: nonNegativeInt },
-    sortBy: { flags: '--sort-by <field>', description: 'sort field', choices: SORT_BY },
-    sortOrder: { flags: '--sort-order <order>', description: 'sort order', choices: SORT_ORDER },
-    all: { flags: '--all', description: 'follow pages until the end' },
-  },
+  options,
   examples: [
     'giftcodes order list',
     'giftcodes order list --ref po-1042',
@@ -32,12 +33,7 @@ export default defineCommand({
   run: runOrderList,
 });
 
-export interface OrderListOptions extends ListFlags {
-  ref?: string;
-  status?: string;
-}
-
-export async function runOrderList(ctx: Context, opts: OrderListOptions): Promise<void> {
+export async function runOrderList(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { listOrders } = await import('../../api/orders.js');
   const { fetchPages, printList } = await import('../shared/pages.js');
   const http = await ctx.http();

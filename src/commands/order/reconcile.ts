@@ -8,21 +8,26 @@ import type { CodesFileRecord } from '../../batch/codes-file.js';
 import type { DifferenceKind } from '../../batch/reconcile.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
+import { plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
+
+const args = { file: { usage: '[codesFile]' } } as const;
+
+const options = {
+  batch: {
+    flags: '--batch <id>',
+    description: 'the batch id, when its codes file and journal are not here',
+  },
+} as const;
 
 export default defineCommand({
   command: 'order reconcile',
   description: "compare a batch's codes file with the service; exit 0 only when all is in order",
-  args: { file: { usage: '[codesFile]' } },
-  options: {
-    batch: {
-      flags: '--batch <id>',
-      description: 'the batch id, when its codes file and journal are not here',
-    },
-  },
+  args,
+  options,
   examples: [
     '# Compare a codes file with the service; exit 3 when they differ',
     'giftcodes order reconcile codes.csv',
@@ -30,13 +35,6 @@ export default defineCommand({
   ],
   run: runOrderReconcile,
 });
-
-export interface OrderReconcileOptions {
-  file?: string;
-  batch?: string;
-}
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => string>> = {
   // The damaged file is not an output of the batch any more: replacing it takes --force.
@@ -56,7 +54,10 @@ const ADVICE: Partial<Record<DifferenceKind, (batch: string, file?: string) => s
   'order-unknown': () => 'run the same `order bulk` again to resolve orders with an unknown outcome',
 };
 
-export async function runOrderReconcile(ctx: Context, opts: OrderReconcileOptions): Promise<ExitCode> {
+export async function runOrderReconcile(
+  ctx: Context,
+  opts: DeclaredOptions<typeof args, typeof options>,
+): Promise<ExitCode> {
   const { readCodesFile } = await import('../../batch/codes-file.js');
   const { locateBatch } = await import('../../batch/locate.js');
   const { fetchOrders } = await import('../../batch/orders.js');

@@ -14,7 +14,7 @@ export default defineCommand({
 });
 
 export async function runPaymentMethods(ctx: Context): Promise<void> {
-  const { METHOD_HEAD, methodRows, sortMethods } = await import('../shared/methods.js');
+  const { METHOD_HEAD, methodRows, sortMethods } = await import('../../payments/methods.js');
   const { printJson, printTable } = await import('../../io/output.js');
   const { listPaymentMethods } = await import('../../api/payment-methods.js');
   const http = await ctx.http();

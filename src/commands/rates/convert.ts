@@ -1,43 +1,35 @@
 /** `giftcodes rates convert`: convert an amount between currencies at the service rate (indicative). */
 import type { Context } from '../../context.js';
+import { readDecimal } from '../../decimal.js';
 import { UsageError } from '../../errors.js';
 import { formatAmountFor } from '../../io/format.js';
 import { printFields, printJson } from '../../io/output.js';
-import type { Surface } from '../../schemas/common.js';
-import { defineCommand } from '../define.js';
-import { decimalBy } from '../parse.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
 import { inheritedSurfaceOption } from '../shared/options.js';
+
+const args = { amount: { usage: '<amount>' }, from: { usage: '<from>' }, to: { usage: '<to>' } } as const;
+
+const options = { surface: inheritedSurfaceOption } as const;
 
 export default defineCommand({
   command: 'rates convert',
   description: 'convert an amount between currencies at the service rate (indicative)',
-  args: { amount: { usage: '<amount>' }, from: { usage: '<from>' }, to: { usage: '<to>' } },
-  options: { surface: inheritedSurfaceOption },
-  prepare: (o) => {
-    let amount: number;
-    try {
-      amount = decimalBy({ sign: 'nonNegative' })(o.amount);
-    } catch (error) {
-      throw new UsageError(`<amount>: ${(error as Error).message}`);
-    }
-    return { ...o, amount };
-  },
+  args,
+  options,
   examples: ['giftcodes rates convert 25 usd eur', 'giftcodes rates convert 0.01 btc usd --json'],
-  run: (ctx, options) => runRatesConvert(ctx, options),
+  run: runRatesConvert,
 });
 
-export interface ConvertOptions {
-  amount: number;
-  from: string;
-  to: string;
-  surface: Surface;
-}
-
-export async function runRatesConvert(ctx: Context, opts: ConvertOptions): Promise<void> {
+export async function runRatesConvert(
+  ctx: Context,
+  opts: DeclaredOptions<typeof args, typeof options>,
+): Promise<void> {
   const { convert } = await import('../../api/catalog.js');
+  const amount = readDecimal(opts.amount, { sign: 'nonNegative' });
+  if (!amount.ok) throw new UsageError(`<amount>: ${amount.reason}`);
   const http = await ctx.http();
   // Codes are case-insensitive at the service; send them as typed and let it answer.
-  const res = await convert(http, opts.surface, opts.amount, opts.from, opts.to);
+  const res = await convert(http, opts.surface, amount.value, opts.from, opts.to);
   if (ctx.flags.json) {
     printJson(ctx.io, res.raw);
     return;

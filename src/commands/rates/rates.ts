@@ -1,20 +1,21 @@
 /** `giftcodes rates`: exchange rates: units of each currency per 1 USD. */
 import type { Context } from '../../context.js';
 import { err } from '../../io/streams.js';
-import type { Surface } from '../../schemas/common.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { surfaceOption } from '../shared/options.js';
+
+const options = { surface: surfaceOption } as const;
 
 export default defineCommand({
   command: 'rates',
   description: 'exchange rates: units of each currency per 1 USD',
   positionalOptions: true,
-  options: { surface: surfaceOption },
+  options,
   examples: ['giftcodes rates', 'giftcodes rates --json'],
   run: runRatesList,
 });
 
-export async function runRatesList(ctx: Context, opts: { surface: Surface }): Promise<void> {
+export async function runRatesList(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { printJson, printTable } = await import('../../io/output.js');
   const { getRates } = await import('../../api/catalog.js');
   const http = await ctx.http();

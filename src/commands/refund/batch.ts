@@ -14,39 +14,43 @@ import type { BatchTarget } from '../../batch/locate.js';
 import type { BatchJournal } from '../../batch/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, InterruptedError, writeOutcome } from '../../errors.js';
-import { formatMoney } from '../../io/format.js';
+import { formatMoney, plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Refund } from '../../schemas/refunds.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
 import { duration } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { rerunCommand } from '../shared/rerun.js';
+
+const args = { file: { usage: '[codesFile]' } } as const;
+
+const options = {
+  batch: {
+    flags: '--batch <id>',
+    description: 'the batch id, when its codes file and journal are not here (orders found on the account)',
+  },
+  retryUnknown: {
+    flags: '--retry-unknown',
+    description:
+      'ask again for orders whose earlier request lost its answer (the refund may exist: the service cannot be asked)',
+  },
+  waitLock: {
+    flags: '--wait-lock [duration]',
+    description:
+      'if another run holds this batch (order bulk or refund batch), wait for it this long instead of refusing (exit 2)',
+    parse: duration,
+    preset: '10m',
+  },
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+} as const;
 
 export default defineCommand({
   command: 'refund batch',
   description:
     'request the refund of every partial or failed order of a bulk batch, each once (named by its codes file, journal or --batch)',
-  args: { file: { usage: '[codesFile]' } },
-  options: {
-    batch: {
-      flags: '--batch <id>',
-      description: 'the batch id, when its codes file and journal are not here (orders found on the account)',
-    },
-    retryUnknown: {
-      flags: '--retry-unknown',
-      description:
-        'ask again for orders whose earlier request lost its answer (the refund may exist: the service cannot be asked)',
-    },
-    waitLock: {
-      flags: '--wait-lock [duration]',
-      description:
-        'if another run holds this batch (order bulk or refund batch), wait for it this long instead of refusing (exit 2)',
-      parse: duration,
-      preset: '10m',
-    },
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
-  },
+  args,
+  options,
   examples: [
     '# Every partial or failed order of a batch, each requested once',
     'giftcodes refund batch codes.csv -y',
@@ -54,15 +58,6 @@ export default defineCommand({
   ],
   run: runRefundBatch,
 });
-
-export interface RefundBatchOptions {
-  file?: string;
-  batch?: string;
-  yes?: boolean;
-  retryUnknown?: boolean;
-  /** ms to wait for another run's lock on the batch; undefined refuses at once. */
-  waitLock?: number;
-}
 
 export type RefundOutcome =
   /** Asked now; the service created a refund (201). */
@@ -92,7 +87,9 @@ export interface RefundBatchRow {
 
 const REFUNDABLE = new Set(['partial', 'failed']);
 
-export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Promise<ExitCode> {
+type Options = DeclaredOptions<typeof args, typeof options>;
+
+export async function runRefundBatch(ctx: Context, opts: Options): Promise<ExitCode> {
   const { locateBatch, splitBatchPath } = await import('../../batch/locate.js');
   const { batchLocks } = await import('../../batch/lock.js');
   const { isValidBatchId } = await import('../../bulk/plan/refs.js');
@@ -133,7 +130,7 @@ export async function runRefundBatch(ctx: Context, opts: RefundBatchOptions): Pr
 /** Everything after the locks: the journal is read and written only while they are held. */
 async function refundUnderLock(
   ctx: Context,
-  opts: RefundBatchOptions,
+  opts: Options,
   http: HttpClient,
   target: BatchTarget,
   journal: BatchJournal,
@@ -183,7 +180,7 @@ async function refundUnderLock(
     await confirmWrite(
       ctx,
       opts.yes,
-      `Request the refund of ${units} failed units in ${toAsk.length} orders of batch ${target.batch}?`,
+      `Request the refund of ${plural(units, 'failed unit')} in ${plural(toAsk.length, 'order')} of batch ${target.batch}?`,
     );
     for (const row of toAsk) await requestRefund(ctx, http, createRefund, journal, target.batch, row);
   }
@@ -235,7 +232,11 @@ async function refundUnderLock(
         "so it is not sent again on a guess. Look for it first (a refund.initiated webhook, the balance, the service's support); " +
         `to send it again anyway: ${rerunCommand(ctx)}${ctx.argv.includes('--retry-unknown') ? '' : ' --retry-unknown'}`,
     );
-  if (unfinished) err(ctx.io, `${unfinished} orders are not final yet: run this again once they are`);
+  if (unfinished)
+    err(
+      ctx.io,
+      `${plural(unfinished, 'order')} ${unfinished === 1 ? 'is' : 'are'} not final yet: run this again once ${unfinished === 1 ? 'it is' : 'they are'}`,
+    );
   ctx.exitCode = exitCode;
   return exitCode;
 }

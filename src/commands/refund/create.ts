@@ -7,9 +7,8 @@ import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import type { Surface } from '../../schemas/common.js';
 import type { Refund } from '../../schemas/refunds.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredOptions, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { rerunCommand } from '../shared/rerun.js';
 import {
@@ -20,23 +19,27 @@ import {
   refundItemRows,
 } from './render.js';
 
+const args = { checkoutId: { usage: '<checkoutId>' } } as const;
+
+const options = {
+  surface: {
+    flags: '--surface <surface>',
+    description: 'b2b order or retailer checkout',
+    choices: ['b2b', 'retailer'],
+    default: 'b2b',
+  },
+  data: {
+    flags: '--data <json>',
+    description: 'send this JSON object as the request body instead of {"checkoutId": ...}',
+  },
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+} as const;
+
 export default defineCommand({
   command: 'refund create',
   description: 'request the refund of the failed items of an order (b2b) or checkout (retailer)',
-  args: { checkoutId: { usage: '<checkoutId>' } },
-  options: {
-    surface: {
-      flags: '--surface <surface>',
-      description: 'b2b order or retailer checkout',
-      choices: ['b2b', 'retailer'],
-      default: 'b2b',
-    },
-    data: {
-      flags: '--data <json>',
-      description: 'send this JSON object as the request body instead of {"checkoutId": ...}',
-    },
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
-  },
+  args,
+  options,
   examples: [
     '# The failed units of a B2B order',
     'giftcodes refund create chk_abc123 -y',
@@ -45,13 +48,6 @@ export default defineCommand({
   ],
   run: runRefundCreate,
 });
-
-export interface RefundCreateOptions {
-  checkoutId: string;
-  surface: Surface;
-  data?: string;
-  yes?: boolean;
-}
 
 /**
  * The body: `{checkoutId}` (the retailer body; the B2B body is not shown in the spec,
@@ -97,7 +93,10 @@ export function refundNextStep(
   }
 }
 
-export async function runRefundCreate(ctx: Context, opts: RefundCreateOptions): Promise<void> {
+export async function runRefundCreate(
+  ctx: Context,
+  opts: DeclaredOptions<typeof args, typeof options>,
+): Promise<void> {
   const { createRefund } = await import('../../api/refunds.js');
   const body = refundBody(opts.checkoutId, opts.data);
   assertCanConsent(ctx, opts.yes, `request a refund for ${opts.checkoutId}`);

@@ -4,10 +4,10 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { shellWord } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
-import type { SandboxFlags } from '../../sandbox/index.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { collect } from '../parse.js';
 
 /**
@@ -15,80 +15,82 @@ import { collect } from '../parse.js';
  * not imported from it, so that starting the CLI loads no sandbox module. The tier names
  * are the sandbox's (choices.ts TIERS; test/sandbox/faults-operator.test.ts keeps them equal).
  */
+const options = {
+  host: { flags: '--host <host>', description: 'interface to bind (default 127.0.0.1)' },
+  writeEnv: {
+    flags: '--write-env <path>',
+    description:
+      'write GIFTCODES_BASE_URL and GIFTCODES_API_KEY here (mode 0600) once listening; removed on stop',
+  },
+  port: { flags: '--port <port>', description: 'port to listen on; 0 picks a free one (default 4010)' },
+  seed: { flags: '--seed <n>', description: 'seed of ids, codes and fault draws (default 1)' },
+  key: {
+    flags: '--key <apiKey>',
+    description:
+      'API key of the ready account (default: derived from --seed, so fixed and published in docs/sandbox.md; a random one when --host is not loopback)',
+  },
+  balance: {
+    flags: '--balance <usd>',
+    description: 'starting balance of the ready account in USD (default 10000)',
+  },
+  tier: {
+    flags: '--tier <name>',
+    description: 'tier of the ready account: starter, growth, enterprise (default starter)',
+  },
+  retailer: {
+    flags: '--retailer',
+    description: 'enable the retailer capability of the ready account (default: b2b only, as the spec)',
+  },
+  allowHttpWebhooks: {
+    flags: '--allow-http-webhooks',
+    description: 'accept http:// loopback webhook and callback URLs',
+  },
+  specMinimal: {
+    flags: '--spec-minimal',
+    description:
+      'answer only what the spec shows where it leaves shapes open (no deposit id, no order body, sparse order lists)',
+  },
+  fault: {
+    flags: '--fault <rule>',
+    description: 'inject a fault: "<ROUTE>=<KIND>[:<PROBABILITY>[:<BURST>]]" (repeatable)',
+    parse: collect,
+  },
+  faultScript: {
+    flags: '--fault-script <rule>',
+    description: 'scripted faults: "<ROUTE>=<STEP>,<STEP>,..." with STEP a kind or ok (repeatable)',
+    parse: collect,
+  },
+  latency: {
+    flags: '--latency <ms|rule>',
+    description: 'added latency: "<MS>" or "<ROUTE>=<MS>" (repeatable)',
+    parse: collect,
+  },
+  faultDelay: {
+    flags: '--fault-delay <ms>',
+    description: 'how long delay_after holds a response (default 30000)',
+  },
+  faultStatus: {
+    flags: '--fault-status <status>',
+    description: 'HTTP status of injected 5xx faults (default 500)',
+  },
+  rateLimit: {
+    flags: '--rate-limit <n[/burst]|off>',
+    description: 'request-rate limit per account, per second',
+  },
+  ratesUnavailable: {
+    flags: '--rates-unavailable',
+    description: 'rates endpoints answer 502 EXTERNAL_SERVICE_ERROR',
+  },
+  fulfillmentMs: {
+    flags: '--fulfillment-ms <ms>',
+    description: 'virtual ms per fulfilled unit (default 10)',
+  },
+} as const;
+
 export default defineCommand({
   command: 'sandbox',
   description: 'run a local, stateful emulation of the service (for rehearsals and tests; no money moves)',
-  options: {
-    host: { flags: '--host <host>', description: 'interface to bind (default 127.0.0.1)' },
-    writeEnv: {
-      flags: '--write-env <path>',
-      description:
-        'write GIFTCODES_BASE_URL and GIFTCODES_API_KEY here (mode 0600) once listening; removed on stop',
-    },
-    port: { flags: '--port <port>', description: 'port to listen on; 0 picks a free one (default 4010)' },
-    seed: { flags: '--seed <n>', description: 'seed of ids, codes and fault draws (default 1)' },
-    key: {
-      flags: '--key <apiKey>',
-      description:
-        'API key of the ready account (default: derived from --seed, so fixed and published in docs/sandbox.md; a random one when --host is not loopback)',
-    },
-    balance: {
-      flags: '--balance <usd>',
-      description: 'starting balance of the ready account in USD (default 10000)',
-    },
-    tier: {
-      flags: '--tier <name>',
-      description: 'tier of the ready account: starter, growth, enterprise (default starter)',
-    },
-    retailer: {
-      flags: '--retailer',
-      description: 'enable the retailer capability of the ready account (default: b2b only, as the spec)',
-    },
-    allowHttpWebhooks: {
-      flags: '--allow-http-webhooks',
-      description: 'accept http:// loopback webhook and callback URLs',
-    },
-    specMinimal: {
-      flags: '--spec-minimal',
-      description:
-        'answer only what the spec shows where it leaves shapes open (no deposit id, no order body, sparse order lists)',
-    },
-    fault: {
-      flags: '--fault <rule>',
-      description: 'inject a fault: "<ROUTE>=<KIND>[:<PROBABILITY>[:<BURST>]]" (repeatable)',
-      parse: collect,
-    },
-    faultScript: {
-      flags: '--fault-script <rule>',
-      description: 'scripted faults: "<ROUTE>=<STEP>,<STEP>,..." with STEP a kind or ok (repeatable)',
-      parse: collect,
-    },
-    latency: {
-      flags: '--latency <ms|rule>',
-      description: 'added latency: "<MS>" or "<ROUTE>=<MS>" (repeatable)',
-      parse: collect,
-    },
-    faultDelay: {
-      flags: '--fault-delay <ms>',
-      description: 'how long delay_after holds a response (default 30000)',
-    },
-    faultStatus: {
-      flags: '--fault-status <status>',
-      description: 'HTTP status of injected 5xx faults (default 500)',
-    },
-    rateLimit: {
-      flags: '--rate-limit <n[/burst]|off>',
-      description: 'request-rate limit per account, per second',
-    },
-    ratesUnavailable: {
-      flags: '--rates-unavailable',
-      description: 'rates endpoints answer 502 EXTERNAL_SERVICE_ERROR',
-    },
-    fulfillmentMs: {
-      flags: '--fulfillment-ms <ms>',
-      description: 'virtual ms per fulfilled unit (default 10)',
-    },
-  },
+  options,
   examples: [
     '# Start one in the background; the env file appears once it listens',
     'giftcodes sandbox --port 0 --write-env /tmp/sb.env &',
@@ -100,7 +102,8 @@ export default defineCommand({
 });
 
 /** Serves until Ctrl-C; the first lines say how to point the CLI (or anything else) at it. */
-export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFlags): Promise<void> {
+export async function runSandbox(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
+  const { writeEnv, ...flags } = opts;
   const { printJson } = await import('../../io/output.js');
   const { style } = await import('../../io/style.js');
   const { prepareWriteEnv, removeWriteEnv, writeEnvTo } = await import('./write-env.js');
@@ -108,23 +111,23 @@ export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFl
     '../../sandbox/index.js'
   );
   // A flag that does not parse is a SandboxFlagError: a usage error (exit 2) naming it.
-  const options = parseSandboxFlags(flags);
+  const settings = parseSandboxFlags(flags);
   if (writeEnv !== undefined) await prepareWriteEnv(writeEnv);
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
     sandbox = await startSandbox({
-      ...options,
+      ...settings,
       log: ctx.flags.debug ? (line) => ctx.debug(line) : undefined,
     });
   } catch (error) {
-    throw listenProblem(error, options.host ?? '127.0.0.1', options.port ?? DEFAULT_SANDBOX_PORT) ?? error;
+    throw listenProblem(error, settings.host ?? '127.0.0.1', settings.port ?? DEFAULT_SANDBOX_PORT) ?? error;
   }
   if (writeEnv !== undefined) {
     try {
       await writeEnvTo(writeEnv, sandbox.url, sandbox.apiKey);
     } catch (error) {
       await sandbox.close();
-      throw new UsageError(`--write-env ${writeEnv}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+      throw new UsageError(`--write-env ${writeEnv}: ${failureWords(error)}`);
     }
   }
   const s = style(ctx.io);
@@ -134,7 +137,7 @@ export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFl
       ctx.io,
       s.red(
         `warning: the sandbox listens on ${sandbox.host}, beyond this machine: anyone who can reach it can use the API over plain http. ` +
-          `${options.apiKey ? 'The ready account uses the --key you gave' : 'The ready account got a random key, not the published default'}; the operator API stays loopback-only.`,
+          `${settings.apiKey ? 'The ready account uses the --key you gave' : 'The ready account got a random key, not the published default'}; the operator API stays loopback-only.`,
       ),
     );
   }
@@ -157,7 +160,7 @@ export async function runSandbox(ctx: Context, { writeEnv, ...flags }: SandboxFl
     err(
       ctx.io,
       s.dim(
-        options.retailer
+        settings.retailer
           ? 'capabilities: b2b, retailer'
           : 'capabilities: b2b (for retailer: `giftcodes business enable --retailer --yes`, or start with --retailer)',
       ),

@@ -1,14 +1,12 @@
 /**
  * Flags several nouns declare the same way: the list conventions of spec section 4,
  * the wait/poll flags and `--surface`. Loaded with the command files at start-up, so it imports
- * nothing but the flag parsers and the zod-free value sets.
+ * nothing but the flag parsers, the zod-free value sets and the default poll pace.
  */
 import { SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
+import { DEFAULT_POLL_MS } from '../../wait.js';
 import type { OptionSpec } from '../define.js';
 import { duration, nonNegativeInt, oneOf, positiveInt } from '../parse.js';
-
-/** Time between two reads while waiting for a deposit or checkout to finish. */
-export const DEFAULT_POLL_MS = 3_000;
 
 /**
  * `--status`, `--limit`, `--offset`, `--sort-by`, `--sort-order`, `--all` (spec section 4).

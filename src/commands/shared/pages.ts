@@ -1,17 +1,14 @@
-/** Common list conventions (spec section 4): one page, or every page with --all. Flags: list-options.ts. */
+/** Common list conventions (spec section 4): one page, or every page with --all. Flags: options.ts. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { type Cell, printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { LIST_LIMIT_MAX } from '../../schemas/common.js';
+import type { DeclaredValues } from '../define.js';
+import type { listOptions } from './options.js';
 
-export interface ListFlags {
-  limit?: number;
-  offset?: number;
-  sortBy?: string;
-  sortOrder?: string;
-  all?: boolean;
-}
+/** The paging flags as `listOptions` declares them. */
+export type ListFlags = Omit<DeclaredValues<ReturnType<typeof listOptions>>, 'status'>;
 
 export interface Page<T> {
   items: T[];

@@ -32,13 +32,18 @@ function withoutFlags(argv: readonly string[], drop: ReadonlySet<string>): strin
 
 /**
  * The command as typed, with `set` flags pinned to the given values (replacing any
- * value the user gave) and secrets left out.
+ * value the user gave), `more` words added (a repeatable flag: `-f externalRef=...`), and
+ * secrets left out.
  */
-export function rerunCommand(ctx: Pick<Context, 'argv'>, set: Record<string, string> = {}): string {
+export function rerunCommand(
+  ctx: Pick<Context, 'argv'>,
+  set: Record<string, string> = {},
+  more: readonly string[] = [],
+): string {
   const pinned = new Set(Object.keys(set));
   const words = withoutFlags(ctx.argv, new Set([...SECRET_FLAGS, ...pinned]));
   const end = words.indexOf('--');
-  const extra = Object.entries(set).flat();
+  const extra = [...Object.entries(set).flat(), ...more];
   if (end === -1) words.push(...extra);
   else words.splice(end, 0, ...extra);
   return giftcodesCommand(...words);

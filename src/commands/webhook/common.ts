@@ -6,7 +6,7 @@ import type { OptionSpec } from '../define.js';
 import { duration } from '../parse.js';
 
 /** Secrets from the repeated flag, else GIFTCODES_WEBHOOK_SECRET (comma-separated: new,previous). */
-export function webhookSecrets(ctx: Context, fromFlags: readonly string[]): string[] {
+export function webhookSecrets(ctx: Context, fromFlags: readonly string[] = []): string[] {
   const given = fromFlags.length > 0 ? [...fromFlags] : (ctx.env.GIFTCODES_WEBHOOK_SECRET ?? '').split(',');
   const secrets = given.map((s) => s.trim()).filter((s) => s !== '');
   // Held by this run from here on: redacted from anything printed (io/guard.ts).
@@ -55,7 +55,7 @@ export const toleranceOption = {
   parse: duration,
 } as const satisfies OptionSpec;
 
-/** The run functions take seconds. */
+/** The verifier takes seconds. */
 export function toleranceSeconds(ms: number | undefined): number {
   return (ms ?? DEFAULT_TOLERANCE_MS) / 1000;
 }

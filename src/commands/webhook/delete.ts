@@ -3,19 +3,20 @@ import type { Context } from '../../context.js';
 import { isApiError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+
+const options = { yes: { flags: '-y, --yes', description: 'do not ask for confirmation' } } as const;
 
 export default defineCommand({
   command: 'webhook delete',
   description: 'remove the endpoint (deliveries stop)',
-  options: { yes: { flags: '-y, --yes', description: 'do not ask for confirmation' } },
-  prepare: (o) => ({ yes: Boolean(o.yes) }),
+  options,
   examples: ['giftcodes webhook delete -y'],
-  run: (ctx, options) => runWebhookDelete(ctx, options),
+  run: runWebhookDelete,
 });
 
-export async function runWebhookDelete(ctx: Context, opts: { yes: boolean }): Promise<void> {
+export async function runWebhookDelete(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { deleteWebhook, getWebhook } = await import('../../api/webhooks.js');
   // Without a terminal and without --yes: refuse (exit 2) before any request.
   assertCanConsent(ctx, opts.yes, 'delete the webhook endpoint');

@@ -1,22 +1,28 @@
 /** `giftcodes webhook deliveries`: the delivery log, newest first (failed deliveries marked). */
 import type { Context } from '../../context.js';
-import { formatTime } from '../../io/format.js';
+import { formatTime, plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { DeliveryLogEntry } from '../../schemas/webhooks.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
+
+const options = {
+  checkout: { flags: '--checkout <id>', description: 'only deliveries for this checkout' },
+} as const;
 
 export default defineCommand({
   command: 'webhook deliveries',
   description: 'the delivery log, newest first (failed deliveries marked)',
-  options: { checkout: { flags: '--checkout <id>', description: 'only deliveries for this checkout' } },
-  prepare: (o) => ({ checkout: o.checkout }),
+  options,
   examples: ['giftcodes webhook deliveries', 'giftcodes webhook deliveries --checkout chk_abc123'],
-  run: (ctx, options) => runWebhookDeliveries(ctx, options),
+  run: runWebhookDeliveries,
 });
 
-export async function runWebhookDeliveries(ctx: Context, opts: { checkout?: string }): Promise<void> {
+export async function runWebhookDeliveries(
+  ctx: Context,
+  opts: DeclaredValues<typeof options>,
+): Promise<void> {
   const { listDeliveries } = await import('../../api/webhooks.js');
   const http = await ctx.http();
   const res = await listDeliveries(http, opts.checkout);
@@ -43,9 +49,10 @@ export async function runWebhookDeliveries(ctx: Context, opts: { checkout?: stri
     ]),
   );
   const failed = res.deliveries.filter((d) => d.status === 'failed').length;
-  if (failed > 0) err(ctx.io, s.yellow(`${failed} of ${res.deliveries.length} deliveries failed`));
+  const of = plural(res.deliveries.length, 'delivery', 'deliveries');
+  if (failed > 0) err(ctx.io, s.yellow(`${failed} of ${of} failed`));
   const open = res.deliveries.filter((d) => d.status == null).length;
-  if (open > 0) err(ctx.io, `${open} of ${res.deliveries.length} deliveries still being retried`);
+  if (open > 0) err(ctx.io, `${open} of ${of} still being retried`);
 }
 
 /**

@@ -4,63 +4,50 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { errnoWords } from '../../io/errno.js';
 import { formatTime } from '../../io/format.js';
 import { safeJson, sanitize } from '../../io/sanitize.js';
 import { err, out } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
 import type { ListenerEvent } from '../../webhooks/listener.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { collect, nonNegativeInt } from '../parse.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
+
+const options = {
+  port: {
+    flags: '--port <n>',
+    description: 'port on 127.0.0.1, 0-65535 (0 picks a free one)',
+    parse: nonNegativeInt,
+    default: 4242,
+  },
+  secret: {
+    flags: '--secret <whsec>',
+    description: 'secret to verify with; repeat for the previous one (env GIFTCODES_WEBHOOK_SECRET)',
+    parse: collect,
+  },
+  forwardTo: {
+    flags: '--forward-to <url>',
+    description: 'forward each delivery, headers and body unchanged, to this URL',
+  },
+  forwardUnverified: {
+    flags: '--forward-unverified',
+    description:
+      'UNSAFE: also forward and print requests that fail verification (any web page can POST to this port)',
+  },
+  tolerance: toleranceOption,
+} as const;
 
 export default defineCommand({
   command: 'webhook listen',
   description: 'local receiver: verify, print one line per event, forward to your app',
-  options: {
-    port: {
-      flags: '--port <n>',
-      description: 'port on 127.0.0.1, 0-65535 (0 picks a free one)',
-      parse: nonNegativeInt,
-      default: 4242,
-    },
-    secret: {
-      flags: '--secret <whsec>',
-      description: 'secret to verify with; repeat for the previous one (env GIFTCODES_WEBHOOK_SECRET)',
-      parse: collect,
-    },
-    forwardTo: {
-      flags: '--forward-to <url>',
-      description: 'forward each delivery, headers and body unchanged, to this URL',
-    },
-    forwardUnverified: {
-      flags: '--forward-unverified',
-      description:
-        'UNSAFE: also forward and print requests that fail verification (any web page can POST to this port)',
-    },
-    tolerance: toleranceOption,
-  },
-  prepare: (o) => ({
-    port: o.port,
-    secrets: o.secret ?? [],
-    forwardTo: o.forwardTo,
-    forwardUnverified: Boolean(o.forwardUnverified),
-    toleranceSeconds: toleranceSeconds(o.tolerance),
-  }),
+  options,
   examples: [
     'giftcodes webhook listen --secret "$SECRET"',
     'giftcodes webhook listen --port 0 --forward-to http://127.0.0.1:3000/hooks',
   ],
-  run: (ctx, options) => runWebhookListen(ctx, options),
+  run: runWebhookListen,
 });
-
-export interface WebhookListenOptions {
-  port: number;
-  secrets: string[];
-  forwardTo?: string;
-  /** Unsafe opt-in: forward and print requests that fail verification. */
-  forwardUnverified?: boolean;
-  toleranceSeconds: number;
-}
 
 export function formatEventLine(event: ListenerEvent, s: Styler): string {
   const verdict =
@@ -74,7 +61,7 @@ export function formatEventLine(event: ListenerEvent, s: Styler): string {
       ? ''
       : 'status' in event.forward
         ? `  -> ${event.forward.status}`
-        : `  -> ${s.red(`error ${event.forward.error}`)}`;
+        : `  -> ${s.red(`error: ${errnoWords(event.forward.error)}`)}`;
   // One line per delivery: a newline in a payload field must not forge a second one.
   const field = (value: string | null) => (value === null ? '-' : sanitize(value, { newlines: false }));
   return [
@@ -96,18 +83,18 @@ function checkForwardUrl(raw: string): string {
 
 const PORT_MAX = 65_535;
 
-export async function runWebhookListen(ctx: Context, opts: WebhookListenOptions): Promise<void> {
+export async function runWebhookListen(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { startListener } = await import('../../webhooks/listener.js');
   if (opts.port > PORT_MAX) throw new UsageError(`--port: expected a port 0-${PORT_MAX}, got ${opts.port}`);
   const forwardTo = opts.forwardTo === undefined ? undefined : checkForwardUrl(opts.forwardTo);
-  const secrets = webhookSecrets(ctx, opts.secrets);
+  const secrets = webhookSecrets(ctx, opts.secret);
   const s = style(ctx.io);
   let listener: Awaited<ReturnType<typeof startListener>>;
   try {
     listener = await startListener({
       port: opts.port,
       secrets,
-      toleranceSeconds: opts.toleranceSeconds,
+      toleranceSeconds: toleranceSeconds(opts.tolerance),
       now: ctx.clock.now,
       forwardTo,
       forwardUnverified: opts.forwardUnverified,

@@ -9,25 +9,26 @@ import { formatTime } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+
+const options = {
+  quiet: {
+    flags: '-q, --quiet',
+    description: 'print only the new secret on stdout, nothing else: NEW=$(giftcodes webhook rotate -q -y)',
+  },
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
+} as const;
 
 export default defineCommand({
   command: 'webhook rotate',
   description: 'issue a new secret; the previous one keeps verifying for 24 hours',
-  options: {
-    quiet: {
-      flags: '-q, --quiet',
-      description: 'print only the new secret on stdout, nothing else: NEW=$(giftcodes webhook rotate -q -y)',
-    },
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (required without a terminal)' },
-  },
-  prepare: (o) => ({ quiet: Boolean(o.quiet), yes: Boolean(o.yes) }),
+  options,
   examples: ['giftcodes webhook rotate', 'NEW=$(giftcodes webhook rotate -q -y)'],
-  run: (ctx, options) => runWebhookRotate(ctx, options),
+  run: runWebhookRotate,
 });
 
-export async function runWebhookRotate(ctx: Context, opts: { quiet: boolean; yes: boolean }): Promise<void> {
+export async function runWebhookRotate(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { rotateWebhookSecret } = await import('../../api/webhooks.js');
   const { SECRET_ROTATION_OVERLAP_MS: OVERLAP_MS } = await import('../../schemas/common.js');
   if (opts.quiet && ctx.flags.json) throw new UsageError('pass either --quiet or --json, not both');

@@ -9,41 +9,34 @@ import { ExitCode, UsageError, writeOutcome } from '../../errors.js';
 import { printFields, printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { confirmWrite } from '../shared/consent.js';
 import { describeEvents, parseEvents } from './common.js';
+
+const options = {
+  url: { flags: '--url <https-url>', description: 'receiver URL (https with a public hostname)' },
+  events: {
+    flags: '--events <types>',
+    description: 'comma-separated event types (e.g. order.completed,order.failed)',
+  },
+  allEvents: {
+    flags: '--all-events',
+    description: 'subscribe to every event type (the default on first create)',
+  },
+  yes: { flags: '-y, --yes', description: 'replace an existing endpoint without asking' },
+} as const;
 
 export default defineCommand({
   command: 'webhook set',
   description: 'create or replace the endpoint; on first create the secret is printed once',
-  options: {
-    url: { flags: '--url <https-url>', description: 'receiver URL (https with a public hostname)' },
-    events: {
-      flags: '--events <types>',
-      description: 'comma-separated event types (e.g. order.completed,order.failed)',
-    },
-    allEvents: {
-      flags: '--all-events',
-      description: 'subscribe to every event type (the default on first create)',
-    },
-    yes: { flags: '-y, --yes', description: 'replace an existing endpoint without asking' },
-  },
-  prepare: (o) => ({ url: o.url, events: o.events, allEvents: Boolean(o.allEvents), yes: Boolean(o.yes) }),
+  options,
   examples: [
     'giftcodes webhook set --url https://shop.example.com/hooks --all-events',
     'giftcodes webhook set --url https://shop.example.com/hooks \\',
     '  --events order.completed,order.failed -y',
   ],
-  run: (ctx, options) => runWebhookSet(ctx, options),
+  run: runWebhookSet,
 });
-
-export interface WebhookSetOptions {
-  url?: string;
-  /** The raw `--events` value, comma-separated. */
-  events?: string;
-  allEvents: boolean;
-  yes: boolean;
-}
 
 function checkUrl(raw: string): string {
   let url: URL;
@@ -62,7 +55,7 @@ function sameEvents(a: readonly string[] | null | undefined, b: readonly string[
   return a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
 }
 
-export async function runWebhookSet(ctx: Context, opts: WebhookSetOptions): Promise<void> {
+export async function runWebhookSet(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { getWebhook, putWebhook } = await import('../../api/webhooks.js');
   if (opts.events !== undefined && opts.allEvents)
     throw new UsageError('pass either --events or --all-events, not both');

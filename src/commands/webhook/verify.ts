@@ -3,41 +3,37 @@ import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import type { Context } from '../../context.js';
 import { ExitCode, MissingInputError, UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../define.js';
 import { collect, nonNegativeInt } from '../parse.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
+
+const options = {
+  secret: {
+    flags: '--secret <whsec>',
+    description:
+      'secret to try; repeat for the previous one during a rotation (env GIFTCODES_WEBHOOK_SECRET)',
+    parse: collect,
+  },
+  header: {
+    flags: '--header <value>',
+    description: 'the X-Service-Signature header value: t=<ms>,v1=<hex>[,v1=<hex>]',
+  },
+  bodyFile: { flags: '--body-file <path>', description: 'the raw body, byte for byte (default: stdin)' },
+  tolerance: toleranceOption,
+  now: {
+    flags: '--now <ms>',
+    description: 'the time to check against, epoch milliseconds (default: now)',
+    parse: nonNegativeInt,
+  },
+} as const;
 
 export default defineCommand({
   command: 'webhook verify',
   description: 'check a delivery signature offline: prints valid (exit 0) or the reason (exit 1)',
-  options: {
-    secret: {
-      flags: '--secret <whsec>',
-      description:
-        'secret to try; repeat for the previous one during a rotation (env GIFTCODES_WEBHOOK_SECRET)',
-      parse: collect,
-    },
-    header: {
-      flags: '--header <value>',
-      description: 'the X-Service-Signature header value: t=<ms>,v1=<hex>[,v1=<hex>]',
-    },
-    bodyFile: { flags: '--body-file <path>', description: 'the raw body, byte for byte (default: stdin)' },
-    tolerance: toleranceOption,
-    now: {
-      flags: '--now <ms>',
-      description: 'the time to check against, epoch milliseconds (default: now)',
-      parse: nonNegativeInt,
-    },
-  },
-  prepare: (o) => ({
-    secrets: o.secret ?? [],
-    header: o.header,
-    bodyFile: o.bodyFile,
-    toleranceSeconds: toleranceSeconds(o.tolerance),
-    now: o.now,
-  }),
+  options,
   examples: [
     'giftcodes webhook verify --secret "$SECRET" --header "$SIG" \\',
     '  --body-file body.json',
@@ -45,25 +41,15 @@ export default defineCommand({
     'giftcodes webhook verify --secret "$NEW" --secret "$OLD" \\',
     '  --header "$SIG" < body.json',
   ],
-  run: (ctx, options) => runWebhookVerify(ctx, options),
+  run: runWebhookVerify,
 });
-
-export interface WebhookVerifyOptions {
-  secrets: string[];
-  header?: string;
-  bodyFile?: string;
-  toleranceSeconds: number;
-  now?: number;
-}
 
 async function readBody(ctx: Context, path: string | undefined): Promise<Buffer> {
   if (path !== undefined && path !== '-') {
     try {
       return await readFile(path);
     } catch (error) {
-      throw new UsageError(
-        `--body-file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
+      throw new UsageError(`--body-file: cannot read ${path}: ${failureWords(error)}`);
     }
   }
   if (ctx.io.stdinIsTTY) throw new MissingInputError('--body-file <path>', 'the raw body');
@@ -71,9 +57,9 @@ async function readBody(ctx: Context, path: string | undefined): Promise<Buffer>
   return buffer(ctx.io.stdin);
 }
 
-export async function runWebhookVerify(ctx: Context, opts: WebhookVerifyOptions): Promise<void> {
+export async function runWebhookVerify(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { verifySignature } = await import('../../webhooks/signature.js');
-  const secrets = webhookSecrets(ctx, opts.secrets);
+  const secrets = webhookSecrets(ctx, opts.secret);
   if (secrets.length === 0) throw new MissingInputError('--secret <whsec>', 'the signing secret');
   if (opts.header === undefined)
     throw new MissingInputError("--header '<X-Service-Signature value>'", 'the header');
@@ -83,7 +69,7 @@ export async function runWebhookVerify(ctx: Context, opts: WebhookVerifyOptions)
     header: opts.header,
     secret: secrets,
     now: opts.now ?? ctx.clock.now(),
-    toleranceSeconds: opts.toleranceSeconds,
+    toleranceSeconds: toleranceSeconds(opts.tolerance),
   });
   if (!result.valid) ctx.exitCode = ExitCode.service;
   if (ctx.flags.json) {

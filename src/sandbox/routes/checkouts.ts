@@ -10,7 +10,10 @@ import { utcDayStart } from '../clock.js';
 import type { Core } from '../context.js';
 import { limitExceeded, validationError } from '../errors.js';
 import { checkOrderShape, effectiveLimits } from '../limits.js';
+import type { AccountState, ItemState } from '../model.js';
+import { round2 } from '../model.js';
 import {
+  checkBalance,
   createInvoice,
   findMethod,
   invoiceCurrency,
@@ -20,25 +23,37 @@ import {
 } from '../payments.js';
 import { faceCurrency, unitPrice as priceOf } from '../pricing.js';
 import { api, ok, type RouteDef } from '../router.js';
-import type { AccountState, ItemState } from '../state.js';
-import { round2 } from '../state.js';
-import { CheckoutBody, listQuery, parse, resolveLines } from '../validation.js';
+import { CheckoutBody, listQuerySchema, paginate, parse, parseQuery, resolveLines } from '../validation.js';
 import { checkoutSummaryView, checkoutView, invoiceView } from '../views.js';
-import { freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
-import { checkCallbackUrl, replay } from './orders.js';
+import {
+  checkCallbackUrl,
+  freeze,
+  newItem,
+  newOrder,
+  paymentCurrencyOf,
+  ratesOrThrow,
+  replay,
+  requireOrder,
+} from './common.js';
+
+const CheckoutListQuery = listQuerySchema(ORDER_STATUSES);
 
 function checkCaps(core: Core, account: AccountState): void {
   const limits = effectiveLimits(account);
-  const mine = core.store.orderList(account.userId, 'retailer');
-  const open = mine.inStatus('pending').length;
+  const dayStart = utcDayStart(core.clock.now());
+  let open = 0;
+  let today = 0;
+  for (const o of core.store.ordersByUser.get(account.userId) ?? []) {
+    if (o.surface !== 'retailer') continue;
+    if (o.status === 'pending') open++;
+    if (o.createdAt >= dayStart) today++;
+  }
   if (open + 1 > limits.maxOpenCheckouts) {
     throw limitExceeded('maxOpenCheckouts', limits.maxOpenCheckouts, account.tier, {
       current: open,
       requested: 1,
     });
   }
-  const dayStart = utcDayStart(core.clock.now());
-  const today = mine.createdSince(dayStart);
   if (today + 1 > limits.dailyCheckoutCreations) {
     throw limitExceeded('dailyCheckoutCreations', limits.dailyCheckoutCreations, account.tier, {
       current: today,
@@ -68,13 +83,7 @@ export const checkoutRoutes: RouteDef[] = [
       if (meanwhile) return meanwhile;
     }
     const country = input.customerCountry ?? null;
-    const paymentCurrency = core.rates.normalize(input.paymentCurrency ?? DEFAULT_PAYMENT_CURRENCY);
-    if (!paymentCurrency) {
-      throw validationError(`No exchange rate for currency ${input.paymentCurrency}`, {
-        field: 'paymentCurrency',
-        reason: REASONS.unknownCurrency,
-      });
-    }
+    const paymentCurrency = paymentCurrencyOf(core, input.paymentCurrency ?? DEFAULT_PAYMENT_CURRENCY);
     const lines = resolveLines(core, input.items, country);
     const limits = effectiveLimits(account);
     const markupPercent = input.markupPercent ?? account.markupPercent;
@@ -148,13 +157,7 @@ export const checkoutRoutes: RouteDef[] = [
     if (method) {
       // Check the invoice can be made before anything is stored: a failed create leaves no checkout.
       if (method.id === 'balance') {
-        if (account.balance + 1e-9 < totalUsd) {
-          throw validationError('Balance payment failed: insufficient balance', {
-            reason: REASONS.insufficientBalance,
-            balanceUsd: account.balance,
-            requiredUsd: totalUsd,
-          });
-        }
+        checkBalance(account, totalUsd);
       } else {
         const currency = invoiceCurrency(core, method, input.payment?.payCurrency, paymentCurrency);
         const p = createInvoice(core, {
@@ -181,8 +184,13 @@ export const checkoutRoutes: RouteDef[] = [
     return ok(checkoutView(core, order, extras), 201);
   }),
   api('GET', '/retailer/v1/checkouts', ({ core, account, query }) => {
-    const q = listQuery(query, ORDER_STATUSES);
-    const { page, pagination } = core.store.orderList(account.userId, 'retailer').page(q);
+    const q = parseQuery(CheckoutListQuery, query);
+    const { page, pagination } = paginate(
+      core.store.ordersByUser.get(account.userId) ?? [],
+      q,
+      (o) => o.totalAmount,
+      (o) => o.surface === 'retailer',
+    );
     return ok({ checkouts: page.map(checkoutSummaryView), pagination });
   }),
   api('GET', '/retailer/v1/checkouts/{checkoutId}', ({ core, account, params }) =>

@@ -1,8 +1,13 @@
-/** Helpers shared by the route modules: ownership lookups and rates guards. */
+/**
+ * Helpers shared by the route modules: ownership lookups, the externalRef replay, the
+ * rates and currency guards, and the fields every new order starts with.
+ */
+import { REASONS } from '../choices.js';
 import type { Core } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
-import type { AccountState, ItemState, OrderState, SurfaceName } from '../state.js';
+import { ApiError, conflict, notFound, validationError } from '../errors.js';
+import type { AccountState, DepositState, ItemState, OrderState, SurfaceName } from '../model.js';
 import type { ResolvedLine } from '../validation.js';
+import { checkWebhookUrl } from '../webhook-url.js';
 
 /** Spec §5 rule 6 and §2: another account's id, or the other surface's, is a plain 404. */
 export function requireOrder(
@@ -16,6 +21,65 @@ export function requireOrder(
     throw notFound(surface === 'b2b' ? 'Order' : 'Checkout');
   }
   return order;
+}
+
+/** A deposit by id; with `owner`, another account's deposit is a plain 404 too (spec §5 rule 6). */
+export function requireDeposit(
+  core: Core,
+  depositId: string | undefined,
+  owner?: AccountState,
+): DepositState {
+  const deposit = core.store.deposits.get(depositId ?? '');
+  if (!deposit || (owner && deposit.userId !== owner.userId)) throw notFound('Deposit');
+  return deposit;
+}
+
+/** Spec §1 rule 10: same surface -> the existing order (a 200 replay); other surface -> 409. */
+export function replay(
+  core: Core,
+  account: AccountState,
+  externalRef: string | undefined,
+  surface: SurfaceName,
+): OrderState | undefined {
+  if (externalRef === undefined) return undefined;
+  const existing = core.store.refs.get(account.userId)?.get(externalRef);
+  if (!existing) return undefined;
+  if (existing.surface !== surface) {
+    throw conflict(`externalRef ${externalRef} is already used on the ${existing.surface} surface`, {
+      field: 'externalRef',
+      externalRef,
+      surface: existing.surface,
+    });
+  }
+  return existing;
+}
+
+/**
+ * Spec §4 `callbackUrl`: "https with a public hostname" (the webhook URL rules, DNS included).
+ * It awaits a lookup: callers check their externalRef replay again afterwards, since a twin
+ * request may have created the order meanwhile.
+ */
+export async function checkCallbackUrl(core: Core, url: string): Promise<void> {
+  const problem = await checkWebhookUrl(url, core.allowHttpWebhooks, core.lookupHost);
+  if (problem) {
+    throw validationError(`callbackUrl ${problem}`, {
+      field: 'callbackUrl',
+      reason: REASONS.invalid,
+      problem,
+    });
+  }
+}
+
+/** A currency the payer may name, in its canonical spelling; 400 naming the field when there is no rate. */
+export function paymentCurrencyOf(core: Core, requested: string): string {
+  const code = core.rates.normalize(requested);
+  if (!code) {
+    throw validationError(`No exchange rate for currency ${requested}`, {
+      field: 'paymentCurrency',
+      reason: REASONS.unknownCurrency,
+    });
+  }
+  return code;
 }
 
 /** Spec §4: "When rates are unavailable: 502 EXTERNAL_SERVICE_ERROR." */

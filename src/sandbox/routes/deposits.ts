@@ -7,20 +7,30 @@ import { DEPOSIT_EXPIRY_MS } from '../../schemas/common.js';
 import { DEPOSIT_STATUSES } from '../../schemas/deposits.js';
 import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
 import type { Core } from '../context.js';
-import { limitExceeded, notFound, validationError } from '../errors.js';
+import { limitExceeded, validationError } from '../errors.js';
 import { effectiveLimits } from '../limits.js';
-import { createInvoice, findMethod, invoiceCurrency, methodsFor } from '../payments.js';
+import type { DepositState } from '../model.js';
+import {
+  createInvoice,
+  findMethod,
+  hostedMethod,
+  invoiceCurrency,
+  methodsFor,
+  paidInFull,
+  receive,
+} from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
-import type { DepositState } from '../state.js';
-import { listQuery, parse } from '../validation.js';
+import { listQuerySchema, paginate, parse, parseQuery } from '../validation.js';
 import { depositView, invoiceView } from '../views.js';
-import { ratesOrThrow } from './common.js';
+import { paymentCurrencyOf, ratesOrThrow, requireDeposit } from './common.js';
 
 const DepositBody = z.object({
   amount: z.number().positive(),
   paymentCurrency: z.string().min(1),
   paymentMethodId: z.string().min(1).optional(),
 });
+
+const DepositListQuery = listQuerySchema(DEPOSIT_STATUSES);
 
 /** Operator: the payer's transaction is seen; confirmed after the confirming delay (or `delayMs`). */
 export function confirmDeposit(
@@ -35,7 +45,7 @@ export function confirmDeposit(
     });
   }
   const now = core.clock.now();
-  core.store.setDepositStatus(d, 'confirming');
+  d.status = 'confirming';
   d.updatedAt = now;
   if (d.payment) {
     d.payment.status = 'confirming';
@@ -44,7 +54,7 @@ export function confirmDeposit(
   const finish = () => {
     if (d.status !== 'confirming') return;
     const at = core.clock.now();
-    core.store.setDepositStatus(d, 'confirmed');
+    d.status = 'confirmed';
     d.confirmedAt = at;
     d.updatedAt = at;
     if (d.payment) {
@@ -74,10 +84,8 @@ export function depositPays(core: Core, d: DepositState, amount?: number): Depos
     });
   }
   if (!d.payment) {
-    const card = core.paymentMethods.find((m) => m.type === 'hosted');
-    if (!card) throw validationError('no hosted payment method in the fixtures', { reason: REASONS.invalid });
     d.payment = createInvoice(core, {
-      method: card,
+      method: hostedMethod(core),
       currency: 'USD',
       appliedAmount: d.amount,
       appliedCurrency: 'USD',
@@ -86,17 +94,10 @@ export function depositPays(core: Core, d: DepositState, amount?: number): Depos
       reference: d.depositId,
     });
   }
-  const p = d.payment;
-  const due = core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
-  const send = amount ?? due;
-  if (!(send > 0))
-    throw validationError('amount must be positive', { field: 'amount', reason: REASONS.invalid });
   const now = core.clock.now();
-  p.sentAmount = core.rates.round(p.sentAmount + send, p.currency);
-  p.updatedAt = now;
+  receive(core, d.payment, amount, now);
   d.updatedAt = now;
-  if (p.sentAmount + 1e-12 >= p.expectedAmount) return confirmDeposit(core, d);
-  return d;
+  return paidInFull(d.payment) ? confirmDeposit(core, d) : d;
 }
 
 /** Spec §3 "pending -> expired": an unpaid deposit after its hour (or at once, from the operator). */
@@ -122,7 +123,7 @@ function endDeposit(
       status: d.status,
     });
   }
-  core.store.setDepositStatus(d, to);
+  d.status = to;
   d.updatedAt = core.clock.now();
   if (d.payment) d.payment.status = 'failed';
   return d;
@@ -132,13 +133,7 @@ export const depositRoutes: RouteDef[] = [
   api('POST', '/b2b/deposits', ({ core, account, body }) => {
     const input = parse(DepositBody, body);
     const rates = ratesOrThrow(core);
-    const paymentCurrency = core.rates.normalize(input.paymentCurrency);
-    if (!paymentCurrency) {
-      throw validationError(`No exchange rate for currency ${input.paymentCurrency}`, {
-        field: 'paymentCurrency',
-        reason: REASONS.unknownCurrency,
-      });
-    }
+    const paymentCurrency = paymentCurrencyOf(core, input.paymentCurrency);
     const cap = effectiveLimits(account).maxDepositUSD;
     if (input.amount > cap)
       throw limitExceeded('maxDepositUSD', cap, account.tier, { requested: input.amount });
@@ -200,13 +195,16 @@ export const depositRoutes: RouteDef[] = [
     return ok(response, 201);
   }),
   api('GET', '/b2b/deposits', ({ core, account, query }) => {
-    const q = listQuery(query, DEPOSIT_STATUSES);
-    const { page, pagination } = core.store.depositList(account.userId).page(q);
+    const q = parseQuery(DepositListQuery, query);
+    const { page, pagination } = paginate(
+      core.store.depositsByUser.get(account.userId) ?? [],
+      q,
+      (d) => d.amount,
+    );
     return ok({ data: page.map(depositView), pagination });
   }),
   api('GET', '/b2b/deposits/{depositId}', ({ core, account, params }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d || d.userId !== account.userId) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId, account);
     // Spec §4: "response contains `deposit` with `status`" (spec-minimal: that only).
     if (core.specMinimal) return ok({ deposit: depositView(d) });
     return ok({ deposit: depositView(d), payment: d.payment ? invoiceView(core, d.payment) : null });

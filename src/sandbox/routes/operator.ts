@@ -11,14 +11,15 @@ import { DEFAULT_TIER, FIRST_KEY_CAPABILITIES, TIERS } from '../choices.js';
 import type { Core } from '../context.js';
 import { notFound, validationError } from '../errors.js';
 import { FaultConfigSchema } from '../faults.js';
+import type { AccountState } from '../model.js';
 import { payPage, payPageAction } from '../pay-page.js';
 import { customerPays } from '../payments.js';
 import { chooseRefundMethod } from '../refund-flow.js';
 import { ok, operator, type Result, type RouteDef } from '../router.js';
-import type { AccountState, NewAccount } from '../state.js';
+import type { NewAccount } from '../store.js';
 import { parse } from '../validation.js';
 import { accountView, aggregatePayment, depositView, refundView } from '../views.js';
-import { newOrder } from './common.js';
+import { newOrder, requireDeposit } from './common.js';
 import { confirmDeposit, depositPays, expireDeposit, failDeposit } from './deposits.js';
 
 const ScopeList = z
@@ -203,25 +204,21 @@ export const operatorRoutes: RouteDef[] = [
     return ok({ now: core.scheduler.advance(input.advanceMs) });
   }),
   operator('POST', '/_sandbox/deposits/{depositId}/confirm', ({ core, params, body }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId);
     const input = parse(z.object({ delayMs: z.number().int().min(0).optional() }), body);
     return ok({ deposit: depositView(confirmDeposit(core, d, input.delayMs)) });
   }),
   operator('POST', '/_sandbox/deposits/{depositId}/fail', ({ core, params }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId);
     return ok({ deposit: depositView(failDeposit(core, d)) });
   }),
   operator('POST', '/_sandbox/deposits/{depositId}/pay', ({ core, params, body }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId);
     const input = parse(z.object({ amount: z.number().positive().optional() }), body);
     return ok({ deposit: depositView(depositPays(core, d, input.amount)) });
   }),
   operator('POST', '/_sandbox/deposits/{depositId}/expire', ({ core, params }) => {
-    const d = core.store.deposits.get(params.depositId ?? '');
-    if (!d) throw notFound('Deposit');
+    const d = requireDeposit(core, params.depositId);
     return ok({ deposit: depositView(expireDeposit(core, d)) });
   }),
   operator('POST', '/_sandbox/checkouts/{checkoutId}/pay', ({ core, params, body }) => {
@@ -269,18 +266,20 @@ export const operatorRoutes: RouteDef[] = [
 
 /**
  * An account with a past: `count` earlier B2B orders, completed and charged to
- * nobody (their items are not kept), created before now with refs `history-<n>`, so
- * tests and benchmarks can show what a run costs on an account with a long history.
+ * nobody (their items are not kept), created before now with refs `history-<n>` (n
+ * counts the account's orders, so a second history takes new refs), so tests and
+ * benchmarks can show what a run costs on an account with a long history.
  */
 function addHistory(core: Core, account: AccountState, count: number): number {
   const start = core.clock.now() - count * 1_000;
+  const earlier = core.store.ordersByUser.get(account.userId)?.length ?? 0;
   for (let i = 0; i < count; i++) {
     const createdAt = start + i * 1_000;
     const order = newOrder({
       checkoutId: core.store.ids.id('chk_', 20),
       userId: account.userId,
       surface: 'b2b',
-      externalRef: `history-${i + 1}`,
+      externalRef: `history-${earlier + i + 1}`,
       items: [],
       totalAmount: 10,
       paymentCurrency: 'USD',

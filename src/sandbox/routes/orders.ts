@@ -2,58 +2,22 @@
  * B2B orders (spec §1 B2B flow, §2, §4): create-and-pay from the balance in one call,
  * idempotent on `externalRef`, frozen rates, asynchronous per-unit fulfillment.
  */
+import * as z from 'zod';
+import { EXTERNAL_REF_MAX } from '../../schemas/common.js';
 import { ORDER_STATUSES } from '../../schemas/orders.js';
 import { Catalog } from '../catalog.js';
-import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
+import { BALANCE_METHOD_ID } from '../choices.js';
 import type { Core } from '../context.js';
-import { conflict, validationError } from '../errors.js';
 import { startFulfillment } from '../fulfillment.js';
 import { checkOrderShape, checkSpend, creditRebates, discountPercent } from '../limits.js';
-import { createInvoice, findMethod } from '../payments.js';
+import type { AccountState, ItemState, OrderState } from '../model.js';
+import { round2 } from '../model.js';
+import { checkBalance, createInvoice, findMethod } from '../payments.js';
 import { faceCurrency, unitPrice } from '../pricing.js';
-import { api, ok, okJson, type RouteDef } from '../router.js';
-import type { AccountState, ItemState, OrderState } from '../state.js';
-import { round2 } from '../state.js';
-import { B2bOrderBody, listQuery, paginate, parse, resolveLines } from '../validation.js';
+import { api, ok, type RouteDef } from '../router.js';
+import { B2bOrderBody, listQuerySchema, paginate, parse, parseQuery, resolveLines } from '../validation.js';
 import { orderView } from '../views.js';
-import { checkWebhookUrl } from '../webhook-url.js';
-import { freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
-
-/** Spec §1 rule 10: same surface -> 200 with the existing order; other surface -> 409. */
-export function replay(
-  core: Core,
-  account: AccountState,
-  externalRef: string | undefined,
-  surface: 'b2b' | 'retailer',
-) {
-  if (externalRef === undefined) return undefined;
-  const existing = core.store.refs.get(account.userId)?.get(externalRef);
-  if (!existing) return undefined;
-  if (existing.surface !== surface) {
-    throw conflict(`externalRef ${externalRef} is already used on the ${existing.surface} surface`, {
-      field: 'externalRef',
-      externalRef,
-      surface: existing.surface,
-    });
-  }
-  return existing;
-}
-
-/**
- * Spec §4 `callbackUrl`: "https with a public hostname" (the webhook URL rules, DNS included).
- * It awaits a lookup: callers check their externalRef replay again afterwards, since a twin
- * request may have created the order meanwhile.
- */
-export async function checkCallbackUrl(core: Core, url: string): Promise<void> {
-  const problem = await checkWebhookUrl(url, core.allowHttpWebhooks, core.lookupHost);
-  if (problem) {
-    throw validationError(`callbackUrl ${problem}`, {
-      field: 'callbackUrl',
-      reason: REASONS.invalid,
-      problem,
-    });
-  }
-}
+import { checkCallbackUrl, freeze, newItem, newOrder, ratesOrThrow, replay, requireOrder } from './common.js';
 
 /**
  * The body of `POST /b2b/orders` ("not shown" in the spec): the order, or in the
@@ -63,8 +27,19 @@ function createdView(core: Core, order: OrderState) {
   return core.specMinimal ? {} : orderView(order);
 }
 
-const DATA_OPEN = Buffer.from('{"data":[');
-const COMMA = Buffer.from(',');
+const OrderListQuery = listQuerySchema(ORDER_STATUSES).extend({
+  externalRef: z.string().min(1).max(EXTERNAL_REF_MAX).optional(),
+});
+
+/**
+ * The orders a list answers from, in creation order: an exact ref (the CLI's look-ups)
+ * is a map look-up, whatever the account's history.
+ */
+function ordersToList(core: Core, account: AccountState, externalRef: string | undefined): OrderState[] {
+  if (externalRef === undefined) return core.store.ordersByUser.get(account.userId) ?? [];
+  const order = core.store.refs.get(account.userId)?.get(externalRef);
+  return order ? [order] : [];
+}
 
 export const orderRoutes: RouteDef[] = [
   api('POST', '/b2b/orders', async ({ core, account, body }) => {
@@ -96,13 +71,7 @@ export const orderRoutes: RouteDef[] = [
     totalUsd = round2(totalUsd);
     checkOrderShape(account, input.items, totalUsd);
     checkSpend(core, account, totalUsd);
-    if (account.balance + 1e-9 < totalUsd) {
-      throw validationError('Balance payment failed: insufficient balance', {
-        reason: REASONS.insufficientBalance,
-        balanceUsd: account.balance,
-        requiredUsd: totalUsd,
-      });
-    }
+    checkBalance(account, totalUsd);
     const order = newOrder({
       checkoutId,
       userId: account.userId,
@@ -147,33 +116,19 @@ export const orderRoutes: RouteDef[] = [
     return ok(createdView(core, order), 201);
   }),
   api('GET', '/b2b/orders', ({ core, account, query }) => {
-    const q = listQuery(query, ORDER_STATUSES, { externalRef: true });
-    const list = core.store.orderList(account.userId, 'b2b');
-    // An exact ref (the CLI's look-ups) finds its order by the ref; the rest is a slice of
-    // the kept order (kept-list.ts): neither walks the account's history.
-    const { page, pagination } =
-      q.externalRef === undefined
-        ? list.page(q)
-        : paginate(
-            list.withRef(q.externalRef).filter((o) => !q.status || o.status === q.status),
-            q,
-            (o) => o.totalAmount,
-          );
-    if (core.specMinimal) {
-      const data = page.map((o) => ({ checkoutId: o.checkoutId, externalRef: o.externalRef }));
-      return ok({ data, pagination });
-    }
-    // The bytes of JSON.stringify({ data, pagination }), from each order's JSON (kept for
-    // finished orders): serializing the page's orders was most of the route's cost.
-    const parts: Buffer[] = [DATA_OPEN];
-    for (const [i, o] of page.entries()) {
-      if (i > 0) parts.push(COMMA);
-      parts.push(core.orderJson.of(o));
-    }
-    parts.push(Buffer.from(`],"pagination":${JSON.stringify(pagination)}}`));
-    return okJson(Buffer.concat(parts));
+    const q = parseQuery(OrderListQuery, query);
+    const { page, pagination } = paginate(
+      ordersToList(core, account, q.externalRef),
+      q,
+      (o) => o.totalAmount,
+      (o) => o.surface === 'b2b',
+    );
+    const data = core.specMinimal
+      ? page.map((o) => ({ checkoutId: o.checkoutId, externalRef: o.externalRef }))
+      : page.map((o) => orderView(o));
+    return ok({ data, pagination });
   }),
   api('GET', '/b2b/orders/{checkoutId}', ({ core, account, params }) =>
-    okJson(core.orderJson.of(requireOrder(core, account, params.checkoutId ?? '', 'b2b'))),
+    ok(orderView(requireOrder(core, account, params.checkoutId ?? '', 'b2b'), core.specMinimal)),
   ),
 ];

@@ -1,17 +1,10 @@
 /**
- * The sandbox's in-memory state: accounts, keys, orders (both surfaces), deposits,
- * refunds, webhook endpoints and the balance ledger. Plain records and maps; the rules
- * that change them live in the flow modules (fulfillment, payments, refund-flow...).
+ * The records of the sandbox's state (accounts, keys, orders of both surfaces, payments,
+ * deposits, refunds, the balance ledger, webhook deliveries) and the arithmetic on them.
+ * A leaf: it imports nothing of the sandbox, so every module may use these types.
  */
-import { createHash } from 'node:crypto';
 import type { ACCOUNT_STATUSES, Limits } from '../schemas/account.js';
 import type { PaymentMethod } from '../schemas/payments.js';
-import { SCOPES } from '../schemas/scopes.js';
-import { DEFAULT_MARKUP_PERCENT } from './choices.js';
-import type { VirtualClock } from './clock.js';
-import { KeptList } from './kept-list.js';
-import { OrderList } from './order-list.js';
-import type { IdFactory } from './random.js';
 
 export type Capability = 'b2b' | 'retailer';
 export type AccountStatusName = (typeof ACCOUNT_STATUSES)[number];
@@ -162,8 +155,7 @@ export interface OrderState {
   userId: string;
   surface: SurfaceName;
   externalRef: string | null;
-  /** Changed only through `Store.setStatus`, which keeps the list routes' order (kept-list.ts). */
-  readonly status: OrderStatusName;
+  status: OrderStatusName;
   items: ItemState[];
   totalAmount: number;
   paymentCurrency: string;
@@ -195,8 +187,7 @@ export interface DepositState {
   currency: 'USD';
   paymentCurrency: string;
   amount: number;
-  /** Changed only through `Store.setDepositStatus`, which keeps the list route's order (kept-list.ts). */
-  readonly status: DepositStatusName;
+  status: DepositStatusName;
   expiresAt: number;
   createdAt: number;
   confirmedAt: number | null;
@@ -270,158 +261,6 @@ export interface DeliveryState {
   body: string;
 }
 
-export function hashKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex');
-}
-
 export function round2(x: number): number {
   return Math.round((x + Number.EPSILON) * 100) / 100;
-}
-
-export interface NewAccount {
-  tier: string;
-  capabilities: readonly Capability[];
-  balanceUsd: number;
-  scopes?: string[] | null;
-  status?: AccountState['status'];
-  statusNote?: string | null;
-  email?: string;
-  apiKey?: string;
-}
-
-export class Store {
-  readonly accounts = new Map<string, AccountState>();
-  /** By sha256 of the key: like the real service, the plain key is never stored. */
-  readonly keys = new Map<string, ApiKeyRecord>();
-  readonly orders = new Map<string, OrderState>();
-  readonly ordersByUser = new Map<string, OrderState[]>();
-  /** Per account and surface, the orders in the list routes' orders (kept-list.ts, order-list.ts). */
-  readonly orderLists = new Map<string, Record<SurfaceName, OrderList>>();
-  /** externalRef -> order, per account, across both surfaces (spec §1 rule 10). */
-  readonly refs = new Map<string, Map<string, OrderState>>();
-  readonly deposits = new Map<string, DepositState>();
-  readonly depositsByUser = new Map<string, DepositState[]>();
-  /** Per account, the deposits in the list route's orders (kept-list.ts). */
-  readonly depositLists = new Map<string, KeptList<DepositState>>();
-  readonly refunds = new Map<string, RefundState>();
-  readonly refundsByUser = new Map<string, RefundState[]>();
-  readonly ledger = new Map<string, LedgerEntry[]>();
-  readonly deliveries = new Map<string, DeliveryState[]>();
-  /** giftCardId -> code, for the hosted reveal page of sealed cards. */
-  readonly sealed = new Map<string, { cardCode: string; cardPin: string | null }>();
-
-  constructor(
-    readonly ids: IdFactory,
-    private readonly clock: VirtualClock,
-  ) {}
-
-  createAccount(input: NewAccount): { account: AccountState; apiKey: string } {
-    const now = this.clock.now();
-    const userId = this.ids.id('usr_', 16);
-    const account: AccountState = {
-      userId,
-      email: input.email ?? `${userId}@sandbox.invalid`,
-      tier: input.tier,
-      status: input.status ?? 'active',
-      statusNote: input.statusNote ?? null,
-      capabilities: new Set(input.capabilities),
-      limitOverrides: {},
-      rateLimit: null,
-      balance: 0,
-      markupPercent: DEFAULT_MARKUP_PERCENT,
-      webhook: null,
-      createdAt: now,
-      rebatesCredited: new Set(),
-      bucket: null,
-    };
-    this.accounts.set(userId, account);
-    this.ordersByUser.set(userId, []);
-    this.orderLists.set(userId, { b2b: new OrderList(), retailer: new OrderList() });
-    this.refs.set(userId, new Map());
-    this.depositsByUser.set(userId, []);
-    this.depositLists.set(userId, new KeptList((d) => d.amount));
-    this.refundsByUser.set(userId, []);
-    this.ledger.set(userId, []);
-    this.deliveries.set(userId, []);
-    if (input.balanceUsd > 0) this.move(account, 'initial', input.balanceUsd, {});
-    const apiKey = this.issueKey(
-      userId,
-      input.scopes === undefined ? [...defaultScopes()] : input.scopes,
-      input.apiKey,
-    );
-    return { account, apiKey };
-  }
-
-  issueKey(userId: string, scopes: string[] | null, explicit?: string): string {
-    const apiKey = explicit ?? this.ids.token('gc_sandbox_', 32);
-    this.keys.set(hashKey(apiKey), { hash: hashKey(apiKey), userId, scopes, createdAt: this.clock.now() });
-    return apiKey;
-  }
-
-  /** The one place the balance changes; every movement is a ledger entry. */
-  move(
-    account: AccountState,
-    type: LedgerEntry['type'],
-    amountUsd: number,
-    refs: { checkoutId?: string; depositId?: string; refundId?: string },
-  ): LedgerEntry {
-    account.balance = round2(account.balance + amountUsd);
-    const entry: LedgerEntry = {
-      type,
-      amountUsd: round2(amountUsd),
-      ...refs,
-      at: this.clock.now(),
-      balanceAfter: account.balance,
-    };
-    this.ledger.get(account.userId)?.push(entry);
-    return entry;
-  }
-
-  /** The account's orders of one surface, as the list routes page them. */
-  orderList(userId: string, surface: SurfaceName): OrderList {
-    const lists = this.orderLists.get(userId);
-    if (!lists) throw new Error(`no account ${userId}`);
-    return lists[surface];
-  }
-
-  /** The one place an order's status changes: its place in the status lists moves with it. */
-  setStatus(order: OrderState, status: OrderStatusName): void {
-    const from = order.status;
-    if (from === status) return;
-    (order as { status: OrderStatusName }).status = status;
-    this.orderLists.get(order.userId)?.[order.surface].moved(order, from);
-  }
-
-  /** The account's deposits, as the list route pages them. */
-  depositList(userId: string): KeptList<DepositState> {
-    const list = this.depositLists.get(userId);
-    if (!list) throw new Error(`no account ${userId}`);
-    return list;
-  }
-
-  addDeposit(deposit: DepositState): void {
-    this.deposits.set(deposit.depositId, deposit);
-    this.depositsByUser.get(deposit.userId)?.push(deposit);
-    this.depositLists.get(deposit.userId)?.add(deposit);
-  }
-
-  /** The one place a deposit's status changes: its place in the status lists moves with it. */
-  setDepositStatus(deposit: DepositState, status: DepositStatusName): void {
-    const from = deposit.status;
-    if (from === status) return;
-    (deposit as { status: DepositStatusName }).status = status;
-    this.depositLists.get(deposit.userId)?.moved(deposit, from);
-  }
-
-  addOrder(order: OrderState): void {
-    this.orders.set(order.checkoutId, order);
-    this.ordersByUser.get(order.userId)?.push(order);
-    this.orderLists.get(order.userId)?.[order.surface].add(order);
-    if (order.externalRef !== null) this.refs.get(order.userId)?.set(order.externalRef, order);
-  }
-}
-
-/** Spec §5 rule 4: "Default scopes for a new key are all eight scopes in the table." */
-function defaultScopes(): readonly string[] {
-  return SCOPES;
 }

@@ -2,22 +2,31 @@
  * Poll a deposit until it is confirmed, failed or expired: a spinner with the
  * invoice countdown on a TTY, one line per status change otherwise. Ctrl-C stops
  * watching only; the deposit is untouched and the resume command is printed.
+ * `reportFinal` says how a `--wait` ended (`deposit create`, `deposit get`).
  */
-
-import { getDeposit } from '../../api/deposits.js';
-import type { ApiResponse, HttpClient } from '../../api/http.js';
-import type { Context } from '../../context.js';
-import { InterruptedError, WaitTimeoutError } from '../../errors.js';
-import { formatDuration } from '../../io/format.js';
-import { startProgress } from '../../io/progress.js';
-import { err } from '../../io/streams.js';
-import { type GetDepositResponse, TERMINAL_DEPOSIT_STATUSES } from '../../schemas/deposits.js';
-import { waitUntilDone } from '../shared/wait.js';
-import { resumeHint, sandboxPayHint, waitingText } from './render.js';
+import { getBalance } from '../api/account.js';
+import { getDeposit } from '../api/deposits.js';
+import type { ApiResponse, HttpClient } from '../api/http.js';
+import type { Context } from '../context.js';
+import { ExitCode, InterruptedError, WaitTimeoutError } from '../errors.js';
+import { formatDuration, formatMoney } from '../io/format.js';
+import { printFields, printJson } from '../io/output.js';
+import { startProgress } from '../io/progress.js';
+import { err } from '../io/streams.js';
+import { type GetDepositResponse, TERMINAL_DEPOSIT_STATUSES } from '../schemas/deposits.js';
+import { DEFAULT_POLL_MS, waitUntilDone } from '../wait.js';
+import {
+  depositFields,
+  failureAdvice,
+  newDepositCommand,
+  resumeHint,
+  sandboxPayHint,
+  waitingText,
+} from './render.js';
 
 export interface WatchOptions {
-  /** Time between two reads of the deposit. */
-  pollMs: number;
+  /** Time between two reads of the deposit (default DEFAULT_POLL_MS). */
+  pollMs?: number;
   /** Give up after this long: `WaitTimeoutError` (exit 4, resumable) carrying the last read. */
   timeoutMs?: number;
   /** From the invoice, when the deposit record does not carry it. */
@@ -44,7 +53,7 @@ export async function watchDeposit(
       read: () => getDeposit(http, depositId),
       done: (current) => TERMINAL_DEPOSIT_STATUSES.has(current.data.deposit.status),
       timeoutMs: opts.timeoutMs,
-      delayMs: () => opts.pollMs,
+      delayMs: () => opts.pollMs ?? DEFAULT_POLL_MS,
       timedOut: (current) =>
         new WaitTimeoutError(
           `deposit ${depositId} is still ${current.data.deposit.status} after ${formatDuration(opts.timeoutMs ?? 0)}; it is left as it is. Resume watching with: ${resumeHint(depositId)}`,
@@ -72,5 +81,30 @@ export async function watchDeposit(
       throw new InterruptedError(`interrupted while watching deposit ${depositId}`);
     }
     throw error;
+  }
+}
+
+/** The end of a wait: the record, the new balance when confirmed, advice otherwise (exit 3). */
+export async function reportFinal(
+  ctx: Context,
+  deposit: { depositId: string; status: string; amount: number } & Parameters<typeof depositFields>[0],
+  raw: unknown,
+  methodId?: string,
+): Promise<void> {
+  if (deposit.status !== 'confirmed') ctx.exitCode = ExitCode.failedItems;
+  if (ctx.flags.json) {
+    printJson(ctx.io, raw);
+    return;
+  }
+  printFields(ctx.io, depositFields(deposit));
+  if (deposit.status === 'confirmed') {
+    const http = await ctx.http();
+    const balance = await getBalance(http);
+    err(
+      ctx.io,
+      `Deposit confirmed: +${formatMoney(deposit.amount, 'USD')}. New balance: ${formatMoney(balance.data.balance, balance.data.currency)}`,
+    );
+  } else {
+    err(ctx.io, failureAdvice(deposit.status, deposit.depositId, newDepositCommand(deposit, methodId)));
   }
 }

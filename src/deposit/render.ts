@@ -1,12 +1,12 @@
 /**
  * Deposit text for people: the record, status lines while waiting, advice after a
  * failure. Pure, so tested without a terminal. Invoices and payment methods are
- * rendered by `../shared/invoice.ts` and `../shared/methods.ts`.
+ * rendered by `../payments/invoice.ts` and `../payments/methods.ts`.
  */
-import { formatDuration, formatMoney, formatTime } from '../../io/format.js';
-import type { Cell } from '../../io/output.js';
-import { giftcodesCommand, operand } from '../../io/shell.js';
-import type { Deposit } from '../../schemas/deposits.js';
+import { formatDuration, formatMoney, formatTime } from '../io/format.js';
+import type { Cell } from '../io/output.js';
+import { giftcodesCommand, operand } from '../io/shell.js';
+import type { Deposit } from '../schemas/deposits.js';
 
 export function depositFields(deposit: Deposit): Array<[string, Cell]> {
   return [
@@ -92,4 +92,14 @@ export function sandboxPayHint(baseUrl: string, depositId: string): string | und
 
 export function resumeHint(depositId: string): string {
   return giftcodesCommand('deposit', 'get', operand(depositId), '--wait');
+}
+
+/** When the service gave no id and the pending deposits do not tell which one is new. */
+export function unknownDepositAdvice(amountUsd: number, currency: string): string {
+  return (
+    `The service returned no deposit id, and the pending deposits do not tell which one this is. ` +
+    `Pay the invoice above once; do not create another deposit for it. Find it with: ` +
+    `${giftcodesCommand('deposit', 'list', '--status', 'pending')} (amount ${formatMoney(amountUsd, 'USD')}, paid in ${currency}), ` +
+    `then follow it with giftcodes deposit get <depositId> --wait`
+  );
 }

@@ -2,14 +2,19 @@
  * Payment methods for people (deposits, checkouts, `payment-methods`): eligibility,
  * order, labels and table rows. Pure, so tested without a terminal.
  */
-import { formatMoney } from '../../io/format.js';
-import type { Cell } from '../../io/output.js';
-import type { PaymentMethod } from '../../schemas/payments.js';
+import { formatMoney } from '../io/format.js';
+import type { Cell } from '../io/output.js';
+import type { PaymentMethod } from '../schemas/payments.js';
+
+/** The amount is under the method's minimum (which its label, `methodLabel`, names). */
+export function belowMinimum(method: PaymentMethod, amountUsd: number): boolean {
+  return method.minAmountUSD !== undefined && amountUsd < method.minAmountUSD;
+}
 
 /** Why a method cannot take this amount, or undefined when it can. */
 export function ineligibleReason(method: PaymentMethod, amountUsd: number): string | undefined {
   // The service may mark a method ineligible because of its minimum: name the minimum then.
-  if (method.minAmountUSD !== undefined && amountUsd < method.minAmountUSD)
+  if (belowMinimum(method, amountUsd) && method.minAmountUSD !== undefined)
     return `minimum ${formatMoney(method.minAmountUSD, 'USD')}`;
   if (method.eligible === false) return 'not eligible for this deposit';
   return undefined;

@@ -7,14 +7,17 @@
  * unpaid). The B2B surface has no list of its own. So the read comes first; only a key that
  * cannot make it (403) or a service without it (404) falls back to the method-less deposit,
  * and the caller is told which deposit that opened, so it is never left silently.
+ * The same two ways tell the currency a method is paid in (`inferPayCurrency`).
  */
-
-import { createDeposit } from '../../api/deposits.js';
-import type { HttpClient } from '../../api/http.js';
-import { listPaymentMethods } from '../../api/payment-methods.js';
-import { ApiError } from '../../errors.js';
-import { giftcodesCommand } from '../../io/shell.js';
-import type { PaymentMethod } from '../../schemas/payments.js';
+import { createDeposit } from '../api/deposits.js';
+import type { HttpClient } from '../api/http.js';
+import { listPaymentMethods } from '../api/payment-methods.js';
+import type { Context } from '../context.js';
+import { ApiError, UsageError } from '../errors.js';
+import { giftcodesCommand } from '../io/shell.js';
+import { err } from '../io/streams.js';
+import { payCurrencyFor } from '../payments/methods.js';
+import type { PaymentMethod } from '../schemas/payments.js';
 
 export interface DepositMethods {
   methods: PaymentMethod[];
@@ -76,4 +79,37 @@ export function openedDepositNote(listing: DepositMethods): string | undefined {
     `so listing them opened ${which} without an invoice: nothing is owed on it and it expires unpaid in about 60 minutes. ` +
     `It shows in: ${giftcodesCommand('deposit', 'list', '--status', 'pending')}`
   );
+}
+
+/**
+ * `deposit create --method <id>` without `--currency`: the method implies the currency
+ * the payer pays in (its `symbol`, see `payCurrencyFor`). The method's record is read
+ * from the retailer list when the key may read it, else from the B2B deposit listing
+ * (a deposit without a method, which only lists the choices and expires unpaid, as the
+ * guided flow does). `--currency` is required only when neither names the method.
+ */
+export async function inferPayCurrency(
+  ctx: Context,
+  http: HttpClient,
+  methodId: string,
+  amount: number,
+): Promise<string> {
+  let method = (await readPaymentMethods(http))?.data.find((m) => m.id === methodId);
+  if (!method) {
+    const listing = await createDeposit(http, { amount, paymentCurrency: 'USD' });
+    // Never a stray deposit left unsaid: this key could not list the methods otherwise.
+    err(
+      ctx.io,
+      `finding the currency of --method ${methodId} opened ${listing.depositId ? `deposit ${listing.depositId}` : 'a deposit'} without an invoice ` +
+        '(this key cannot read GET /retailer/v1/payment-methods): nothing is owed on it and it expires unpaid; pass --currency to avoid it',
+    );
+    method = (listing.data.availablePaymentMethods ?? []).find((m) => m.id === methodId);
+  }
+  if (!method) {
+    throw new UsageError(
+      `--method ${methodId} is not a payment method the service lists, so its currency is unknown: ` +
+        'pass --currency <code>, or run `giftcodes deposit create --amount <usd>` to see the methods',
+    );
+  }
+  return payCurrencyFor(method);
 }

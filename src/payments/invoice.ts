@@ -6,12 +6,12 @@
  * carries escape codes only when colour is on (a TTY, no NO_COLOR), so piped output
  * and NO_COLOR terminals get plain characters.
  */
-import type { Context } from '../../context.js';
-import { formatAmountOf, formatDuration, formatMoney, formatTime } from '../../io/format.js';
-import { markOwnAnsi } from '../../io/sanitize.js';
-import { out } from '../../io/streams.js';
-import { type Styler, style } from '../../io/style.js';
-import type { Invoice } from '../../schemas/payments.js';
+import type { Context } from '../context.js';
+import { formatAmountOf, formatDuration, formatMoney, formatTime } from '../io/format.js';
+import { markOwnAnsi } from '../io/sanitize.js';
+import { out } from '../io/streams.js';
+import { type Styler, style } from '../io/style.js';
+import type { Invoice } from '../schemas/payments.js';
 import { renderQr } from './qr.js';
 
 /** The invoice, with the memo or destination tag impossible to miss when there is one. */
