@@ -7,11 +7,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import stringWidth from 'string-width';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runBinary, runInProcess } from '../helpers/cli.js';
 import { seeded } from '../helpers/random.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { tempDirFor } from '../helpers/temp.js';
+import { startTerminal, type Terminal } from '../helpers/terminal.js';
 
 /** 2026-03-01T09:30:00Z: the sandbox's time stands here, moved only by the setup's waits. */
 const NOW = Date.UTC(2026, 2, 1, 9, 30);
@@ -210,5 +212,30 @@ describe('tables without a terminal', () => {
     const res = await runBinary(args(), { env: env() });
     expect(res.code, res.stderr).toBeLessThan(4);
     expect(stable(res.stdout)).toMatchSnapshot();
+  });
+});
+
+const terminals: Terminal[] = [];
+afterEach(() => {
+  for (const t of terminals.splice(0)) t.kill();
+});
+
+/** Box drawing: a line of a table (a block of records has none, and none is expected at 80 columns). */
+const BOX = /[\u2500-\u257f]/;
+
+describe('tables in an 80-column terminal', () => {
+  it.each(COMMANDS)('%s: no table line runs past the edge', async (_, args) => {
+    // Colour on, as a person sees it: the escapes must not count.
+    const term = startTerminal(args(), { ...env(), NO_COLOR: undefined }, { cols: 80 });
+    terminals.push(term);
+    expect(await term.exited).toBeLessThan(4);
+    const lines = term.screen().split(/\r?\n/);
+    const table = lines.filter((line) => BOX.test(line));
+    expect(table.length, term.screen()).toBeGreaterThan(0);
+    const tooWide = table.filter((line) => stringWidth(line) > 80);
+    expect(tooWide, term.screen()).toEqual([]);
+    // A hidden column is said, in a line that fits too.
+    for (const note of lines.filter((line) => line.includes(' hidden at 80 columns: ')))
+      expect(stringWidth(note)).toBeLessThanOrEqual(80);
   });
 });
