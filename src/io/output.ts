@@ -124,9 +124,11 @@ function layoutOf(
   giveWay: readonly number[],
   piped: 'shrink' | 'natural',
 ): TableLayout {
+  const widest = (i: number, width: (text: string) => number) =>
+    cells.reduce((most, row) => Math.max(most, width(row[i] ?? '')), 0) + PADDING;
   const sizes = (cells[0] ?? []).map((_, i) => ({
-    natural: Math.max(...cells.map((row) => visibleWidth(row[i] ?? ''))) + PADDING,
-    least: Math.max(...cells.map((row) => leastWidth(row[i] ?? ''))) + PADDING,
+    natural: widest(i, visibleWidth),
+    least: widest(i, leastWidth),
   }));
   if (io.stdoutIsTTY) return terminalLayout(sizes, io.columns, giveWay);
   if (piped === 'shrink') return pipeLayout(sizes, io.columns);
