@@ -194,6 +194,38 @@ const COMMANDS: Array<[string, () => string[]]> = [
   ],
   ['refund create', () => ['refund', 'create', ids.failed, '--surface', 'b2b', '--yes']],
   ['refund batch', () => ['refund', 'batch', ids.codes, '--yes']],
+  // Writes last, so that what they add is in no list above.
+  [
+    'order create',
+    () => [
+      'order',
+      'create',
+      '--product',
+      'prd_steam_eu',
+      '--sku',
+      'sku_steam_eu_range',
+      '--amount',
+      '25',
+      '--ref',
+      'table-order-create',
+      '--yes',
+    ],
+  ],
+  [
+    'checkout create',
+    () => [
+      'checkout',
+      'create',
+      '--email',
+      'second.buyer@example.com',
+      '--item',
+      'prd_amazon_us:sku_amazon_us_25:25',
+      '--ref',
+      'table-checkout-create',
+      '--yes',
+    ],
+  ],
+  ['webhook set', () => ['webhook', 'set', '--url', 'http://127.0.0.1:9/hooks/replaced', '--yes']],
 ];
 
 /**
