@@ -11,7 +11,7 @@
  * indexOf (no regular expression runs over the sheet, so unclosed tags cannot make it
  * backtrack). Anything it cannot read is a usage error naming the file and the reason.
  */
-import { XLSX_MAX_ROWS } from '../bulk/store/xlsx.js';
+import { XLSX_MAX_ROWS } from '../bulk/store/index.js';
 import { OUTPUT_COLUMNS } from '../bulk/types.js';
 import { UsageError } from '../errors.js';
 import { partBytes, UnreadableWorkbook, zipParts } from './workbook-zip.js';
@@ -28,7 +28,7 @@ export function isZip(bytes: Uint8Array): boolean {
  */
 export const MAX_ROWS = 2 * XLSX_MAX_ROWS + 1;
 export const MAX_COLUMNS = 4 * OUTPUT_COLUMNS.length;
-export const MAX_CELLS = MAX_ROWS * OUTPUT_COLUMNS.length * 2;
+export const MAX_CELLS = MAX_ROWS * OUTPUT_COLUMNS.length;
 export const MAX_PART_BYTES = 128 * 1024 * 1024;
 
 const unreadable = (what: string) => new UnreadableWorkbook(what);
