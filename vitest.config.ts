@@ -15,6 +15,8 @@ const SLOWEST = [
   // The store contract's million-order case: 15-30 s of one worker thread.
   'test/bulk/store-contract.test.ts',
   'test/operator/guided-deposit.test.ts',
+  // Every command that prints a table, twice through the binary (a pipe, then a terminal).
+  'test/commands/tables-fit.test.ts',
   'test/bulk/streaming.test.ts',
   'test/bulk/history-free.test.ts',
   'test/bulk/faults.test.ts',

@@ -21,6 +21,8 @@ export function depositFields(deposit: Deposit): Array<[string, Cell]> {
 }
 
 export const DEPOSIT_HEAD = ['depositId', 'status', 'amount', 'paid in', 'created', 'confirmed'];
+/** The times go first on a narrow terminal (the status says whether it was confirmed; `deposit get` has both). */
+export const DEPOSIT_GIVE_WAY = ['confirmed', 'created', 'paid in'];
 export function depositRow(d: Deposit): Cell[] {
   return [
     d.depositId,

@@ -11,20 +11,27 @@ import { guardOf } from './guard.js';
 import { markOwnAnsi, safeJson } from './sanitize.js';
 import { type IO, out, shown } from './streams.js';
 import { styler } from './style.js';
+import { pipeLayout, type TableLayout, terminalLayout } from './table-layout.js';
 
 /**
- * cli-table3 (CommonJS) is loaded for a run, not with this module: command files import
- * it at start-up, and `--help` prints no table. `loadTables` (invoke.ts, before a run that
- * may print one) takes it from io/table-class.ts, which the bundle carries with a faster
- * string-width (build.mjs); a table drawn without it loads the package itself.
+ * cli-table3 (CommonJS) and its string-width are loaded for a run, not with this module:
+ * command files import it at start-up, and `--help` prints no table. `loadTables`
+ * (invoke.ts, before a run that may print one) takes them from io/table-class.ts, which the
+ * bundle carries with a faster string-width (build.mjs); a table drawn without it loads
+ * the packages themselves.
  */
-let tableClass: typeof TableType | undefined;
+type TableModule = typeof import('./table-class.js');
+let tables: TableModule | undefined;
 export async function loadTables(): Promise<void> {
-  tableClass ??= (await import('./table-class.js')).Table;
+  tables ??= await import('./table-class.js');
+}
+function tableModule(): TableModule {
+  const require = createRequire(import.meta.url);
+  tables ??= { Table: require('cli-table3'), stringWidth: require('string-width') };
+  return tables;
 }
 function Table(options: TableType.TableConstructorOptions): TableType.Table {
-  tableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
-  return new tableClass(options);
+  return new (tableModule().Table)(options);
 }
 
 /**
@@ -59,12 +66,13 @@ function cellText(io: IO, cell: Cell): string {
   return shown(io, cell === null || cell === undefined ? '-' : text);
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the escapes a rendered cell carries
-const SGR = /\u001b\[[0-9;]*m/g;
 const hasSgr = (text: string) => text.includes('\u001b[');
-/** Columns a text takes on the terminal (its widest line), escapes aside. */
-const visibleWidth = (text: string) =>
-  Math.max(0, ...text.split('\n').map((line) => [...line.replace(SGR, '')].length));
+/** Printable ASCII alone: one column a character, what string-width would say, without its regular expressions. */
+const PLAIN = /^[\x20-\x7e]*$/;
+/** Columns a line takes on the terminal: wide characters two, escapes none. */
+const lineWidth = (line: string) => (PLAIN.test(line) ? line.length : tableModule().stringWidth(line));
+/** Columns a text takes on the terminal: its widest line. */
+const visibleWidth = (text: string) => Math.max(0, ...text.split('\n').map(lineWidth));
 
 /** Padding (one space each side) a cli-table3 cell adds to its text. */
 const PADDING = 2;
@@ -77,49 +85,19 @@ const SHORT_CELL = 16;
  * when it is short.
  */
 const leastWidth = (text: string) => {
-  const words = text.replace(SGR, '').split(/\s+/);
-  const longest = Math.max(0, ...words.map((word) => [...word].length));
+  const longest = Math.max(0, ...text.split(/\s+/).map(lineWidth));
   return Math.max(longest, Math.min(visibleWidth(text), SHORT_CELL));
 };
 
-/**
- * Widths that fit `columns` (borders included), or undefined when the table fits as it is.
- * No column goes below `least` (its longest word, or its short cells whole: codes, ids and
- * URLs are never cut, a cut code copied from a terminal is a wrong code); the room above that is shared out, narrow
- * columns first, so only the columns of long text wrap. When even the least widths do not
- * fit, the table keeps them and is wider than the terminal.
- */
-export function fitWidths(
-  natural: readonly number[],
-  least: readonly number[],
-  columns: number,
-): number[] | undefined {
-  const borders = natural.length + 1;
-  if (natural.reduce((a, b) => a + b, 0) + borders <= columns) return undefined;
-  const widths = natural.map((n, i) => Math.min(n, least[i] ?? n));
-  let room = columns - borders - widths.reduce((a, b) => a + b, 0);
-  if (room <= 0) return widths;
-  const order = natural.map((_, k) => k).sort((a, b) => (natural[a] ?? 0) - (natural[b] ?? 0));
-  let left = order.length;
-  for (const i of order) {
-    const want = (natural[i] ?? 0) - (widths[i] ?? 0);
-    const give = Math.min(want, Math.floor(room / left));
-    widths[i] = (widths[i] ?? 0) + give;
-    room -= give;
-    left -= 1;
-  }
-  return widths;
-}
-
 /** Text broken into lines of at most `width` columns, at spaces only (a longer word stays whole). */
-export function wrapCell(text: string, width: number): string {
+function wrapCell(text: string, width: number): string {
   // A cell with escapes (a styled header) is short; breaking inside an escape would spoil it.
   if (width < 1 || hasSgr(text) || visibleWidth(text) <= width) return text;
   const lines: string[] = [];
   for (const paragraph of text.split('\n')) {
     let line = '';
     for (const word of paragraph.split(/\s+/).filter(Boolean)) {
-      if (line && [...line].length + 1 + [...word].length > width) {
+      if (line && lineWidth(line) + 1 + lineWidth(word) > width) {
         lines.push(line);
         line = word;
       } else line = line ? `${line} ${word}` : word;
@@ -129,46 +107,138 @@ export function wrapCell(text: string, width: number): string {
   return lines.join('\n');
 }
 
+export interface TableOptions {
+  /**
+   * Columns (head names) that give way on a terminal too narrow for the table, the least
+   * useful first; the table says under it which are hidden. Without a terminal every
+   * column is printed.
+   */
+  giveWay?: readonly string[];
+}
+
 /**
- * The table as styled text, ready for `out`/`err`: every cell was sanitized before
- * cli-table3 saw it, so the only SGR left in its output is the CLI's, marked again. A
- * table wider than the terminal (`io.columns`) has its columns of long text narrowed and
- * wrapped at spaces (fitWidths), so no line runs past the edge and nothing is cut off.
+ * How the cells are laid out: on a terminal, to fit it (table-layout.ts); without one, as
+ * scripts have always read it (`piped`: shrunk where words allow, or drawn as it is).
  */
-export function renderTable(io: IO, head: string[], rows: Cell[][]): string {
-  const cyan = styler(io.color).cyan;
-  const headCells = head.map((h) => cellText(io, cyan(h)));
-  const bodyCells = rows.map((row) => row.map((cell) => cellText(io, cell)));
-  const natural = headCells.map(
-    (h, i) => Math.max(visibleWidth(h), ...bodyCells.map((row) => visibleWidth(row[i] ?? ''))) + PADDING,
-  );
-  const least = headCells.map(
-    (h, i) => Math.max(leastWidth(h), ...bodyCells.map((row) => leastWidth(row[i] ?? ''))) + PADDING,
-  );
-  const widths = fitWidths(natural, least, io.columns);
-  const fit = (text: string, i: number) => (widths ? wrapCell(text, (widths[i] ?? 0) - PADDING) : text);
+function layoutOf(
+  io: IO,
+  cells: string[][],
+  giveWay: readonly number[],
+  piped: 'shrink' | 'natural',
+): TableLayout {
+  const widest = (i: number, width: (text: string) => number) =>
+    cells.reduce((most, row) => Math.max(most, width(row[i] ?? '')), 0) + PADDING;
+  const sizes = (cells[0] ?? []).map((_, i) => ({
+    natural: widest(i, visibleWidth),
+    least: widest(i, leastWidth),
+  }));
+  if (io.stdoutIsTTY) return terminalLayout(sizes, io.columns, giveWay);
+  if (piped === 'shrink') return pipeLayout(sizes, io.columns);
+  return { kind: 'table', shown: sizes.map((_, i) => i), hidden: [], widths: undefined };
+}
+
+/** The cells drawn by cli-table3 in the columns and widths the layout chose (cells already shown, so escapes are the CLI's). */
+function drawTable(
+  head: string[] | undefined,
+  body: string[][],
+  layout: TableLayout & { kind: 'table' },
+): string {
+  const { shown, widths } = layout;
+  const pick = (row: string[]) =>
+    shown.map((i, k) => (widths ? wrapCell(row[i] ?? '', (widths[k] ?? 0) - PADDING) : (row[i] ?? '')));
   const table = Table({
-    head: headCells.map(fit),
+    ...(head ? { head: pick(head) } : {}),
     chars: COMPACT,
     style: NO_STYLE,
     wordWrap: true,
     ...(widths ? { colWidths: widths } : {}),
   });
-  for (const row of bodyCells) table.push(row.map(fit));
-  return markOwnAnsi(table.toString());
+  for (const row of body) table.push(pick(row));
+  return table.toString();
 }
 
-export function printTable(io: IO, head: string[], rows: Cell[][]): void {
-  out(io, renderTable(io, head, rows));
+/**
+ * One block of `key  value` lines per row, a blank line between rows: a table too wide for
+ * the terminal even with its optional columns hidden. Values wrap at spaces beside their key.
+ */
+function drawRecords(keys: string[], body: string[][], columns: number): string {
+  const keyWidth = Math.max(0, ...keys.map(visibleWidth));
+  const room = Math.max(1, columns - keyWidth - 2);
+  const indent = ' '.repeat(keyWidth + 2);
+  const block = (row: string[]) =>
+    keys
+      .flatMap((key, i) => {
+        const [first = '', ...rest] = wrapCell(row[i] ?? '', room).split('\n');
+        const pad = ' '.repeat(keyWidth - visibleWidth(key));
+        return [`${key}${pad}  ${first}`.trimEnd(), ...rest.map((line) => `${indent}${line}`.trimEnd())];
+      })
+      .join('\n');
+  return body.map(block).join('\n\n');
 }
 
-/** Key/value pairs as a two-column table. */
-export function printFields(io: IO, fields: Array<[string, Cell]>): void {
-  const table = Table({
-    chars: COMPACT,
-    style: NO_STYLE,
-    wordWrap: true,
+/** The line under a table that hid columns: which, and where they all are. */
+function hiddenNote(io: IO, names: string[]): string {
+  const count = names.length === 1 ? '1 column' : `${names.length} columns`;
+  const note = `(${count} hidden at ${io.columns} columns: ${names.join(', ')}; --json shows all)`;
+  return styler(io.color).dim(wrapCell(note, io.columns));
+}
+
+/** Sanitized cells in, the table as text out; `head` undefined for key/value fields. */
+function render(
+  io: IO,
+  head: string[] | undefined,
+  rows: Cell[][],
+  giveWay: readonly string[],
+  piped: 'shrink' | 'natural',
+): string {
+  const cyan = styler(io.color).cyan;
+  const headCells = head?.map((h) => cellText(io, cyan(h)));
+  const body = rows.map((row) => row.map((cell) => cellText(io, cell)));
+  const cells = headCells ? [headCells, ...body] : body;
+  const names = head ?? [];
+  const optional = giveWay.map((name) => {
+    const i = names.indexOf(name);
+    if (i < 0) throw new Error(`giveWay names "${name}", which is not a column of this table`);
+    return i;
   });
-  for (const [key, value] of fields) table.push({ [cellText(io, key)]: cellText(io, value) });
-  out(io, markOwnAnsi(table.toString()));
+  const layout = layoutOf(io, cells, optional, piped);
+  if (layout.kind === 'records') {
+    return markOwnAnsi(
+      headCells
+        ? drawRecords(headCells, body, io.columns)
+        : drawRecords(
+            body.map((row) => row[0] ?? ''),
+            [body.map((row) => row[1] ?? '')],
+            io.columns,
+          ),
+    );
+  }
+  const table = drawTable(headCells, body, layout);
+  const hidden = layout.hidden.map((i) => names[i] ?? '');
+  // The note is the CLI's own text, styled after the cells were marked.
+  return hidden.length ? `${markOwnAnsi(table)}\n${hiddenNote(io, hidden)}` : markOwnAnsi(table);
+}
+
+/**
+ * The table as styled text, ready for `out`/`err`: every cell was sanitized before
+ * cli-table3 saw it, so the only SGR left in its output is the CLI's, marked again. On a
+ * terminal (`io.columns` wide) it fits: long text wraps at spaces, then the `giveWay`
+ * columns are hidden (said under it), then it becomes one block per row. Without a
+ * terminal its columns of long text are narrowed towards `io.columns` where words allow,
+ * and nothing is hidden.
+ */
+export function renderTable(io: IO, head: string[], rows: Cell[][], opts: TableOptions = {}): string {
+  return render(io, head, rows, opts.giveWay ?? [], 'shrink');
+}
+
+export function printTable(io: IO, head: string[], rows: Cell[][], opts: TableOptions = {}): void {
+  out(io, renderTable(io, head, rows, opts));
+}
+
+/**
+ * Key/value pairs as a two-column table. On a terminal long values wrap to fit it (or the
+ * pairs become `key  value` lines); without one it is drawn as it always was.
+ */
+export function printFields(io: IO, fields: Array<[string, Cell]>): void {
+  out(io, render(io, undefined, fields, [], 'natural'));
 }

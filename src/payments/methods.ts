@@ -70,3 +70,5 @@ export function methodRows(methods: readonly PaymentMethod[]): Cell[][] {
   ]);
 }
 export const METHOD_HEAD = ['id', 'name', 'type', 'network', 'min', 'fee', 'memo', 'eligible'];
+/** What a narrow terminal hides first: the memo flag and network are in the invoice, the type in the name. */
+export const METHOD_GIVE_WAY = ['memo', 'network', 'type', 'eligible'];

@@ -21,13 +21,27 @@ export interface Terminal {
   pid: number;
 }
 
-export function startTerminal(args: string[], env: Record<string, string | undefined>): Terminal {
-  return startProgram(process.execPath, [BIN, ...args], cleanEnv({ TERM: 'xterm-256color', ...env }));
+export interface TerminalSize {
+  /** The terminal's width: 120 unless told (tables fit it). */
+  cols?: number;
+}
+
+export function startTerminal(
+  args: string[],
+  env: Record<string, string | undefined>,
+  size: TerminalSize = {},
+): Terminal {
+  return startProgram(process.execPath, [BIN, ...args], cleanEnv({ TERM: 'xterm-256color', ...env }), size);
 }
 
 /** Any program in a pseudo-terminal (a shell, for the completion scripts), with exactly `env`. */
-export function startProgram(file: string, args: string[], env: Record<string, string>): Terminal {
-  const pty: IPty = spawn(file, args, { name: 'xterm-256color', cols: 120, rows: 60, env });
+export function startProgram(
+  file: string,
+  args: string[],
+  env: Record<string, string>,
+  size: TerminalSize = {},
+): Terminal {
+  const pty: IPty = spawn(file, args, { name: 'xterm-256color', cols: size.cols ?? 120, rows: 60, env });
   let raw = '';
   const listeners = new Set<() => void>();
   pty.onData((chunk) => {

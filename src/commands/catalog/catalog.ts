@@ -60,6 +60,8 @@ export async function runCatalogList(ctx: Context, opts: DeclaredValues<typeof o
       describeDenominations(p),
       describeCountries(p),
     ]),
+    // What a narrow terminal hides first: `catalog show` has both.
+    { giveWay: ['countries', 'currencies'] },
   );
   if (opts.surface === 'retailer') err(ctx.io, 'retailer prices are before your markup');
 }

@@ -76,5 +76,6 @@ export async function runCatalogShow(
       sku.minCost === undefined ? '-' : formatMoney(sku.minCost, product.costCurrency),
       sku.description ?? '',
     ]),
+    { giveWay: ['step', 'minCost'] },
   );
 }

@@ -30,6 +30,7 @@ export async function runCheckoutList(ctx: Context, opts: DeclaredValues<typeof 
     key: 'checkouts',
     empty: 'no checkouts',
     head: ['checkoutId', 'status', 'total', 'customer', 'created'],
+    giveWay: ['created', 'customer'],
     row: (c) => [
       c.checkoutId,
       c.status,

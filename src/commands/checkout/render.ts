@@ -55,6 +55,7 @@ export function paymentLines(payment: unknown): string[] {
 }
 
 export const ITEM_HEAD = ['item', 'product', 'sku', 'amount', 'qty', 'status'];
+export const ITEM_GIVE_WAY = ['sku', 'item'];
 export function itemRows(c: Checkout): Cell[][] {
   return c.items.map((i) => [
     i.id,
@@ -67,6 +68,8 @@ export function itemRows(c: Checkout): Cell[][] {
 }
 
 export const FULFILLMENT_HEAD = ['item', '#', 'status', 'code', 'pin', 'url / sealed id', 'message'];
+/** The codes stay; the item id (the items table lists them in the same order) goes first. */
+export const FULFILLMENT_GIVE_WAY = ['item', 'message', '#'];
 export function fulfillmentRows(c: Checkout, reveal: boolean): Cell[][] {
   const show = (v: string | null | undefined) => (v ? showSecret(v, reveal) : undefined);
   return c.items.flatMap((item) =>

@@ -38,6 +38,7 @@ export async function runConfigList(ctx: Context): Promise<void> {
       ctx.io,
       ['profile', 'default', 'base-url', 'api-key', 'timeout'],
       rows.map((r) => [r.profile, r.default ? 'yes' : '', r.baseUrl, r.apiKey, r.timeoutMs]),
+      { giveWay: ['timeout', 'default'] },
     );
   err(ctx.io, `config file: ${store.path}`);
 }

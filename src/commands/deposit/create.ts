@@ -6,7 +6,7 @@ import { StoppedError, UsageError, withOutcomeAdvice, writeOutcome } from '../..
 import { printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
-import { METHOD_HEAD, methodRows, sortMethods } from '../../payments/methods.js';
+import { METHOD_GIVE_WAY, METHOD_HEAD, methodRows, sortMethods } from '../../payments/methods.js';
 import { type DeclaredValues, defineCommand } from '../define.js';
 import { amount } from '../parse.js';
 import { pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
@@ -76,7 +76,10 @@ export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof
         paymentMethods: listing.methods,
         openedDepositId: listing.openedDepositId ?? null,
       });
-    else printTable(ctx.io, METHOD_HEAD, methodRows(sortMethods(listing.methods, opts.amount)));
+    else
+      printTable(ctx.io, METHOD_HEAD, methodRows(sortMethods(listing.methods, opts.amount)), {
+        giveWay: METHOD_GIVE_WAY,
+      });
     const note = openedDepositNote(listing);
     if (note) err(ctx.io, note);
     err(ctx.io, 'Choose a method and run again with --method <id> to get the invoice.');
@@ -134,7 +137,7 @@ export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof
     }
     const methods = sortMethods(created.data.availablePaymentMethods ?? [], opts.amount);
     if (depositId) out(ctx.io, `Deposit ${depositId} (no invoice yet)`);
-    printTable(ctx.io, METHOD_HEAD, methodRows(methods));
+    printTable(ctx.io, METHOD_HEAD, methodRows(methods), { giveWay: METHOD_GIVE_WAY });
     err(ctx.io, 'Choose a method and run again with --method <id> to get the invoice.');
     return;
   }

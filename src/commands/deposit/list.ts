@@ -1,7 +1,7 @@
 /** `giftcodes deposit list`: deposit history, newest first. */
 import type { listDeposits } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
-import { DEPOSIT_HEAD, depositRow } from '../../deposit/render.js';
+import { DEPOSIT_GIVE_WAY, DEPOSIT_HEAD, depositRow } from '../../deposit/render.js';
 import { DEPOSIT_STATUSES } from '../../schemas/enums.js';
 import { type DeclaredValues, defineCommand } from '../define.js';
 import { listOptions } from '../shared/options.js';
@@ -26,5 +26,11 @@ export async function runDepositList(ctx: Context, opts: DeclaredValues<typeof o
     >[1]);
     return { items: res.data.data, pagination: res.data.pagination, raw: res.raw };
   });
-  printList(ctx, opts, result, { key: 'data', empty: 'no deposits', head: DEPOSIT_HEAD, row: depositRow });
+  printList(ctx, opts, result, {
+    key: 'data',
+    empty: 'no deposits',
+    head: DEPOSIT_HEAD,
+    giveWay: DEPOSIT_GIVE_WAY,
+    row: depositRow,
+  });
 }

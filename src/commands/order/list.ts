@@ -63,6 +63,8 @@ export async function runOrderList(ctx: Context, opts: DeclaredValues<typeof opt
     key: 'data',
     empty: 'no orders',
     head: ['checkoutId', 'status', 'total', 'externalRef', 'created'],
+    // The list is newest first: its dates go first on a narrow terminal, then the refs.
+    giveWay: ['created', 'externalRef'],
     row: (o) => [
       o.checkoutId,
       o.status ?? '-',

@@ -109,6 +109,8 @@ export async function runOrderReconcile(
         ctx.io,
         ['difference', 'order', 'row', 'unit', 'detail'],
         report.differences.map((d) => [d.kind, d.checkoutId, d.row ?? undefined, d.index, d.detail]),
+        // The detail names the row and the unit.
+        { giveWay: ['unit', 'row'] },
       );
     out(
       ctx.io,

@@ -32,7 +32,9 @@ export function printOrder(io: IO, order: Order, reveal: boolean): void {
       f.errorMessage ?? (f.cardUrl ? showSecret(f.cardUrl, reveal) : '-'),
     ]);
   });
-  printTable(io, ['product', 'amount', 'unit', 'status', 'code', 'pin', 'url / message'], rows);
+  printTable(io, ['product', 'amount', 'unit', 'status', 'code', 'pin', 'url / message'], rows, {
+    giveWay: ['unit', 'amount'],
+  });
   if (!reveal && rows.length)
     err(io, `codes masked: ${giftcodesCommand('order', 'get', operand(order.checkoutId), '--reveal')}`);
 }

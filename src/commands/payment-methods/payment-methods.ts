@@ -14,7 +14,7 @@ export default defineCommand({
 });
 
 export async function runPaymentMethods(ctx: Context): Promise<void> {
-  const { METHOD_HEAD, methodRows, sortMethods } = await import('../../payments/methods.js');
+  const { METHOD_GIVE_WAY, METHOD_HEAD, methodRows, sortMethods } = await import('../../payments/methods.js');
   const { printJson, printTable } = await import('../../io/output.js');
   const { listPaymentMethods } = await import('../../api/payment-methods.js');
   const http = await ctx.http();
@@ -27,5 +27,5 @@ export async function runPaymentMethods(ctx: Context): Promise<void> {
     err(ctx.io, 'no payment methods');
     return;
   }
-  printTable(ctx.io, METHOD_HEAD, methodRows(sortMethods(res.data)));
+  printTable(ctx.io, METHOD_HEAD, methodRows(sortMethods(res.data)), { giveWay: METHOD_GIVE_WAY });
 }

@@ -211,6 +211,8 @@ async function refundUnderLock(
         r.totalAmount === undefined ? undefined : formatMoney(r.totalAmount, r.currency),
         r.error ? `${r.outcome}: ${r.error}` : r.outcome,
       ]),
+      // The refund's own id and status go first on a narrow terminal: the outcome says what happened.
+      { giveWay: ['refund status', 'refund', 'status'] },
     );
     const count = (o: RefundOutcome) => rows.filter((r) => r.outcome === o).length;
     out(

@@ -12,8 +12,10 @@ import { type DeclaredOptions, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { rerunCommand } from '../shared/rerun.js';
 import {
+  AUTO_REFUND_GIVE_WAY,
   AUTO_REFUND_HEAD,
   autoRefundRows,
+  REFUND_ITEM_GIVE_WAY,
   REFUND_ITEM_HEAD,
   refundFields,
   refundItemRows,
@@ -123,11 +125,11 @@ export async function runRefundCreate(
   printFields(ctx.io, refundFields(refund));
   if (refund.items.length > 0) {
     out(ctx.io, 'items');
-    printTable(ctx.io, REFUND_ITEM_HEAD, refundItemRows(refund));
+    printTable(ctx.io, REFUND_ITEM_HEAD, refundItemRows(refund), { giveWay: REFUND_ITEM_GIVE_WAY });
   }
   if (refund.autoRefunds.length > 0) {
     out(ctx.io, 'auto-refunds to the original payment');
-    printTable(ctx.io, AUTO_REFUND_HEAD, autoRefundRows(refund));
+    printTable(ctx.io, AUTO_REFUND_HEAD, autoRefundRows(refund), { giveWay: AUTO_REFUND_GIVE_WAY });
   }
   const next = refundNextStep(refund);
   if (next) err(ctx.io, `next: ${next}`);

@@ -20,6 +20,7 @@ export function refundFields(r: Refund): Array<[string, Cell]> {
 }
 
 export const REFUND_ITEM_HEAD = ['item', 'product', 'failed', 'of', 'unit price', 'refund'];
+export const REFUND_ITEM_GIVE_WAY = ['item', 'of'];
 export function refundItemRows(r: Refund): Cell[][] {
   return r.items.map((i) => [
     i.checkoutItemId,
@@ -32,6 +33,7 @@ export function refundItemRows(r: Refund): Cell[][] {
 }
 
 export const AUTO_REFUND_HEAD = ['payment', 'provider', 'amount', 'status', 'provider ref', 'message'];
+export const AUTO_REFUND_GIVE_WAY = ['provider ref', 'payment', 'message'];
 export function autoRefundRows(r: Refund): Cell[][] {
   return r.autoRefunds.map((a) => [
     a.paymentId,

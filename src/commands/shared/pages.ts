@@ -47,6 +47,8 @@ export interface ListView<T> {
   /** Said on stderr when nothing matches, e.g. "no deposits". */
   empty: string;
   head: string[];
+  /** Columns a narrow terminal hides, the least useful first (output.ts `TableOptions`). */
+  giveWay?: readonly string[];
   row: (item: T) => Cell[];
 }
 
@@ -82,7 +84,7 @@ export function printList<T>(
     err(ctx.io, view.empty);
     return;
   }
-  printTable(ctx.io, view.head, result.items.map(view.row));
+  printTable(ctx.io, view.head, result.items.map(view.row), { giveWay: view.giveWay });
   if (result.hasMore && !flags.all)
     err(ctx.io, `${result.items.length} of ${result.total}; more with --offset or --all`);
 }

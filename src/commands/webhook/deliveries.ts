@@ -47,6 +47,7 @@ export async function runWebhookDeliveries(
       d.attempts,
       d.error ?? '',
     ]),
+    { giveWay: ['delivery', 'attempts', 'created'] },
   );
   const failed = res.deliveries.filter((d) => d.status === 'failed').length;
   const of = plural(res.deliveries.length, 'delivery', 'deliveries');
