@@ -14,6 +14,7 @@
  */
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
+import { pathId } from '../bulk/ids.js';
 import { isReplacementRef, isValidBatchId } from '../bulk/plan/refs.js';
 import { findByRef } from '../bulk/run/discovery.js';
 import {
@@ -22,7 +23,6 @@ import {
   journalPathFor,
   type OrderPhase,
   type OrderView,
-  pathId,
   readBatch,
 } from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';

@@ -74,7 +74,7 @@ export type {
   Outcome,
   PlanReport,
 } from './run-types.js';
-export { accountFingerprint, journalCopyPathFor, journalPathFor, partsPathFor } from './store/index.js';
+export { accountFingerprint, journalCopyPathFor, journalPathFor } from './store/index.js';
 
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is
@@ -163,6 +163,9 @@ async function runStages(
   // 2. The journal (or its copy) decides between a fresh run and a resume.
   const choice = await chooseJournal(opts, input, deps, lockBatch, deps.http.baseUrl);
   // 3. Live catalog, account, rates and balance.
+  // A journaled plan is resumed as it is, but never from a file whose rows no longer all
+  // read as they did (a row now past the input's bounds is not bought on a resume either).
+  if (choice.journal && input.errors.length) throw new InvalidInputError(input.errors, basename(opts.input));
   const live = await readLive(deps);
   return choice.journal
     ? resumeRun(opts, deps, input, live, choice, choice.journal)

@@ -146,11 +146,6 @@ export interface BulkResult {
   money?: RunMoney;
   /** The most orders the scheduler held at once (queued, awaiting a read, in flight). */
   heldPeak?: number;
-  /**
-   * What the order book held beyond its fixed bytes per order at the end: refs kept
-   * whole and outcomes kept as text (a run of its own plan: the anchor's ref, nothing else).
-   */
-  bookHeld?: { refs: number; outcomes: number };
 }
 
 /** The input file, read: the file's hash and the batch id (the rows are in the spool). */

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EXTERNAL_REF_MAX } from '../../schemas/common.js';
-import { isPathId } from '../store/files.js';
+import { isPathId } from '../ids.js';
 import type { PlannedLine } from '../types.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -5,7 +5,7 @@
  * batch has new refs, so nothing the service does would stop it buying those rows again.
  */
 import { closeSync, constants, openSync } from 'node:fs';
-import { formatMoney } from '../../io/format.js';
+import { formatMoney, plural } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
 import { type JournalState, type OrderView, planWalk, viewOf } from '../store/index.js';
 import type { BoughtSoFar } from '../types.js';
@@ -74,7 +74,7 @@ export function describeBought(bought: BoughtSoFar): string {
   const more = bought.checkoutIds.length > 5 ? `, and ${bought.checkoutIds.length - 5} more` : '';
   return (
     `batch ${bought.batch} already bought rows ${describeRows(bought.rows)} ` +
-    `(${bought.units} units in ${bought.orders} orders${ids ? `: ${ids}${more}` : ''}` +
+    `(${plural(bought.units, 'unit')} in ${plural(bought.orders, 'order')}${ids ? `: ${ids}${more}` : ''}` +
     `${bought.uncertain ? `, ${bought.uncertain} of them with an unknown outcome` : ''}; about ${formatMoney(bought.usd, 'USD')})`
   );
 }

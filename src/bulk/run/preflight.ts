@@ -14,7 +14,8 @@ import { limitsFrom } from '../plan/plan.js';
 import { defaultBatchId, isValidBatchId } from '../plan/refs.js';
 import { productIndex, validateAccount } from '../plan/validate.js';
 import type { BulkOptions, Live, ParsedInput } from '../run-types.js';
-import { checkCompanions, journalPathFor, partsPathFor } from '../store/index.js';
+import { failureWords } from '../../io/errno.js';
+import { checkCompanions, journalPathFor } from '../store/index.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 
 /**
@@ -31,12 +32,12 @@ export async function readInput(opts: BulkOptions): Promise<ParsedInput> {
     if (!info.isFile()) throw new UsageError(`${opts.input} is not a file`);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read ${opts.input}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    throw new UsageError(`cannot read ${opts.input}: ${failureWords(error)}`);
   }
 
   // The output and its companions: a link or another user's file planted at one of
   // these names is refused now, before any request, never after a charge.
-  await checkCompanions([opts.out, journalPathFor(opts.out), partsPathFor(opts.out)]);
+  await checkCompanions([opts.out, journalPathFor(opts.out)]);
 
   // The whole file before anything else.
   const parsed = await readFile(opts.input, () => undefined);

@@ -5,7 +5,7 @@
  * the same estimate the plan and the confirmation show) minus the live balance.
  */
 import { getBalance } from '../../api/account.js';
-import { formatMoney } from '../../io/format.js';
+import { formatMoney, plural } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
 import type { BalanceShortfall } from '../run-types.js';
 import type { PlannedLine } from '../types.js';
@@ -45,8 +45,8 @@ export async function computeShortfall(
 export function describeShortfall(shortfall: BalanceShortfall): string {
   const { missingUsd, balanceUsd, remainingOrders, remainingUsd } = shortfall;
   if (missingUsd === undefined || balanceUsd === null)
-    return `insufficient balance: the balance could not be read; the remaining ${remainingOrders} orders cost about ${formatMoney(remainingUsd, 'USD')} in all (run \`giftcodes balance\` to see how much more is needed)`;
-  return `insufficient balance: about ${formatMoney(missingUsd, 'USD')} more is needed for the remaining ${remainingOrders} orders (balance ${formatMoney(balanceUsd, 'USD')})`;
+    return `insufficient balance: the balance could not be read; the remaining ${plural(remainingOrders, 'order')} cost about ${formatMoney(remainingUsd, 'USD')} in all (run \`giftcodes balance\` to see how much more is needed)`;
+  return `insufficient balance: about ${formatMoney(missingUsd, 'USD')} more is needed for the remaining ${plural(remainingOrders, 'order')} (balance ${formatMoney(balanceUsd, 'USD')})`;
 }
 
 /** The top-up question on a terminal; never claims a shortfall the balance read did not show. */
@@ -54,12 +54,12 @@ export function topUpQuestion(shortfall: BalanceShortfall): { message: string; s
   const { missingUsd, remainingOrders, remainingUsd } = shortfall;
   if (missingUsd === undefined)
     return {
-      message: `The balance could not be read; the remaining ${remainingOrders} orders cost about ${formatMoney(remainingUsd, 'USD')}. Top up now?`,
+      message: `The balance could not be read; the remaining ${plural(remainingOrders, 'order')} cost about ${formatMoney(remainingUsd, 'USD')}. Top up now?`,
       suggestedUsd: Math.ceil(remainingUsd),
     };
   const missing = Math.ceil(missingUsd * 100) / 100;
   return {
-    message: `The balance is about ${formatMoney(missing, 'USD')} short for the remaining ${remainingOrders} orders. Top up now?`,
+    message: `The balance is about ${formatMoney(missing, 'USD')} short for the remaining ${plural(remainingOrders, 'order')}. Top up now?`,
     suggestedUsd: Math.ceil(missing),
   };
 }

@@ -13,7 +13,8 @@ import { rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { JournalDamagedError } from '../../errors.js';
 import { fsyncDir } from '../../io/safe-write.js';
-import { ensurePrivateDir, openOwn, pathId } from './files.js';
+import { pathId } from '../ids.js';
+import { ensurePrivateDir, openOwn } from './files.js';
 import {
   emptyState,
   type JournalRecord,

@@ -15,7 +15,9 @@ import { constants } from 'node:fs';
 import { access, chmod, type FileHandle, lstat, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CliError, FileWriteError, UnsafeFileError, UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { type FileOps, nodeFileOps } from '../../io/safe-write.js';
+import { pathId } from '../ids.js';
 
 // Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -53,7 +55,7 @@ export async function checkCompanions(paths: readonly string[], uid = currentUid
       info = await lstat(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw refuse(path, `cannot be inspected (${(error as NodeJS.ErrnoException).code ?? error})`);
+      throw refuse(path, `cannot be inspected (${failureWords(error)})`);
     }
     checkStats(path, info, uid);
     present.add(path);
@@ -164,10 +166,6 @@ export function journalPathFor(out: string): string {
   return `${out}.journal`;
 }
 
-/** The scratch file of finished orders' codes that versions before the `done` record kept beside --out. */
-export function partsPathFor(out: string): string {
-  return `${out}.parts`;
-}
 
 /**
  * A short, one-way tag of where a journal's orders live (never the key itself): a
@@ -176,26 +174,6 @@ export function partsPathFor(out: string): string {
 export function accountFingerprint(baseUrl: string, apiKey: string | undefined): string | undefined {
   if (!apiKey) return undefined;
   return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 12);
-}
-
-/**
- * The one pattern every id that becomes part of a file's name must match (a batch id
- * from --batch, a codes file, a journal's header or the account's orders; an account's
- * fingerprint): letters, digits, `-` and `_`, 1 to 64 of them. No `/`, no `..`.
- */
-const PATH_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-export function isPathId(value: string): boolean {
-  return PATH_ID.test(value);
-}
-
-/** `value`, checked to be safe in a file name; else a usage error naming where it came from. */
-export function pathId(value: string, what: string): string {
-  if (!PATH_ID.test(value))
-    throw new UsageError(
-      `${what} ${JSON.stringify(value.slice(0, 80))} is not an id (1-64 letters, digits, "-" or "_"): refusing to use it in a file name; nothing was done`,
-    );
-  return value;
 }
 
 /** The copy of a batch's journal in the state directory: one per account and batch. */
@@ -209,7 +187,7 @@ async function statOrUndefined(path: string) {
     return await stat(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`--out ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    throw new UsageError(`--out ${path}: ${failureWords(error)}`);
   }
 }
 

@@ -24,8 +24,6 @@ export {
   fileExists,
   journalCopyPathFor,
   journalPathFor,
-  partsPathFor,
-  pathId,
   sha256File,
 } from './files.js';
 // A batch's journal read: the records callers hand the store and the plain state it

@@ -303,9 +303,10 @@ export class RunJournals {
       await Promise.all(handles.map((h) => h.close()));
       throw error;
     }
-    const end = (await handles[0]?.stat())?.size ?? 0;
-    // The state read before (the journal, or the copy it is now a copy of) holds the same places.
+    // The state read before (the journal, or the copy it is now a copy of) holds the same
+    // places; read now, a torn tail is cut before the end is taken.
     const state = opts.state ?? (await loadJournal(journalPath)) ?? emptyState();
+    const end = (await handles[0]?.stat())?.size ?? 0;
     return new RunJournals(new Appender(handles, paths, end), state, journalPath);
   }
 

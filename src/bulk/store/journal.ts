@@ -119,10 +119,10 @@ export interface OrderEntry {
   final?: { place?: Place };
 }
 
-/** Where a record sits in the journal. */
+/** Where a record sits in the journal: its line's first byte and, when known, its length. */
 export interface Place {
   at: number;
-  len: number;
+  len?: number;
 }
 
 /** A batch's journal as read: plain state; the plan's lines and the settled orders' rows stay in the file. */
@@ -131,8 +131,12 @@ export interface JournalState {
   planComplete: boolean;
   /** Orders of the plan (`order` records), before any re-split. */
   planOrders: number;
-  /** Where each settled order of the plan (by its place in the plan) has its `done` or `rejected` record. */
-  settled: Array<Place | undefined>;
+  /**
+   * Where each settled order of the plan (by its place in the plan) has its `done` or
+   * `rejected` record: the byte its line starts at (one number an order, read back to
+   * the line's end).
+   */
+  settled: Array<number | undefined>;
   /** Orders with an open state (sent, unknown, created but not done), parts, and older refusals: by ref. */
   open: Map<string, OrderEntry>;
   /** Each re-split order's parts, by the parent's ref. */
@@ -173,7 +177,7 @@ export function apply(state: JournalState, record: JournalRecord, place?: Place)
   const settle = (i: number | undefined, ref: string, update: Partial<OrderEntry>) => {
     const places = state.planOrders + state.replacements.length;
     if (i !== undefined && place && state.settled[i] === undefined && i < places) {
-      state.settled[i] = place;
+      state.settled[i] = place.at;
       open.delete(ref);
     } else
       open.set(ref, {
@@ -193,6 +197,8 @@ export function apply(state: JournalState, record: JournalRecord, place?: Place)
       break;
     case 'planned':
       state.planComplete = true;
+      // Every place at once, so a place settled out of order never makes the array sparse.
+      if (state.settled.length === 0) state.settled = new Array(state.planOrders).fill(undefined);
       break;
     case 'submit':
       if (!entry || entry.phase === 'unknown') open.set(record.ref, { ref: record.ref, phase: 'submitted' });
@@ -231,12 +237,16 @@ export function apply(state: JournalState, record: JournalRecord, place?: Place)
       break;
     case 'rejected':
       if (entry?.phase === 'created' || entry?.final) break;
+      if (record.i !== undefined && state.settled[record.i] !== undefined) break;
       state.sums.refused += 1;
       settle(record.i, record.ref, { phase: 'rejected', code: record.code, message: record.message });
       break;
     case 'rebuy':
       for (const order of record.orders)
-        if (!state.replacements.some((o) => o.ref === order.ref)) state.replacements.push(order);
+        if (!state.replacements.some((o) => o.ref === order.ref)) {
+          state.replacements.push(order);
+          state.settled.push(undefined);
+        }
       break;
     case 'split':
       if (entry?.phase === 'created' || entry?.final) break;
@@ -308,11 +318,26 @@ let scratchBuffer = Buffer.alloc(0);
 
 /** The record at `place` in the file behind `fd`; undefined when the bytes there are not one. */
 export function recordAt(fd: number, place: Place): JournalRecord | undefined {
-  if (scratchBuffer.length < place.len) scratchBuffer = Buffer.allocUnsafe(Math.max(place.len, 64 * 1024));
   let read = 0;
-  while (read < place.len) {
-    const n = readSync(fd, scratchBuffer, read, place.len - read, place.at + read);
+  let end = -1;
+  // A known length is read at once; else a chunk at a time up to the line's end.
+  for (;;) {
+    const want = place.len !== undefined ? place.len - read : 64 * 1024;
+    if (want <= 0) break;
+    if (scratchBuffer.length < read + want) {
+      const grown = Buffer.allocUnsafe(Math.max(read + want, 2 * scratchBuffer.length, 64 * 1024));
+      scratchBuffer.copy(grown, 0, 0, read);
+      scratchBuffer = grown;
+    }
+    const n = readSync(fd, scratchBuffer, read, want, place.at + read);
     if (n === 0) break;
+    if (place.len === undefined) {
+      end = scratchBuffer.subarray(read, read + n).indexOf(10);
+      if (end >= 0) {
+        read += end;
+        break;
+      }
+    }
     read += n;
   }
   try {
@@ -507,10 +532,24 @@ export function* planWalk(fd: number, path: string, state: JournalState): Genera
         return;
       }
       if (record.t !== 'order') continue;
+      if (!inPlace(state, record.ref, index)) throw changedUnderRun(path, record.ref, at);
       yield* withParts(state, { index, ref: record.ref, lines: record.lines, part: false });
       index += 1;
     }
   }
+}
+
+/**
+ * Whether a plan record's ref is one its place allows: the anchor first (and only there),
+ * and a ref of the planner's form numbered for its place (refs.ts `orderRef`). A record
+ * another program moved or copied into another order's place is not read as that order.
+ */
+function inPlace(state: JournalState, ref: string, index: number): boolean {
+  const anchor = state.batch?.anchor;
+  if (anchor !== undefined && (index === 0) !== (ref === anchor)) return false;
+  const place = /-(\d{5,})-[0-9a-f]{10}$/.exec(ref)?.[1];
+  // Plans with an anchor number the orders after it from 1; those without, from the first.
+  return place === undefined || Number(place) === (anchor !== undefined ? index : index + 1);
 }
 
 function* withParts(state: JournalState, order: PlanOrder): Generator<PlanOrder> {
@@ -527,8 +566,8 @@ export function phaseOf(
   state: JournalState,
   order: Pick<PlanOrder, 'index' | 'ref' | 'part'>,
 ): { settled?: Place; entry?: OrderEntry } {
-  const settled = order.part ? undefined : state.settled[order.index];
-  if (settled) return { settled };
+  const at = order.part ? undefined : state.settled[order.index];
+  if (at !== undefined) return { settled: { at } };
   const entry = state.open.get(order.ref);
   return entry ? { entry, ...(entry.final?.place ? { settled: entry.final.place } : {}) } : {};
 }

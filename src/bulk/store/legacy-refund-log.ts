@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalDamagedError } from '../../errors.js';
-import { pathId } from './files.js';
+import { pathId } from '../ids.js';
 import type { RefundRecord } from './refunds.js';
 
 /** The log an earlier version kept beside a codes file. */
