@@ -13,14 +13,14 @@ import { type IO, out, shown } from './streams.js';
 import { styler } from './style.js';
 
 /**
- * cli-table3 (CommonJS) is loaded for a run, not with this module: command files import
- * it at start-up, and `--help` prints no table. `loadTables` (invoke.ts, before a run that
- * may print one) takes it from io/table-class.ts, which the bundle carries with a faster
- * string-width (build.mjs); a table drawn without it loads the package itself.
+ * cli-table3 is loaded for a run, not with this module: command files import this module
+ * with their declarations, and a help page prints no table. `loadTables` (invoke.ts,
+ * before a run that may print one) imports it; a table drawn without it (a unit test
+ * calling the printer) requires it there and then.
  */
 let tableClass: typeof TableType | undefined;
 export async function loadTables(): Promise<void> {
-  tableClass ??= (await import('./table-class.js')).Table;
+  tableClass ??= (await import('cli-table3')).default;
 }
 function Table(options: TableType.TableConstructorOptions): TableType.Table {
   tableClass ??= createRequire(import.meta.url)('cli-table3') as typeof TableType;
