@@ -62,7 +62,9 @@ export async function runDemo(
   if (!(await earlierDemoOnly(opts.out))) {
     throw new UsageError(`${opts.out} exists and is not a demo output: pass --out <another file>`);
   }
-  const [{ startSandbox }, { request }, { DEFAULT_CONCURRENCY, runOrderBulk }] = await Promise.all([
+  // undici's `default` (its module.exports): in the bundle, esbuild's code splitting
+  // gives an import() of a CommonJS package that alone, without the named exports.
+  const [{ startSandbox }, { default: undici }, { DEFAULT_CONCURRENCY, runOrderBulk }] = await Promise.all([
     import('../../sandbox/index.js'),
     import('undici'),
     import('../order/bulk.js'),
@@ -73,7 +75,7 @@ export async function runDemo(
     ...(opts.fulfillmentMs === undefined ? {} : { tuning: { fulfillmentUnitMs: opts.fulfillmentMs } }),
   });
   try {
-    const res = await request(`${sandbox.url}/_sandbox/accounts`, {
+    const res = await undici.request(`${sandbox.url}/_sandbox/accounts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ tier: DEMO_TIER, balanceUsd: DEMO_BALANCE_USD }),
