@@ -14,61 +14,6 @@ import { examplesText } from './help.js';
 import { invoke } from './invoke.js';
 import type { ContextFor } from './types.js';
 
-<<<<<<< HEAD
-export const COMMANDS: readonly string[] = [
-  'demo',
-  'order',
-  'order bulk',
-  'order export',
-  'order reconcile',
-  'order create',
-  'order get',
-  'order list',
-  'catalog',
-  'catalog show',
-  'rates',
-  'rates convert',
-  'account',
-  'account set-markup',
-  'balance',
-  'deposit',
-  'deposit create',
-  'deposit get',
-  'deposit list',
-  'checkout',
-  'checkout create',
-  'checkout get',
-  'checkout list',
-  'checkout pay',
-  'payment-methods',
-  'refund',
-  'refund create',
-  'refund batch',
-  'business',
-  'business enable',
-  'webhook',
-  'webhook set',
-  'webhook get',
-  'webhook test',
-  'webhook deliveries',
-  'webhook delete',
-  'webhook rotate',
-  'webhook verify',
-  'webhook listen',
-  'api',
-  'login',
-  'logout',
-  'config',
-  'config set',
-  'config get',
-  'config unset',
-  'config list',
-  'config use',
-  'doctor',
-  'completion',
-  'sandbox',
-];
-=======
 type Loader = () => Promise<{ default: CommandDefinition }>;
 
 /**
@@ -115,6 +60,7 @@ const LOADERS: Record<string, Loader> = {
   'webhook rotate': () => import('./webhook/rotate.js'),
   'webhook verify': () => import('./webhook/verify.js'),
   'webhook listen': () => import('./webhook/listen.js'),
+  api: () => import('./api/api.js'),
   login: () => import('./login/login.js'),
   logout: () => import('./logout/logout.js'),
   config: () => import('./config/config.js'),
@@ -129,7 +75,6 @@ const LOADERS: Record<string, Loader> = {
 };
 
 export const COMMANDS: readonly string[] = Object.keys(LOADERS);
->>>>>>> build
 
 /** The file of a command, by the rule above. */
 export function fileOf(path: string): string {

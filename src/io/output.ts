@@ -14,32 +14,21 @@ import { styler } from './style.js';
 import { pipeLayout, type TableLayout, terminalLayout } from './table-layout.js';
 
 /**
-<<<<<<< HEAD
  * cli-table3 (CommonJS) and its string-width are loaded for a run, not with this module:
- * command files import it at start-up, and `--help` prints no table. `loadTables`
- * (invoke.ts, before a run that may print one) takes them from io/table-class.ts, which the
- * bundle carries with a faster string-width (build.mjs); a table drawn without it loads
- * the packages themselves.
-=======
- * cli-table3 is loaded for a run, not with this module: command files import this module
- * with their declarations, and a help page prints no table. `loadTables` (invoke.ts,
- * before a run that may print one) imports it; a table drawn without it (a unit test
- * calling the printer) requires it there and then.
->>>>>>> build
+ * command files import this module with their declarations, and a help page prints no
+ * table. `loadTables` (invoke.ts, before a run that may print one) imports them from
+ * io/table-class.ts; a table drawn without it (a unit test calling the printer) requires
+ * the packages there and then.
  */
 type TableModule = typeof import('./table-class.js');
 let tables: TableModule | undefined;
 export async function loadTables(): Promise<void> {
-<<<<<<< HEAD
   tables ??= await import('./table-class.js');
 }
 function tableModule(): TableModule {
   const require = createRequire(import.meta.url);
   tables ??= { Table: require('cli-table3'), stringWidth: require('string-width') };
   return tables;
-=======
-  tableClass ??= (await import('cli-table3')).default;
->>>>>>> build
 }
 function Table(options: TableType.TableConstructorOptions): TableType.Table {
   return new (tableModule().Table)(options);
