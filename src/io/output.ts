@@ -15,10 +15,10 @@ import { pipeLayout, type TableLayout, terminalLayout } from './table-layout.js'
 
 /**
  * cli-table3 (CommonJS) and its string-width are loaded for a run, not with this module:
- * command files import it at start-up, and `--help` prints no table. `loadTables`
- * (invoke.ts, before a run that may print one) takes them from io/table-class.ts, which the
- * bundle carries with a faster string-width (build.mjs); a table drawn without it loads
- * the packages themselves.
+ * command files import this module with their declarations, and a help page prints no
+ * table. `loadTables` (invoke.ts, before a run that may print one) imports them from
+ * io/table-class.ts; a table drawn without it (a unit test calling the printer) requires
+ * the packages there and then.
  */
 type TableModule = typeof import('./table-class.js');
 let tables: TableModule | undefined;

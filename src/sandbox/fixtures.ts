@@ -4,13 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
+import { packageFile } from '../package-files.js';
 import { Product } from '../schemas/catalog.js';
 import { PaymentMethod } from '../schemas/payments.js';
 
-const FIXTURES_DIR = new URL('../../fixtures/', import.meta.url);
-
 function readJson(name: string): unknown {
-  return JSON.parse(readFileSync(new URL(name, FIXTURES_DIR), 'utf8'));
+  return JSON.parse(readFileSync(packageFile(`fixtures/${name}`), 'utf8'));
 }
 
 /** Sandbox-only behaviour of a product: never part of the product payload. */

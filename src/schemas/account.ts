@@ -1,6 +1,5 @@
 /** Account record, balance and limits (spec sections 2 and 8). */
 import * as z from 'zod';
-import { lazySchema } from './lazy.js';
 
 export const ACCOUNT_STATUSES = ['active', 'under_review', 'info_requested', 'suspended'] as const;
 export const AccountStatus = z.enum(ACCOUNT_STATUSES);
@@ -22,44 +21,36 @@ export const LIMIT_KEYS = [
 ] as const;
 export type LimitKey = (typeof LIMIT_KEYS)[number];
 
-export const Limits = lazySchema(() =>
-  z.looseObject({
-    maxQuantityPerItem: z.number().optional(),
-    maxItemsPerOrder: z.number().optional(),
-    maxOrderAmountUSD: z.number().optional(),
-    dailySpendCapUSD: z.number().optional(),
-    monthlySpendCapUSD: z.number().optional(),
-    maxDepositUSD: z.number().optional(),
-    maxOpenCheckouts: z.number().optional(),
-    dailyCheckoutCreations: z.number().optional(),
-    maxMarkupPercent: z.number().optional(),
-    rateLimitTier: z.string().optional(),
-  }),
-);
+export const Limits = z.looseObject({
+  maxQuantityPerItem: z.number().optional(),
+  maxItemsPerOrder: z.number().optional(),
+  maxOrderAmountUSD: z.number().optional(),
+  dailySpendCapUSD: z.number().optional(),
+  monthlySpendCapUSD: z.number().optional(),
+  maxDepositUSD: z.number().optional(),
+  maxOpenCheckouts: z.number().optional(),
+  dailyCheckoutCreations: z.number().optional(),
+  maxMarkupPercent: z.number().optional(),
+  rateLimitTier: z.string().optional(),
+});
 export type Limits = z.infer<typeof Limits>;
 
-export const UsageWindow = lazySchema(() =>
-  z.looseObject({
-    spentUsd: z.number(),
-    capUsd: z.number().nullable().optional(),
-  }),
-);
+export const UsageWindow = z.looseObject({
+  spentUsd: z.number(),
+  capUsd: z.number().nullable().optional(),
+});
 
-export const Usage = lazySchema(() =>
-  z.looseObject({
-    daily: UsageWindow.optional(),
-    monthly: UsageWindow.optional(),
-  }),
-);
+export const Usage = z.looseObject({
+  daily: UsageWindow.optional(),
+  monthly: UsageWindow.optional(),
+});
 export type Usage = z.infer<typeof Usage>;
 
 /** Only `targetAmountUsd` and `rewardAmountUsd` are specified; the rest is not shown. */
-export const RebateOffer = lazySchema(() =>
-  z.looseObject({
-    targetAmountUsd: z.number(),
-    rewardAmountUsd: z.number(),
-  }),
-);
+export const RebateOffer = z.looseObject({
+  targetAmountUsd: z.number(),
+  rewardAmountUsd: z.number(),
+});
 export type RebateOffer = z.infer<typeof RebateOffer>;
 
 /**
@@ -68,17 +59,15 @@ export type RebateOffer = z.infer<typeof RebateOffer>;
  */
 export const Rebates = z.unknown();
 
-export const Account = lazySchema(() =>
-  z.looseObject({
-    tier: z.string(),
-    status: AccountStatus.or(z.string()),
-    statusNote: z.string().nullable().optional(),
-    limits: Limits.default({}),
-    usage: Usage.default({}),
-    rebates: Rebates.optional(),
-    markupEarnings: z.unknown().optional(),
-  }),
-);
+export const Account = z.looseObject({
+  tier: z.string(),
+  status: AccountStatus.or(z.string()),
+  statusNote: z.string().nullable().optional(),
+  limits: Limits.default({}),
+  usage: Usage.default({}),
+  rebates: Rebates.optional(),
+  markupEarnings: z.unknown().optional(),
+});
 export type Account = z.infer<typeof Account>;
 
 export function rebateOffers(value: unknown): Array<Record<string, unknown> & RebateOffer> {
@@ -97,10 +86,8 @@ export function rebateOffers(value: unknown): Array<Record<string, unknown> & Re
   });
 }
 
-export const Balance = lazySchema(() =>
-  z.looseObject({
-    balance: z.number(),
-    currency: z.string(),
-  }),
-);
+export const Balance = z.looseObject({
+  balance: z.number(),
+  currency: z.string(),
+});
 export type Balance = z.infer<typeof Balance>;

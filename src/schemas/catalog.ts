@@ -1,18 +1,15 @@
 /** Catalog: products and SKUs (spec section 2, "Product"). */
 import * as z from 'zod';
 import { Timestamp } from './common.js';
-import { lazySchema } from './lazy.js';
 
-export const Sku = lazySchema(() =>
-  z.looseObject({
-    id: z.string(),
-    min: z.number(),
-    max: z.number(),
-    minCost: z.number().optional(),
-    changeStep: z.number().optional(),
-    description: z.string().optional(),
-  }),
-);
+export const Sku = z.looseObject({
+  id: z.string(),
+  min: z.number(),
+  max: z.number(),
+  minCost: z.number().optional(),
+  changeStep: z.number().optional(),
+  description: z.string().optional(),
+});
 export type Sku = z.infer<typeof Sku>;
 
 /**
@@ -22,39 +19,35 @@ export type Sku = z.infer<typeof Sku>;
  */
 export const RequiredFields = z.unknown();
 
-export const Product = lazySchema(() =>
-  z.looseObject({
-    productId: z.string(),
-    slug: z.string().optional(),
-    name: z.string(),
-    skus: z.array(Sku).default([]),
-    description: z.string().optional(),
-    instruction: z.string().optional(),
-    disclosure: z.string().optional(),
-    imageUrl: z.string().optional(),
-    brandColor: z.string().optional(),
-    productCurrency: z.string().optional(),
-    costCurrency: z.string(),
-    countries: z.array(z.string()).default([]),
-    blockedCountries: z.array(z.string()).default([]),
-    categories: z.array(z.string()).default([]),
-    requiredFields: RequiredFields.optional(),
-    playstorePolicy: z.unknown().optional(),
-    isDigitalContent: z.boolean().optional(),
-    popularity: z.number().optional(),
-    totalSales: z.number().optional(),
-    rating: z.number().optional(),
-    reviewCount: z.number().optional(),
-  }),
-);
+export const Product = z.looseObject({
+  productId: z.string(),
+  slug: z.string().optional(),
+  name: z.string(),
+  skus: z.array(Sku).default([]),
+  description: z.string().optional(),
+  instruction: z.string().optional(),
+  disclosure: z.string().optional(),
+  imageUrl: z.string().optional(),
+  brandColor: z.string().optional(),
+  productCurrency: z.string().optional(),
+  costCurrency: z.string(),
+  countries: z.array(z.string()).default([]),
+  blockedCountries: z.array(z.string()).default([]),
+  categories: z.array(z.string()).default([]),
+  requiredFields: RequiredFields.optional(),
+  playstorePolicy: z.unknown().optional(),
+  isDigitalContent: z.boolean().optional(),
+  popularity: z.number().optional(),
+  totalSales: z.number().optional(),
+  rating: z.number().optional(),
+  reviewCount: z.number().optional(),
+});
 export type Product = z.infer<typeof Product>;
 
-export const Catalog = lazySchema(() =>
-  z.looseObject({
-    products: z.array(Product),
-    ratesUpdatedAt: Timestamp.optional(),
-  }),
-);
+export const Catalog = z.looseObject({
+  products: z.array(Product),
+  ratesUpdatedAt: Timestamp.optional(),
+});
 export type Catalog = z.infer<typeof Catalog>;
 
 const NAME_KEYS = ['name', 'key', 'field', 'id'] as const;

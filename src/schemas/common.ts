@@ -7,19 +7,16 @@
  * object under --json, so nothing is lost by parsing.
  */
 import * as z from 'zod';
-import { lazySchema } from './lazy.js';
 
 /** Epoch milliseconds, UTC (spec section 1, rule 6). */
 export const Timestamp = z.number().int();
 
-export const Pagination = lazySchema(() =>
-  z.looseObject({
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
-    hasMore: z.boolean(),
-  }),
-);
+export const Pagination = z.looseObject({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  hasMore: z.boolean(),
+});
 export type Pagination = z.infer<typeof Pagination>;
 
 /** Common list conventions (spec section 4). */
@@ -30,14 +27,12 @@ export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 20;
 
-export const ListQuery = lazySchema(() =>
-  z.object({
-    limit: z.coerce.number().int().min(LIST_LIMIT_MIN).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT),
-    offset: z.coerce.number().int().min(0).default(0),
-    sortBy: z.enum(SORT_BY).default('createdAt'),
-    sortOrder: z.enum(SORT_ORDER).default('desc'),
-  }),
-);
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(LIST_LIMIT_MIN).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT),
+  offset: z.coerce.number().int().min(0).default(0),
+  sortBy: z.enum(SORT_BY).default('createdAt'),
+  sortOrder: z.enum(SORT_ORDER).default('desc'),
+});
 export type ListQuery = z.infer<typeof ListQuery>;
 
 /** Fixed constants of spec section 8, rule 3. */

@@ -1,6 +1,5 @@
 /** Error bodies (spec section 7). */
 import * as z from 'zod';
-import { lazySchema } from './lazy.js';
 
 export const ERROR_CODES = [
   'VALIDATION_ERROR',
@@ -15,35 +14,29 @@ export const ERROR_CODES = [
 ] as const;
 
 /** `{error: {code, message, details?}, requestId}` */
-export const ErrorEnvelope = lazySchema(() =>
-  z.looseObject({
-    error: z.looseObject({
-      code: z.string(),
-      message: z.string(),
-      details: z.unknown().optional(),
-    }),
-    requestId: z.string().optional(),
+export const ErrorEnvelope = z.looseObject({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    details: z.unknown().optional(),
   }),
-);
+  requestId: z.string().optional(),
+});
 export type ErrorEnvelope = z.infer<typeof ErrorEnvelope>;
 
 /** 429 has a flat body instead of the envelope: `{error: "Too many requests", message}`. */
-export const RateLimitBody = lazySchema(() =>
-  z.looseObject({
-    error: z.string(),
-    message: z.string().optional(),
-  }),
-);
+export const RateLimitBody = z.looseObject({
+  error: z.string(),
+  message: z.string().optional(),
+});
 
 /** `details` of 422 B2B_LIMIT_EXCEEDED. */
-export const LimitExceededDetails = lazySchema(() =>
-  z.looseObject({
-    limit: z.string(),
-    limitValue: z.number().optional(),
-    current: z.number().optional(),
-    requested: z.number().optional(),
-    window: z.string().optional(),
-    tier: z.string().optional(),
-  }),
-);
+export const LimitExceededDetails = z.looseObject({
+  limit: z.string(),
+  limitValue: z.number().optional(),
+  current: z.number().optional(),
+  requested: z.number().optional(),
+  window: z.string().optional(),
+  tier: z.string().optional(),
+});
 export type LimitExceededDetails = z.infer<typeof LimitExceededDetails>;

@@ -1,23 +1,18 @@
 /** Exchange rates and conversion (spec section 2, "Exchange rates"). */
 import * as z from 'zod';
-import { lazySchema } from './lazy.js';
 
 /** Each value is units of that currency per 1 USD; USD is 1. */
-export const Rates = lazySchema(() =>
-  z.looseObject({
-    base: z.string(),
-    rates: z.record(z.string(), z.number()),
-  }),
-);
+export const Rates = z.looseObject({
+  base: z.string(),
+  rates: z.record(z.string(), z.number()),
+});
 export type Rates = z.infer<typeof Rates>;
 
-export const Conversion = lazySchema(() =>
-  z.looseObject({
-    from: z.string(),
-    to: z.string(),
-    amount: z.number(),
-    converted: z.number(),
-    rate: z.number(),
-  }),
-);
+export const Conversion = z.looseObject({
+  from: z.string(),
+  to: z.string(),
+  amount: z.number(),
+  converted: z.number(),
+  rate: z.number(),
+});
 export type Conversion = z.infer<typeof Conversion>;

@@ -2,60 +2,49 @@
 import * as z from 'zod';
 import { Timestamp } from './common.js';
 import { EVENT_TYPES, type EventType } from './enums.js';
-import { lazySchema } from './lazy.js';
 
 // Defined once, in the zod-free signature module that the library entry loads.
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../webhooks/signature.js';
 export { EVENT_TYPES, type EventType };
 
 /** Fields beyond `url`, `events` and `secret` are not shown. */
-export const WebhookConfig = lazySchema(() =>
-  z.looseObject({
-    url: z.string(),
-    events: z.array(z.string()).nullable().optional(),
-    secret: z.string().optional(),
-  }),
-);
+export const WebhookConfig = z.looseObject({
+  url: z.string(),
+  events: z.array(z.string()).nullable().optional(),
+  secret: z.string().optional(),
+});
 export type WebhookConfig = z.infer<typeof WebhookConfig>;
 
-export const SetWebhookRequest = lazySchema(() =>
-  z.object({
-    url: z.string(),
-    events: z.array(z.enum(EVENT_TYPES)).nullable(),
-  }),
-);
+export const SetWebhookRequest = z.object({
+  url: z.string(),
+  events: z.array(z.enum(EVENT_TYPES)).nullable(),
+});
 
-export const WebhookTestResult = lazySchema(() =>
-  z.looseObject({ ok: z.boolean(), status: z.number().int() }),
-);
+export const WebhookTestResult = z.looseObject({ ok: z.boolean(), status: z.number().int() });
 
-export const DeliveryLogEntry = lazySchema(() =>
-  z.looseObject({
-    id: z.string(),
-    eventType: z.string(),
-    url: z.string(),
-    userId: z.string().optional(),
-    checkoutId: z.string().nullable().optional(),
-    payloadHash: z.string(),
-    error: z.string().nullable().optional(),
-    /** Final outcome; absent (or null) while the service still retries (§6: `failed` once retries are exhausted). */
-    status: z.enum(['sent', 'failed']).or(z.string()).nullish(),
-    attempts: z.number().int(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp.optional(),
-  }),
-);
+export const DeliveryLogEntry = z.looseObject({
+  id: z.string(),
+  eventType: z.string(),
+  url: z.string(),
+  userId: z.string().optional(),
+  checkoutId: z.string().nullable().optional(),
+  payloadHash: z.string(),
+  error: z.string().nullable().optional(),
+  /** Final outcome; absent (or null) while the service still retries (§6: `failed` once retries are exhausted). */
+  status: z.enum(['sent', 'failed']).or(z.string()).nullish(),
+  attempts: z.number().int(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp.optional(),
+});
 export type DeliveryLogEntry = z.infer<typeof DeliveryLogEntry>;
 
-export const DeliveryLog = lazySchema(() => z.looseObject({ deliveries: z.array(DeliveryLogEntry) }));
+export const DeliveryLog = z.looseObject({ deliveries: z.array(DeliveryLogEntry) });
 
 /** Event body `{id, type, createdAt, data}`; the `data` payload per type is not shown. */
-export const WebhookEvent = lazySchema(() =>
-  z.looseObject({
-    id: z.string(),
-    type: z.string(),
-    createdAt: Timestamp,
-    data: z.unknown(),
-  }),
-);
+export const WebhookEvent = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  createdAt: Timestamp,
+  data: z.unknown(),
+});
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

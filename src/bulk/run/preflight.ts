@@ -9,12 +9,12 @@ import { getAccount, getBalance } from '../../api/account.js';
 import { getCatalog, getRates } from '../../api/catalog.js';
 import type { HttpClient } from '../../api/http.js';
 import { ApiError, InvalidInputError, UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { readFile } from '../plan/parse.js';
 import { limitsFrom } from '../plan/plan.js';
 import { defaultBatchId, isValidBatchId } from '../plan/refs.js';
 import { productIndex, validateAccount } from '../plan/validate.js';
 import type { BulkOptions, Live, ParsedInput } from '../run-types.js';
-import { failureWords } from '../../io/errno.js';
 import { checkCompanions, journalPathFor } from '../store/index.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 

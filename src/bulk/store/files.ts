@@ -166,7 +166,6 @@ export function journalPathFor(out: string): string {
   return `${out}.journal`;
 }
 
-
 /**
  * A short, one-way tag of where a journal's orders live (never the key itself): a
  * journal is never resumed, nor its copy found, with another base URL or key.

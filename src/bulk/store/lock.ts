@@ -294,8 +294,7 @@ export async function takeOver(
   try {
     handle = await open(guard, EXCL, 0o600);
   } catch (error) {
-    if (errno(error) !== 'EEXIST')
-      throw new UsageError(`cannot create ${guard}: ${failureWords(error)}`);
+    if (errno(error) !== 'EEXIST') throw new UsageError(`cannot create ${guard}: ${failureWords(error)}`);
     let taker: Partial<LockRecord> | undefined;
     try {
       taker = JSON.parse(readFileSync(guard, 'utf8'));

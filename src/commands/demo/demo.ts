@@ -8,6 +8,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { formatMoney } from '../../io/format.js';
 import { giftcodesCommand, operand, shellWord } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
+import { packageFile } from '../../package-files.js';
 import { type DeclaredOptions, defineCommand } from '../define.js';
 
 const options = {
@@ -39,7 +40,6 @@ export default defineCommand({
 
 export const DEMO_BALANCE_USD = 25_000;
 export const DEMO_TIER = 'growth';
-const DEMO_CSV = new URL('../../../fixtures/demo-orders.csv', import.meta.url);
 
 /** The demo may replace its own earlier output, never a file of a real batch. */
 async function earlierDemoOnly(out: string): Promise<boolean> {
@@ -57,12 +57,15 @@ export async function runDemo(
   if (!(await earlierDemoOnly(opts.out))) {
     throw new UsageError(`${opts.out} exists and is not a demo output: pass --out <another file>`);
   }
-  const [{ startSandbox }, { request }, { runOrderBulk }, { DEFAULT_CONCURRENCY }] = await Promise.all([
-    import('../../sandbox/index.js'),
-    import('undici'),
-    import('../../bulk/cli-run.js'),
-    import('../../bulk/options.js'),
-  ]);
+  // undici's `default` (its module.exports): in the bundle, esbuild's code splitting
+  // gives an import() of a CommonJS package that alone, without the named exports.
+  const [{ startSandbox }, { default: undici }, { runOrderBulk }, { DEFAULT_CONCURRENCY }] =
+    await Promise.all([
+      import('../../sandbox/index.js'),
+      import('undici'),
+      import('../../bulk/cli-run.js'),
+      import('../../bulk/options.js'),
+    ]);
   // A slow demo (to watch, or to stop) is a test's tuning, never a flag.
   const fulfillmentUnitMs = ctx.tuning.fulfillmentUnitMs;
   const sandbox = await startSandbox({
@@ -71,7 +74,7 @@ export async function runDemo(
     ...(fulfillmentUnitMs === undefined ? {} : { tuning: { fulfillmentUnitMs } }),
   });
   try {
-    const res = await request(`${sandbox.url}/_sandbox/accounts`, {
+    const res = await undici.request(`${sandbox.url}/_sandbox/accounts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ tier: DEMO_TIER, balanceUsd: DEMO_BALANCE_USD }),
@@ -86,8 +89,8 @@ export async function runDemo(
       ctx.io,
       `demo account ${account.userId}: tier ${DEMO_TIER}, balance ${formatMoney(DEMO_BALANCE_USD, 'USD')}`,
     );
-    const [{ rm }, { fileURLToPath }] = await Promise.all([import('node:fs/promises'), import('node:url')]);
-    const input = opts.input ?? fileURLToPath(DEMO_CSV);
+    const { rm } = await import('node:fs/promises');
+    const input = opts.input ?? packageFile('fixtures/demo-orders.csv');
     err(ctx.io, `buying every line of ${input}\n`);
     // A fresh sandbox knows none of an earlier demo's orders: each demo is its own batch.
     const batch = `demo-${ctx.clock.now().toString(36)}`;
