@@ -95,6 +95,8 @@ export interface Context {
   /** The words the CLI was run with: the source of exact re-run commands in advice. */
   readonly argv: readonly string[];
   readonly tuning: Tuning;
+  /** The whole command tree, built as `main` builds the one it runs (for `completion`). */
+  commandTree(): Promise<import('commander').Command>;
   /** Parse-only seam (see `commands/invoke.ts`): when set, actions hand it their options instead of running. */
   readonly runF?: (options: unknown) => void;
   /** Set by commands that finish with a non-zero outcome but no error (e.g. 3: failed items). */
@@ -123,6 +125,7 @@ export interface ContextDeps {
   /** Tests of flag parsing (gh's `runF`): receives what the action would pass to its run function. */
   runF?: (options: unknown) => void;
   tuning?: Tuning;
+  commandTree?: () => Promise<import('commander').Command>;
 }
 
 /** "retrying GET /b2b/balance (HTTP 503), attempt 2 of 6, in 1.3s" */
@@ -158,6 +161,10 @@ export function createContext(input: ContextDeps): Context {
     flags: deps.flags,
     argv: deps.argv ?? [],
     tuning: deps.tuning ?? tuningFromEnv(deps.env.GIFTCODES_TEST_TUNING),
+    async commandTree() {
+      if (!deps.commandTree) throw new Error('no command tree was given to this context');
+      return deps.commandTree();
+    },
     runF: deps.runF,
     exitCode: ExitCode.ok,
     debug(line) {

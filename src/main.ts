@@ -54,6 +54,8 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
           flags,
           signal,
           argv,
+          // The whole tree (the one being run holds only the nouns typed), for `completion`.
+          commandTree: () => buildProgram(io, VERSION, contextFor),
         });
       }
       return ctx;

@@ -3,9 +3,10 @@
  * the generated reference) and the engine takes their values as commander parses them,
  * under the same names (`BulkFlags`). Light on purpose: `--help` loads this module.
  */
-import type { DeclaredOptions } from '../commands/define.js';
-import { amount, duration, positiveInt } from '../commands/parse.js';
-import { CODES_FILE_OPTIONS } from '../commands/shared/codes-file-options.js';
+
+import { CODES_FILE_OPTIONS } from '../flags/codes-file.js';
+import type { DeclaredOptions } from '../flags/define.js';
+import { amount, duration, positiveInt } from '../flags/parse.js';
 
 export const DEFAULT_CONCURRENCY = 8;
 

@@ -13,7 +13,17 @@ import type { RepeatedRefs } from './plan/repeated-refs.js';
 import type { Tally } from './records.js';
 import type { AdaptiveLimit } from './run/submit.js';
 import type { JournalState } from './store/index.js';
-import type { BoughtSoFar, OutputFormat, PlanEstimate, PlanLimits, RowError, RunMoney } from './types.js';
+import type {
+  BalanceShortfall,
+  BoughtSoFar,
+  OutputFormat,
+  PlanEstimate,
+  PlanLimits,
+  RowError,
+  RunMoney,
+} from './types.js';
+
+export type { BalanceShortfall } from './types.js';
 
 /**
  * What a run is given: `order bulk`'s flags as parsed (options.ts), the output format
@@ -44,19 +54,6 @@ export interface BulkTuning {
   pollMaxMs?: number;
   /** Orders of the plan the scheduler holds at a time (default 1,000; see window.ts). */
   windowOrders?: number;
-}
-
-export interface BalanceShortfall {
-  /**
-   * About how much more USD the remaining orders need (their estimated price, plan.ts
-   * unitUsd, minus the balance); undefined when the balance could not be read.
-   */
-  missingUsd: number | undefined;
-  /** The live balance, or null when it could not be read. */
-  balanceUsd: number | null;
-  /** Estimated price of the remaining orders. */
-  remainingUsd: number;
-  remainingOrders: number;
 }
 
 export interface BulkStats {

@@ -8,8 +8,8 @@
  * whole tree: tests, `completion`), so `giftcodes --help` reads the top-level files alone.
  */
 import { Argument, type Command, Option } from 'commander';
+import type { CommandDefinition, OptionSpec } from '../flags/define.js';
 import type { IO } from '../io/streams.js';
-import type { CommandDefinition, OptionSpec } from './define.js';
 import { examplesText } from './help.js';
 import { invoke } from './invoke.js';
 import type { ContextFor } from './types.js';

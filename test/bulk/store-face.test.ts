@@ -190,7 +190,6 @@ const FACE: Record<string, string> = {
   // Where a batch's files are.
   journalPathFor: 'the journal beside --out',
   journalCopyPathFor: "the journal's copy in the state directory",
-  partsPathFor: 'the parts file an earlier version kept beside --out (checked as a companion)',
   accountFingerprint: 'the one-way tag of an account that names the copy',
   refundJournalPathFor: 'the refund journal of a batch without its journal',
   legacyRefundLogPathFor: 'refund logs an earlier version left (carried in)',

@@ -7,8 +7,7 @@
 import { getBalance } from '../../api/account.js';
 import { formatMoney, plural } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
-import type { BalanceShortfall } from '../run-types.js';
-import type { PlannedLine } from '../types.js';
+import type { BalanceShortfall, PlannedLine } from '../types.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 
 /**

@@ -532,24 +532,10 @@ export function* planWalk(fd: number, path: string, state: JournalState): Genera
         return;
       }
       if (record.t !== 'order') continue;
-      if (!inPlace(state, record.ref, index)) throw changedUnderRun(path, record.ref, at);
       yield* withParts(state, { index, ref: record.ref, lines: record.lines, part: false });
       index += 1;
     }
   }
-}
-
-/**
- * Whether a plan record's ref is one its place allows: the anchor first (and only there),
- * and a ref of the planner's form numbered for its place (refs.ts `orderRef`). A record
- * another program moved or copied into another order's place is not read as that order.
- */
-function inPlace(state: JournalState, ref: string, index: number): boolean {
-  const anchor = state.batch?.anchor;
-  if (anchor !== undefined && (index === 0) !== (ref === anchor)) return false;
-  const place = /-(\d{5,})-[0-9a-f]{10}$/.exec(ref)?.[1];
-  // Plans with an anchor number the orders after it from 1; those without, from the first.
-  return place === undefined || Number(place) === (anchor !== undefined ? index : index + 1);
 }
 
 function* withParts(state: JournalState, order: PlanOrder): Generator<PlanOrder> {

@@ -5,11 +5,11 @@
  */
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatMoney } from '../../io/format.js';
 import { giftcodesCommand, operand, shellWord } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { packageFile } from '../../package-files.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
 
 const options = {
   out: { flags: '--out <path>', description: 'where to write the codes', default: 'demo-codes.csv' },

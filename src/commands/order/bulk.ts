@@ -3,7 +3,7 @@
  * engine takes their values as they are). The engine (csv-parse, zod) loads when it runs.
  */
 import { BULK_ARGS, BULK_OPTIONS } from '../../bulk/options.js';
-import { defineCommand } from '../define.js';
+import { defineCommand } from '../../flags/define.js';
 import { items, wrap } from '../help.js';
 
 /** `order bulk --help`: the input file's columns. */

@@ -13,11 +13,11 @@ import type { OutputFormat, OutputRecord } from '../../bulk/index.js';
 import type { InputRow } from '../../bulk/types.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { CODES_FILE_OPTIONS } from '../../flags/codes-file.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { failureWords } from '../../io/errno.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
-import { CODES_FILE_OPTIONS } from '../shared/codes-file-options.js';
 
 const args = { checkoutIds: { usage: '[checkoutIds...]' } } as const;
 

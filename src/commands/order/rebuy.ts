@@ -5,9 +5,9 @@
 import { DEFAULT_CONCURRENCY } from '../../bulk/options.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
+import { amount, collect, duration, positiveInt } from '../../flags/parse.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
-import { amount, collect, duration, positiveInt } from '../parse.js';
 
 const args = {
   codes: { usage: '<codes-file>', description: 'the batch’s codes file (its journal is beside it)' },

@@ -21,7 +21,6 @@ import {
   ensurePrivateDir,
   journalCopyPathFor,
   journalPathFor,
-  partsPathFor,
 } from '../../../src/bulk/store/files.js';
 import {
   type BatchHeader,
@@ -86,7 +85,6 @@ async function planned(journalPath: string, copyPath: string | undefined, list =
 describe('path helpers', () => {
   it('name the journal, the parts and the copy', () => {
     expect(journalPathFor('/o/codes.csv')).toBe('/o/codes.csv.journal');
-    expect(partsPathFor('/o/codes.csv')).toBe('/o/codes.csv.parts');
     expect(journalCopyPathFor('/s', 'f00d', 'b1')).toBe(join('/s', 'batches', 'b1.f00d.journal'));
     expect(journalCopyPathFor('/s', undefined, 'b1')).toBe(join('/s', 'batches', 'b1.no-key.journal'));
   });

@@ -179,7 +179,7 @@ describe('buildReport', () => {
     expect(report.rebuy).toBe(rebuy);
     expect(report.warnings).toHaveLength(2);
     expect(report.warnings[0]).toMatch(
-      /^--force: batch old already bought rows 1 \(1 units in 1 orders: co_old;/,
+      /^--force: batch old already bought rows 1 \(1 unit in 1 order: co_old;/,
     );
     expect(report.warnings[0]).toMatch(/this run buys every row of the file again, those rows included$/);
     expect(report.warnings[1]).toMatch(/^the balance \(10\.00 USD\) is about 50\.00 USD short/);
