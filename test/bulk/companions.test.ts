@@ -1,5 +1,5 @@
 /**
- * Files beside `--out` (journal, parts, temporary output) never follow a planted
+ * Files beside `--out` (journal, lock, temporary output) never follow a planted
  * link and are never another user's: the attack of issue 12, through the CLI against a
  * real sandbox (in-process, on the sandbox's clock), with the ledger proving nothing
  * was charged.
@@ -30,7 +30,7 @@ function victim(dir: string): string {
 }
 
 describe('order bulk: companion files beside --out', () => {
-  for (const suffix of ['.journal', '.parts']) {
+  for (const suffix of ['.journal', '.lock']) {
     it(`refuses a symlink planted at codes.csv${suffix} before any charge (exit 2)`, async () => {
       const acc = await account(sb);
       const dir = tempDir();

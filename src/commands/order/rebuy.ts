@@ -60,8 +60,8 @@ export default defineCommand({
     'giftcodes order rebuy codes.csv --dry-run',
     '# Buy the failed units again, each once; run it again to resume',
     'giftcodes order rebuy codes.csv --yes',
-    '# The failed GameStop cards as Amazon cards',
-    'giftcodes order rebuy codes.csv --product prd_gamestop_us=prd_amazon_us --yes',
+    '# The failed GameStop cards as Amazon cards (it asks before it buys)',
+    'giftcodes order rebuy codes.csv --product prd_gamestop_us=prd_amazon_us',
   ],
   run: runRebuyCommand,
 });

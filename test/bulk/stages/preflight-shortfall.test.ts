@@ -76,7 +76,11 @@ describe('readInput', () => {
 
   it.each([
     ['a bad --batch', { batch: 'no spaces' }, '--batch must be 1-64 letters'],
-    ['a missing input', { input: '/nonexistent/in.csv' }, 'cannot read /nonexistent/in.csv: ENOENT'],
+    [
+      'a missing input',
+      { input: '/nonexistent/in.csv' },
+      'cannot read /nonexistent/in.csv: no such file or directory',
+    ],
   ])('refuses %s', async (_what, extra, message) => {
     const f = files();
     await expect(readInput(options(f.out, { input: f.input, ...extra }))).rejects.toThrow(message);
@@ -238,13 +242,13 @@ describe('topUpQuestion: the amount the top-up prompt suggests', () => {
     [
       'a whole-dollar shortfall is suggested as it is',
       { missingUsd: 30, balanceUsd: 0, remainingUsd: 30, remainingOrders: 1 },
-      'The balance is about 30.00 USD short for the remaining 1 orders. Top up now?',
+      'The balance is about 30.00 USD short for the remaining 1 order. Top up now?',
       30,
     ],
     [
       'a fraction of a cent short still says a cent, and suggests a dollar',
       { missingUsd: 0.001, balanceUsd: 9.999, remainingUsd: 10, remainingOrders: 1 },
-      'The balance is about 0.01 USD short for the remaining 1 orders. Top up now?',
+      'The balance is about 0.01 USD short for the remaining 1 order. Top up now?',
       1,
     ],
     [
