@@ -12,7 +12,7 @@
  *
  *   node build.mjs            (run by `npm run build`, after tsc)
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -21,7 +21,7 @@ const OUT = join(ROOT, 'dist', 'cli');
 
 // Chunk names carry a hash: clear the last build's, or they would pile up (and ship).
 rmSync(OUT, { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   absWorkingDir: ROOT,
   entryPoints: { main: join(ROOT, 'src', 'main.ts') },
   outdir: OUT,
@@ -38,4 +38,8 @@ await build({
   chunkNames: 'chunk-[hash]',
   legalComments: 'none',
   logLevel: 'warning',
+  metafile: true,
 });
+// Which sources each chunk holds: tests read it to tell whether a command loaded a package
+// (conf, undici) that the bundle inlined into a chunk. Not shipped (package.json `files`).
+writeFileSync(join(ROOT, 'dist', 'cli', 'meta.json'), JSON.stringify(metafile));

@@ -37,8 +37,9 @@ export const GROUPS = {
   },
   accounting: {
     what: "a run's money summed from its journal, the money reader and the SKU grid",
-    mutate: ['src/bulk/report/accounting.ts', 'src/decimal.ts', 'src/sku-grid.ts'],
+    mutate: ['src/bulk/accounting.ts', 'src/decimal.ts', 'src/sku-grid.ts'],
     tests: [
+      'test/bulk/accounting.test.ts',
       'test/bulk/stages/finish.test.ts',
       'test/bulk/stages/runner.test.ts',
       'test/unit/money-input.test.ts',

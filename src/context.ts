@@ -54,6 +54,37 @@ export interface HttpOverrides {
   rateLimited?: HttpClientOptions['rateLimited'];
 }
 
+/**
+ * Knobs only tests turn: quicker retries and reads in a bulk run, a slower demo sandbox.
+ * Never flags (so never in help, completion or the reference): a test hands them to the
+ * context, or to a spawned binary as `GIFTCODES_TEST_TUNING` (a JSON object).
+ */
+export interface Tuning {
+  retryAttempts?: number;
+  retryDelayMs?: number;
+  pollFirstMs?: number;
+  /** The demo sandbox's time per fulfilled unit. */
+  fulfillmentUnitMs?: number;
+}
+
+/** The tuning a spawned binary is given; anything but whole numbers of at least 0 is ignored. */
+export function tuningFromEnv(text: string | undefined): Tuning {
+  if (!text) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  const tuning: Tuning = {};
+  if (!value || typeof value !== 'object') return tuning;
+  for (const key of ['retryAttempts', 'retryDelayMs', 'pollFirstMs', 'fulfillmentUnitMs'] as const) {
+    const n = (value as Record<string, unknown>)[key];
+    if (typeof n === 'number' && Number.isInteger(n) && n >= 0) tuning[key] = n;
+  }
+  return tuning;
+}
+
 export interface Context {
   readonly io: IO;
   readonly env: Env;
@@ -63,6 +94,9 @@ export interface Context {
   readonly flags: GlobalOptions;
   /** The words the CLI was run with: the source of exact re-run commands in advice. */
   readonly argv: readonly string[];
+  readonly tuning: Tuning;
+  /** The whole command tree, built as `main` builds the one it runs (for `completion`). */
+  commandTree(): Promise<import('commander').Command>;
   /** Parse-only seam (see `commands/invoke.ts`): when set, actions hand it their options instead of running. */
   readonly runF?: (options: unknown) => void;
   /** Set by commands that finish with a non-zero outcome but no error (e.g. 3: failed items). */
@@ -90,6 +124,8 @@ export interface ContextDeps {
   config?: ConfigStore;
   /** Tests of flag parsing (gh's `runF`): receives what the action would pass to its run function. */
   runF?: (options: unknown) => void;
+  tuning?: Tuning;
+  commandTree?: () => Promise<import('commander').Command>;
 }
 
 /** "retrying GET /b2b/balance (HTTP 503), attempt 2 of 6, in 1.3s" */
@@ -124,6 +160,11 @@ export function createContext(input: ContextDeps): Context {
     signal: deps.signal,
     flags: deps.flags,
     argv: deps.argv ?? [],
+    tuning: deps.tuning ?? tuningFromEnv(deps.env.GIFTCODES_TEST_TUNING),
+    async commandTree() {
+      if (!deps.commandTree) throw new Error('no command tree was given to this context');
+      return deps.commandTree();
+    },
     runF: deps.runF,
     exitCode: ExitCode.ok,
     debug(line) {

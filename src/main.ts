@@ -54,6 +54,8 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
           flags,
           signal,
           argv,
+          // The whole tree (the one being run holds only the nouns typed), for `completion`.
+          commandTree: () => buildProgram(io, VERSION, contextFor),
         });
       }
       return ctx;
@@ -275,11 +277,28 @@ export async function runFromProcess(): Promise<void> {
   });
   const io = processIO(process.env);
   io.color = colorEnabled(io.stdoutIsTTY && io.stderrIsTTY, process.env);
+  // A command ends 0 only once its work is done and said. Should one await something
+  // that never comes, Node would drain the event loop and exit 0 with nothing said:
+  // that is an internal error instead, with the way on.
+  let finished = false;
+  const unfinished = () => {
+    if (finished) return;
+    finished = true;
+    writeLine(
+      io,
+      'error INTERNAL: the command stopped before it finished (a step it waited for never ended), so it did not say what it did; run the same command again: a bulk run resumes from its journal without buying twice',
+    );
+    process.exitCode = ExitCode.service;
+  };
+  process.once('beforeExit', unfinished);
   // run decides the exit code of a stopped run (and its JSON error says the same one).
-  process.exitCode = await run(process.argv.slice(2), {
+  const code = await run(process.argv.slice(2), {
     io,
     env: process.env,
     signal: stop.signal,
     stoppedBy: stop.stoppedBy,
   });
+  finished = true;
+  process.off('beforeExit', unfinished);
+  process.exitCode = code;
 }

@@ -14,15 +14,15 @@
  */
 import type { HttpClient } from '../api/http.js';
 import { listOrders } from '../api/orders.js';
-import { isValidBatchId } from '../bulk/plan/refs.js';
+import { pathId } from '../bulk/ids.js';
+import { isReplacementRef, isValidBatchId } from '../bulk/plan/refs.js';
 import { findByRef } from '../bulk/run/discovery.js';
 import {
-  effectiveOrders,
   type JournalState,
   journalCopyPathFor,
   journalPathFor,
-  linesOf,
   type OrderPhase,
+  type OrderView,
   readBatch,
 } from '../bulk/store/index.js';
 import type { PlannedLine } from '../bulk/types.js';
@@ -89,23 +89,28 @@ export function assertSameAccount(
 
 const JOURNAL_SUFFIX = '.journal';
 
+/** What follows `gc-<batch>-` in a ref of src/bulk/plan/refs.ts: the anchor, an order and its parts, a replacement. */
+const REF_TAIL = 'anchor|\\d{5}-[0-9a-f]{10}(\\.\\d+[0-9a-f]{4})*|r\\d+-\\d+\\.\\d+-[0-9a-f]{6}';
+
 /**
- * `gc-<batch>-<place>-<hash>` and re-split parts `.<k><hash4>`, and the batch's anchor
- * `gc-<batch>-anchor` (its first unit, see src/bulk/refs.ts), for exactly this batch.
+ * `gc-<batch>-<place>-<hash>` and re-split parts `.<k><hash4>`, the batch's anchor
+ * `gc-<batch>-anchor` (its first unit), and replacements of failed units
+ * `gc-<batch>-r<attempt>-<row>.<unit>-<hash6>`, for exactly this batch.
  */
 export function batchRefPattern(batch: string): RegExp {
   const escaped = batch.replace(/[-]/g, '\\-');
-  return new RegExp(`^gc-${escaped}-(anchor|\\d{5}-[0-9a-f]{10}(\\.\\d+[0-9a-f]{4})*)$`);
+  return new RegExp(`^gc-${escaped}-(${REF_TAIL})$`);
 }
 
-/** The batch id inside a ref made by src/bulk/refs.ts, if it is one. */
+/** The batch id inside a ref made by src/bulk/plan/refs.ts, if it is one. */
 export function batchOfRef(ref: string): string | undefined {
-  const match = /^gc-([A-Za-z0-9_-]{1,64})-(anchor|\d{5}-[0-9a-f]{10}(\.\d+[0-9a-f]{4})*)$/.exec(ref);
-  return match?.[1];
+  return new RegExp(`^gc-([A-Za-z0-9_-]{1,64})-(${REF_TAIL})$`).exec(ref)?.[1];
 }
 
 /** Plan order of refs found on the account: the anchor, then place, then part numbers. */
 export function compareRefs(a: string, b: string): number {
+  const replacementA = isReplacementRef(a);
+  if (replacementA !== isReplacementRef(b)) return replacementA ? 1 : -1;
   const anchorA = a.endsWith('-anchor');
   if (anchorA !== b.endsWith('-anchor')) return anchorA ? -1 : 1;
   const key = (ref: string) => (/-(\d{5})-[0-9a-f]{10}((?:\.\d+[0-9a-f]{4})*)$/.exec(ref) ?? []) as string[];
@@ -149,9 +154,11 @@ export async function locateBatch(
     const split = splitBatchPath(opts.file);
     const file = split.file;
     const journalPath = opts.journal ?? split.journalPath;
-    const journal = await readBatch(journalPath);
-    if (journal?.batch) {
-      const batch = journal.batch.batch;
+    const read = await readBatch(journalPath);
+    const journal = read?.state;
+    if (read && journal?.batch) {
+      // The journal may be someone else's: its batch id names files, so it is checked first.
+      const batch = pathId(journal.batch.batch, `the batch id in ${journalPath}`);
       if (opts.batch !== undefined && opts.batch !== batch)
         throw new UsageError(`${journalPath} is batch ${batch}, not ${opts.batch}`);
       assertSameAccount(journal, journalPath, opts.copies);
@@ -161,7 +168,7 @@ export async function locateBatch(
         journalPath,
         journal,
         source: 'journal',
-        orders: await fromJournal(http, journal),
+        orders: await fromJournal(http, read.orders),
       };
     }
     if (journal) throw new UsageError(`${journalPath} has no batch header: it is not a bulk journal`);
@@ -207,24 +214,30 @@ async function fromCopy(
 ): Promise<BatchTarget | undefined> {
   if (!opts.copies) return undefined;
   const journalPath = journalCopyPathFor(opts.copies.stateDir, opts.copies.account, batch);
-  const journal = await readBatch(journalPath);
-  if (journal?.batch?.batch !== batch) return undefined;
+  const read = await readBatch(journalPath);
+  if (!read || read.state.batch?.batch !== batch) return undefined;
   notice(`using the copy of batch ${batch}'s journal (${journalPath})`);
-  return { batch, journalPath, journal, source: 'journal', orders: await fromJournal(http, journal) };
+  return {
+    batch,
+    journalPath,
+    journal: read.state,
+    source: 'journal',
+    orders: await fromJournal(http, read.orders),
+  };
 }
 
 /**
  * The journal's orders in plan order. An order whose creation was sent but never
  * answered (phase submitted or unknown) is looked up by its ref: it may exist.
  */
-async function fromJournal(http: HttpClient, journal: JournalState): Promise<BatchOrder[]> {
+async function fromJournal(http: HttpClient, views: OrderView[]): Promise<BatchOrder[]> {
   const orders: BatchOrder[] = [];
-  for (const order of effectiveOrders(journal)) {
-    const { checkoutId, message } = order.outcome;
+  for (const order of views) {
+    const { checkoutId, message } = order;
     const entry: BatchOrder = {
       ref: order.ref,
       phase: order.phase,
-      lines: linesOf(journal, order),
+      lines: order.lines,
       ...(checkoutId ? { checkoutId } : {}),
       ...(message !== undefined ? { message } : {}),
     };

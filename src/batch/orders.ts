@@ -7,7 +7,7 @@
  */
 import type { HttpClient } from '../api/http.js';
 import { getOrder } from '../api/orders.js';
-import { isDelivered, orderRecords, rejectedRecords, unitFields } from '../bulk/report/records.js';
+import { isDelivered, orderRecords, rejectedRecords, unitFields } from '../bulk/records.js';
 import type { OutputRecord } from '../bulk/types.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../schemas/orders.js';
 import type { BatchOrder } from './locate.js';

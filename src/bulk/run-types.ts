@@ -8,66 +8,52 @@ import type { FileOps } from '../io/safe-write.js';
 import type { Account } from '../schemas/account.js';
 import type { Product } from '../schemas/catalog.js';
 import type { Rates } from '../schemas/rates.js';
+import type { BulkFlags } from './options.js';
 import type { RepeatedRefs } from './plan/repeated-refs.js';
-import type { Tally } from './report/records.js';
+import type { Tally } from './records.js';
 import type { AdaptiveLimit } from './run/submit.js';
-import type { JournalCopy, JournalState } from './store/index.js';
-import type { BoughtSoFar, OutputFormat, PlanEstimate, PlanLimits, RowError, RunMoney } from './types.js';
+import type { JournalState } from './store/index.js';
+import type {
+  BalanceShortfall,
+  BoughtSoFar,
+  OutputFormat,
+  PlanEstimate,
+  PlanLimits,
+  RowError,
+  RunMoney,
+} from './types.js';
 
-export interface BulkOptions {
-  input: string;
-  out: string;
-  batch?: string;
-  concurrency: number;
-  seal: boolean;
-  dryRun: boolean;
+export type { BalanceShortfall } from './types.js';
+
+/**
+ * What a run is given: `order bulk`'s flags as parsed (options.ts), the output format
+ * resolved, and where the journal's copy is kept and for which account.
+ */
+export type BulkOptions = Omit<BulkFlags, 'format' | 'seal' | 'force'> & {
   format: OutputFormat;
-  /** A UTF-8 BOM before a CSV output. */
-  bom?: boolean;
-  waitTimeoutMs: number;
+  /** --seal and --force as the journal records them (absent: false). */
+  seal: boolean;
   force: boolean;
   /**
-   * Without a journal, page the account's orders for this batch even when its anchor is
-   * absent: a batch begun before anchors (journal version 1) has none.
+   * A short hash of the base URL and API key. A journal written for one account is never
+   * resumed with another key: its unsubmitted orders would be bought a second time elsewhere.
    */
-  checkHistory?: boolean;
-  /** Wait this long for another run holding the output's lock (default: refuse at once). */
-  waitLockMs?: number;
+  accountFingerprint?: string;
   /**
-   * The most this run may charge, in USD: it sends no order whose estimate (with a
-   * margin, see runner.ts) would take what it sent past this, and stops (exit 4) instead.
+   * Where the copy of the journal is kept (`<stateDir>/batches/`), so a lost or deleted
+   * journal beside --out never means buying again. The command always passes one;
+   * without it (engine tests) there is no copy.
    */
-  maxSpendUsd?: number;
-  /** At the daily or monthly spend cap, wait for the window to reset and carry on. */
-  continueAfterReset?: boolean;
+  stateDir?: string;
+};
+
+/** How fast a run reads orders back, and how much of the plan it holds: tests set them. */
+export interface BulkTuning {
+  /** The first read of an order after its create (default 300 ms), then x1.5 up to `pollMaxMs`. */
   pollFirstMs?: number;
   pollMaxMs?: number;
   /** Orders of the plan the scheduler holds at a time (default 1,000; see window.ts). */
   windowOrders?: number;
-  /**
-   * A short hash of the API key. A journal written for one account is never resumed
-   * with another key: its unsubmitted orders would be bought a second time elsewhere.
-   */
-  accountFingerprint?: string;
-  /**
-   * Where the copy of the journal is kept (`<stateDir>/batches/`), so a lost or
-   * deleted journal beside --out never means buying again. The command always passes
-   * one; without it (engine tests) there is no copy.
-   */
-  stateDir?: string;
-}
-
-export interface BalanceShortfall {
-  /**
-   * About how much more USD the remaining orders need (their estimated price, plan.ts
-   * unitUsd, minus the balance); undefined when the balance could not be read.
-   */
-  missingUsd: number | undefined;
-  /** The live balance, or null when it could not be read. */
-  balanceUsd: number | null;
-  /** Estimated price of the remaining orders. */
-  remainingUsd: number;
-  remainingOrders: number;
 }
 
 export interface BulkStats {
@@ -112,8 +98,9 @@ export interface BulkDeps {
   onCapWait?(wait: { window: string; until: number; leftMs: number }): void;
   /** A stopping error ends the run before its summary: what it charged, to say before the error. */
   onStoppedByError?(money: RunMoney): void;
-  /** How the run opens the files it writes (journal, parts, output); tests inject failing ones. */
+  /** How the run opens the files it writes (journal, output); tests inject failing ones. */
   files?: FileOps;
+  tuning?: BulkTuning;
 }
 
 export interface PlanReport {
@@ -156,11 +143,6 @@ export interface BulkResult {
   money?: RunMoney;
   /** The most orders the scheduler held at once (queued, awaiting a read, in flight). */
   heldPeak?: number;
-  /**
-   * What the order book held beyond its fixed bytes per order at the end: refs kept
-   * whole and outcomes kept as text (a run of its own plan: the anchor's ref, nothing else).
-   */
-  bookHeld?: { refs: number; outcomes: number };
 }
 
 /** The input file, read: the file's hash and the batch id (the rows are in the spool). */
@@ -187,15 +169,14 @@ export interface JournalChoice {
   journalPath: string;
   /** The journal to resume; undefined: plan afresh. */
   journal?: JournalState;
-  /** The journal beside --out holds a plan torn by a kill: rewritten by the new plan. */
-  torn: boolean;
+  /** The journal to resume is the copy (the journal beside --out is gone or behind). */
+  fromCopy: boolean;
   /** Another batch's journal that --force replaces: moved aside only once money may move. */
   displaced?: string;
   /** What the batch that --force displaces bought: a new batch has new refs, so it buys those rows again. */
   rebuy?: BoughtSoFar;
   /** The batch's journal copy in the state directory (none without one). */
   copyPath?: string;
-  copy?: JournalCopy;
 }
 
 /** How the buying ended, for the last stage (output and summary). */

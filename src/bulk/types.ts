@@ -168,3 +168,16 @@ export interface TallySnapshot {
 }
 
 export type OutputFormat = 'csv' | 'json' | 'xlsx';
+
+export interface BalanceShortfall {
+  /**
+   * About how much more USD the remaining orders need (their estimated price, plan.ts
+   * unitUsd, minus the balance); undefined when the balance could not be read.
+   */
+  missingUsd: number | undefined;
+  /** The live balance, or null when it could not be read. */
+  balanceUsd: number | null;
+  /** Estimated price of the remaining orders. */
+  remainingUsd: number;
+  remainingOrders: number;
+}

@@ -6,9 +6,9 @@
  * it; test/commands/reference.test.ts fails when the file is stale).
  */
 import type { Option } from 'commander';
+import type { CommandDefinition, OptionSpec } from '../flags/define.js';
 import { quietIO } from '../io/streams.js';
 import { VERSION } from '../version.js';
-import type { CommandDefinition, OptionSpec } from './define.js';
 import { ERROR_JSON, EXIT_CODES } from './help.js';
 import { COMMANDS, loadDefinition } from './registry.js';
 

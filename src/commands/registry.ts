@@ -8,8 +8,8 @@
  * whole tree: tests, `completion`), so `giftcodes --help` reads the top-level files alone.
  */
 import { Argument, type Command, Option } from 'commander';
+import type { CommandDefinition, OptionSpec } from '../flags/define.js';
 import type { IO } from '../io/streams.js';
-import type { CommandDefinition, OptionSpec } from './define.js';
 import { examplesText } from './help.js';
 import { invoke } from './invoke.js';
 import type { ContextFor } from './types.js';
@@ -24,6 +24,7 @@ const LOADERS: Record<string, Loader> = {
   demo: () => import('./demo/demo.js'),
   order: () => import('./order/order.js'),
   'order bulk': () => import('./order/bulk.js'),
+  'order rebuy': () => import('./order/rebuy.js'),
   'order export': () => import('./order/export.js'),
   'order reconcile': () => import('./order/reconcile.js'),
   'order create': () => import('./order/create.js'),

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/bulk/store/journal.js';
-import { account, FAST, mixedRows, readCsvOutput, tempDir, writeCsv } from '../bulk/support.js';
+import { account, mixedRows, readCsvOutput, tempDir, writeCsv } from '../bulk/support.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 
@@ -23,7 +23,7 @@ async function boughtBatch() {
   const dir = tempDir();
   const input = writeCsv(dir, mixedRows(12, { partial: true }));
   const out = join(dir, 'codes.csv');
-  const run = await cli(acc.env, ['order', 'bulk', input, '--out', out, '--yes', ...FAST]);
+  const run = await cli(acc.env, ['order', 'bulk', input, '--out', out, '--yes']);
   expect(run.code, run.stderr).toBe(3);
   const batch = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state.batch?.batch as string;
   return { acc, dir, input, out, batch, run };

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/bulk/store/journal.js';
 import { ExitCode } from '../../src/errors.js';
-import { account, FAST, mixedRows, tempDir, writeCsv } from '../bulk/support.js';
+import { account, mixedRows, tempDir, writeCsv } from '../bulk/support.js';
 import { type RunningCli, runInProcess, startBinary, tempConfigDir } from '../helpers/cli.js';
 import { type GateProxy, startGateProxy } from '../helpers/gate-proxy.js';
 import { withSandbox } from '../helpers/sandbox.js';
@@ -42,7 +42,7 @@ async function boughtBatch(baseUrl = sb.url, extraEnv: Record<string, string> = 
   const dir = tempDir();
   const input = writeCsv(dir, mixedRows(12, { partial: true }));
   const out = join(dir, 'codes.csv');
-  const bulkArgs = ['order', 'bulk', input, '--out', out, '--yes', ...FAST];
+  const bulkArgs = ['order', 'bulk', input, '--out', out, '--yes'];
   const run = await runInProcess(bulkArgs, { env });
   expect(run.code, run.stderr).toBe(ExitCode.failedItems);
   const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;

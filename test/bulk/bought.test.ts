@@ -1,8 +1,9 @@
 /** What a journal's batch already bought: the facts the --force and changed-input guards state. */
 import { describe, expect, it } from 'vitest';
 import { boughtSoFar, describeBought, describeRows } from '../../src/bulk/report/bought.js';
-import { apply, emptyState, type JournalRecord } from '../../src/bulk/store/journal.js';
+import type { JournalRecord } from '../../src/bulk/store/journal.js';
 import type { PlannedLine } from '../../src/bulk/types.js';
+import { journalState, writeJournal } from './journal-view.js';
 
 const line = (row: number, quantity = 1): PlannedLine => ({
   row,
@@ -14,10 +15,10 @@ const line = (row: number, quantity = 1): PlannedLine => ({
   unitUsd: 10,
 });
 
-function journal(records: JournalRecord[]) {
-  const state = emptyState();
-  for (const r of records) apply(state, r);
-  return state;
+/** What the batch of a journal of these records bought, as the guards read it from the file. */
+function boughtOf(records: JournalRecord[]) {
+  const path = writeJournal(records);
+  return boughtSoFar(path, journalState(path));
 }
 
 describe('describeRows', () => {
@@ -42,7 +43,7 @@ describe('boughtSoFar', () => {
   ];
 
   it('counts created and unknown orders, not planned, refused or unsent ones', () => {
-    const state = journal([
+    const bought = boughtOf([
       ...plan,
       { t: 'submit', ref: 'r1', at: 2 },
       { t: 'created', ref: 'r1', checkoutId: 'chk_1', status: 'completed', at: 3 },
@@ -53,7 +54,6 @@ describe('boughtSoFar', () => {
       { t: 'submit', ref: 'r4', at: 2 },
       { t: 'unsent', ref: 'r4', reason: 'insufficient balance', at: 3 },
     ]);
-    const bought = boughtSoFar(state);
     expect(bought).toMatchObject({
       batch: 'b1',
       orders: 2,
@@ -69,6 +69,6 @@ describe('boughtSoFar', () => {
   });
 
   it('is nothing for a plan that was never sent', () => {
-    expect(boughtSoFar(journal(plan)).orders).toBe(0);
+    expect(boughtOf(plan).orders).toBe(0);
   });
 });

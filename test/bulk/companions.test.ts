@@ -1,5 +1,5 @@
 /**
- * Files beside `--out` (journal, parts, temporary output) never follow a planted
+ * Files beside `--out` (journal, lock, temporary output) never follow a planted
  * link and are never another user's: the attack of issue 12, through the CLI against a
  * real sandbox (in-process, on the sandbox's clock), with the ledger proving nothing
  * was charged.
@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
+import { account, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 31 });
 
 const bulk = (env: Record<string, string>, args: string[]) =>
-  runInProcess(['order', 'bulk', ...args, ...FAST], { env, deps: { clock: sb.clock() } });
+  runInProcess(['order', 'bulk', ...args], { env, deps: { clock: sb.clock() } });
 
 async function chargedNothing(userId: string) {
   const ledger = await sb.operator.ledger(userId);
@@ -30,7 +30,7 @@ function victim(dir: string): string {
 }
 
 describe('order bulk: companion files beside --out', () => {
-  for (const suffix of ['.journal', '.parts']) {
+  for (const suffix of ['.journal', '.lock']) {
     it(`refuses a symlink planted at codes.csv${suffix} before any charge (exit 2)`, async () => {
       const acc = await account(sb);
       const dir = tempDir();

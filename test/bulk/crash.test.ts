@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parseJournal } from '../../src/bulk/store/journal.js';
 import { BIN, cleanEnv, runBinary, runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+import { account, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 23 });
 
@@ -87,7 +87,7 @@ describe('crash safety of the real binary', () => {
       const lines = mixedRows(24, { partial: true });
       const input = writeCsv(dir, lines);
       const out = join(dir, 'codes.csv');
-      const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2', ...FAST];
+      const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2'];
       const journal = `${out}.journal`;
       type When = Parameters<typeof runAndKill>[3];
       const points: Array<[string, When]> = [
@@ -132,7 +132,7 @@ describe('crash safety of the real binary', () => {
       const input = writeCsv(dir, lines);
       const out = join(dir, 'codes.csv');
       const journal = `${out}.journal`;
-      const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2', ...FAST];
+      const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2'];
       // No GIFTCODES_TIMEOUT: the config store loads, and with it `when-exit`, which echoes
       // SIGINT back to the process. The echo must not count as a second Ctrl-C.
       const env = { ...acc.env, GIFTCODES_TIMEOUT: undefined };
@@ -175,7 +175,7 @@ describe('crash safety of the real binary', () => {
     const dir = tempDir();
     const input = writeCsv(dir, mixedRows(6));
     const out = join(dir, 'codes.csv');
-    const args = ['order', 'bulk', input, '--out', out, '--yes', ...FAST];
+    const args = ['order', 'bulk', input, '--out', out, '--yes'];
     expect((await runInProcess(args, { env: acc.env })).code).toBe(0);
     // As if killed after the rename but before the final journal record, with a stale temp file.
     const journal = readFileSync(`${out}.journal`, 'utf8').split('\n');

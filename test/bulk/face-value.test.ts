@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { type Json, withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, tempDir, writeCsv } from './support.js';
+import { account, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 77 });
 
@@ -50,7 +50,7 @@ describe('a Telcel batch: MXN face value, USD price', () => {
     expect(human.stdout).toContain(`1,000.00 MXN (about ${estimate.toFixed(2)} USD)`);
 
     // The real run: the sandbox charges the MXN face value converted to USD, less 4%.
-    const run = await runInProcess(['--json', 'order', 'bulk', input, '--out', out, '--yes', ...FAST], {
+    const run = await runInProcess(['--json', 'order', 'bulk', input, '--out', out, '--yes'], {
       env: acc.env,
     });
     expect(run.code, run.stderr).toBe(0);

@@ -11,7 +11,7 @@ import { type BulkDeps, type BulkOptions, runBulk } from '../../src/bulk/engine.
 import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+import { account, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 11 });
 afterEach(async () => {
@@ -20,7 +20,7 @@ afterEach(async () => {
 
 /** The CLI on the sandbox's clock: its polls and retry waits move the sandbox's time, costing no real time. */
 async function bulk(env: Record<string, string>, args: string[]) {
-  return runInProcess(['order', 'bulk', ...args, '--yes', ...FAST], { env, deps: { clock: sb.clock() } });
+  return runInProcess(['order', 'bulk', ...args, '--yes'], { env, deps: { clock: sb.clock() } });
 }
 
 function topUp(userId: string, usd: number) {
@@ -57,9 +57,8 @@ async function engine(
         seal: false,
         dryRun: false,
         format: 'csv',
-        waitTimeoutMs: 20_000,
+        waitTimeout: 20_000,
         force: false,
-        pollFirstMs: 30,
         ...opts,
       },
       {
@@ -70,6 +69,7 @@ async function engine(
         limit: new AdaptiveLimit(opts.concurrency ?? 3, Date.now),
         notice: (l) => notices.push(l),
         confirm: async () => true,
+        tuning: { pollFirstMs: 30 },
         ...deps,
       },
     );

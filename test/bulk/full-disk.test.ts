@@ -16,7 +16,7 @@ import { FileWriteError } from '../../src/errors.js';
 import { runInProcess } from '../helpers/cli.js';
 import { fillingDisk } from '../helpers/disk.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
+import { account, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 22 });
 
@@ -34,9 +34,8 @@ async function engine(
         seal: false,
         dryRun: false,
         format: 'csv',
-        waitTimeoutMs: 20_000,
+        waitTimeout: 20_000,
         force: false,
-        pollFirstMs: 30,
         ...opts,
       },
       {
@@ -47,6 +46,7 @@ async function engine(
         limit: new AdaptiveLimit(2, Date.now),
         notice: () => {},
         confirm: async () => true,
+        tuning: { pollFirstMs: 30 },
         ...deps,
       },
     );
@@ -71,7 +71,10 @@ describe('a full disk under order bulk (injected)', () => {
     const input = writeCsv(dir, mixedRows(10));
     const out = join(dir, 'codes.csv');
     // Only the codes file's temporary file fills up: 300 bytes is past its header, short of its end.
-    const disk = fillingDisk(300, (path) => path.startsWith(`${out}.`) && path.endsWith('.tmp'));
+    const disk = fillingDisk(
+      300,
+      (path) => /^\.[0-9a-f]{16}\.tmp$/.test(path.slice(out.length)) && path.startsWith(out),
+    );
     const error = await failure(engine(acc.apiKey, { input, out }, { files: disk }));
     expect(disk.faulted.length).toBeGreaterThan(0);
     expect(error.message).toBe(
@@ -163,7 +166,7 @@ describe('a full disk under order bulk (a real tmpfs)', () => {
     writeFileSync(filler, Buffer.alloc(52 * 1024));
     const out = join(small, 'codes.csv');
     const env = { ...acc.env, GIFTCODES_STATE_DIR: join(dir, 'state') };
-    const args = ['order', 'bulk', input, '--out', out, '--yes', ...FAST];
+    const args = ['order', 'bulk', input, '--out', out, '--yes'];
     const first = await runInProcess(args, { env, deps: { clock: sb.clock() } });
     expect(first.code, first.stderr).toBe(4);
     expect(first.stderr).toMatch(

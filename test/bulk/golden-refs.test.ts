@@ -15,15 +15,11 @@
  * pasting the new values alone.
  */
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type InputSummary, readFile } from '../../src/bulk/plan/parse.js';
 import { splitOrder } from '../../src/bulk/plan/plan.js';
+import { planFile } from '../../src/bulk/plan/planning.js';
 import { anchorRef, defaultBatchId, isValidBatchId, orderRef } from '../../src/bulk/plan/refs.js';
-import {
-  checkAndPreview,
-  planSpool,
-  type SpooledInput,
-  spoolInput,
-} from '../../src/bulk/plan/stream-plan.js';
 import { productIndex } from '../../src/bulk/plan/validate.js';
 import { JOURNAL_VERSION } from '../../src/bulk/store/journal.js';
 import type { PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';
@@ -66,19 +62,18 @@ const lines = (o: { lines: readonly PlannedLine[] }) =>
   o.lines.map((l) => `${l.row}:${l.firstUnit}+${l.quantity}`).join(' ');
 const brief = (o: PlannedOrder) => [o.ref, lines(o)];
 
-let input: SpooledInput;
+let input: InputSummary;
 beforeAll(async () => {
-  input = await spoolInput(FIXTURE);
-});
-afterAll(async () => {
-  await input?.spool.close();
+  input = await readFile(FIXTURE, () => undefined);
 });
 
+/** The run's planning pass over the fixture: every order as the journal receives it. */
 async function plan(batch: string): Promise<PlannedOrder[]> {
   const orders: PlannedOrder[] = [];
-  await planSpool(input.spool, { products, rates, limits, batch }, (order) => {
-    orders.push(order);
-    return undefined;
+  await planFile(FIXTURE, FIXTURE_SHA256, { products, rates, limits, batch }, () => 'USD', {
+    onOrder: async (order) => {
+      orders.push(order);
+    },
   });
   return orders;
 }
@@ -118,14 +113,16 @@ describe('refs are a contract between releases (literal goldens)', () => {
   });
 
   it('previews the anchor first and the first ref journal version 1 would have sent', async () => {
-    const checked = await checkAndPreview(
-      input.spool,
-      input.errors,
+    const first: PlannedOrder[] = [];
+    const checked = await planFile(
+      FIXTURE,
+      FIXTURE_SHA256,
       { products, rates, limits, batch: 'b9c23d7193405cb4' },
       () => 'USD',
+      { onOrder: async (order) => void first.push(order) },
     );
     expect(checked.problems).toEqual([]);
-    expect(checked.preview?.firstRef).toBe('gc-b9c23d7193405cb4-anchor');
+    expect(first[0]?.ref).toBe('gc-b9c23d7193405cb4-anchor');
     // Version 1 had no anchor: its first order took all of row 1 (see LegacyFirstRef).
     expect(checked.preview?.legacyRef).toBe('gc-b9c23d7193405cb4-00001-54572bde7c');
   });

@@ -21,10 +21,10 @@ import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { json, startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { journalOrder, journalState } from './journal-view.js';
 import {
   account,
   bulkProxyRoutes,
-  FAST,
   forwardTo,
   mixedRows,
   proveExactlyOnce,
@@ -38,7 +38,7 @@ const log: string[] = [];
 const sb = withSandbox({ seed: 31, log: (line) => log.push(line) });
 
 const bulk = (env: Record<string, string>, args: string[]) =>
-  runInProcess(['order', 'bulk', ...args, '--yes', ...FAST], { env });
+  runInProcess(['order', 'bulk', ...args, '--yes'], { env });
 
 /** The service calls (not the operator's) a run made, in order: `METHOD /path STATUS`. */
 function serviceCalls(from: number): string[] {
@@ -318,7 +318,10 @@ describe('the anchor goes alone', () => {
       await server.close();
     }
     expect(await charges(acc.userId)).toBe(0);
-    const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
+    const journal = {
+      batch: journalState(`${out}.journal`).batch,
+      orders: { get: (ref: string) => journalOrder(`${out}.journal`, ref) },
+    };
     const anchor = journal.batch?.anchor ?? '';
     expect(anchor).toBe(anchorRef(journal.batch?.batch ?? ''));
     expect(journal.orders.get(anchor)?.phase).toBe('rejected');

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { instantClock } from '../helpers/clock.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, tempDir, writeCsv } from './support.js';
+import { account, mixedRows, tempDir, writeCsv } from './support.js';
 
 // An hour a unit: nothing is fulfilled while the test runs.
 const sb = withSandbox({ seed: 2503, tuning: { fulfillmentUnitMs: 3_600_000 } });
@@ -21,10 +21,10 @@ describe('order bulk on an injected clock that moves only when the run sleeps', 
     const dir = tempDir();
     const input = writeCsv(dir, mixedRows(12));
     const out = join(dir, 'codes.csv');
-    const res = await runInProcess(
-      ['order', 'bulk', input, '--out', out, '--yes', '--wait-timeout', '2m', ...FAST],
-      { env: acc.env, deps: { clock: instantClock() } },
-    );
+    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', '--wait-timeout', '2m'], {
+      env: acc.env,
+      deps: { clock: instantClock() },
+    });
     expect(res.code, res.stderr).toBe(4);
     expect(res.stderr).toMatch(/--wait-timeout/);
     // A hang guard only (it took 2 s on an idle machine, and hit 120 s with two suites

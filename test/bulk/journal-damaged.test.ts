@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, tempDir, writeCsv } from './support.js';
+import { account, mixedRows, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 23 });
 
@@ -21,7 +21,7 @@ async function boughtBatch(opts: { partial?: boolean } = {}) {
   const dir = tempDir();
   const input = writeCsv(dir, mixedRows(9, opts));
   const out = join(dir, 'codes.csv');
-  const run = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', ...FAST], { env: acc.env });
+  const run = await runInProcess(['order', 'bulk', input, '--out', out, '--yes'], { env: acc.env });
   expect([0, 3], run.stderr).toContain(run.code);
   return { acc, input, out };
 }
@@ -56,7 +56,7 @@ describe('a journal damaged mid-file', () => {
     const journal = `${out}.journal`;
     const at = damageMiddleLine(journal);
     const before = await accountTrace(acc.userId);
-    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', ...FAST], {
+    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes'], {
       env: acc.env,
     });
     expect(res.code, res.stderr).toBe(2);

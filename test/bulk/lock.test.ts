@@ -27,7 +27,7 @@ import { BIN, cleanEnv, runBinary } from '../helpers/cli.js';
 import { type GateProxy, startGateProxy } from '../helpers/gate-proxy.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+import { account, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00Z');
 const HOST = 'build-1';
@@ -307,7 +307,7 @@ async function gatedBatch(pass = 0) {
   const lines = mixedRows(6);
   const input = writeCsv(dir, lines);
   const out = join(dir, 'codes.csv');
-  const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1', ...FAST];
+  const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1'];
   return { acc, env, gate, lines, out, args, lock: lockPathFor(out) };
 }
 
@@ -382,7 +382,7 @@ describe('two real runs of the same batch and --out', () => {
     async () => {
       const { env, gate, out, args, lock } = await gatedBatch(1);
       const bad = writeCsv(join(out, '..'), ['productId,skuId,amount', 'prd_nope,sku_nope,5'], 'bad.csv');
-      const refused = await runBinary(['order', 'bulk', bad, '--out', out, '--yes', ...FAST], { env });
+      const refused = await runBinary(['order', 'bulk', bad, '--out', out, '--yes'], { env });
       expect(refused.code, refused.stderr).toBe(2);
       expect(existsSync(lock)).toBe(false);
 

@@ -21,7 +21,6 @@ import { waitFor } from '../helpers/wait.js';
 import {
   account,
   bulkProxyRoutes,
-  FAST,
   forwardTo,
   orderCharges as ledgerCharges,
   mixedRows,
@@ -39,7 +38,7 @@ const minimal = withSandbox({ seed: 2127, specMinimal: true });
 const orderCharges = (userId: string) => ledgerCharges(sb, userId);
 
 async function runBulk(env: Record<string, string>, args: string[], signal?: AbortSignal) {
-  const res = await runInProcess(['order', 'bulk', ...args, '--yes', '--json', ...FAST], {
+  const res = await runInProcess(['order', 'bulk', ...args, '--yes', '--json'], {
     env,
     deps: { clock: sb.clock(), ...(signal ? { signal } : {}) },
   });
@@ -60,7 +59,7 @@ describe('order bulk: the money it reports is the ledger', () => {
     const out = join(dir, 'codes.csv');
     // Fulfilment slower than the wait: the orders are created and charged, few codes arrive in time.
     const slow = await runInProcess(
-      ['order', 'bulk', input, '--out', out, '--yes', '--wait-timeout', '1ms', ...FAST],
+      ['order', 'bulk', input, '--out', out, '--yes', '--wait-timeout', '1ms'],
       { env: acc.env, deps: { clock: sb.clock() } },
     );
     expect(slow.code, slow.stderr).toBe(4);
@@ -200,7 +199,7 @@ describe('order bulk --continue-after-reset', () => {
     const out = join(dir, 'codes.csv');
     // The sandbox's virtual clock: each minute the run waits moves the service's day on too.
     const res = await runInProcess(
-      ['order', 'bulk', input, '--out', out, '--yes', '--continue-after-reset', ...FAST],
+      ['order', 'bulk', input, '--out', out, '--yes', '--continue-after-reset'],
       { env: acc.env, deps: { clock: sb.clock() } },
     );
     expect(res.code, res.stderr.slice(-2000)).toBe(0);
@@ -233,10 +232,10 @@ describe('order bulk: a stopping error still says what the run charged', () => {
       }),
     );
     try {
-      const res = await runInProcess(
-        ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1', ...FAST],
-        { env: { ...acc.env, GIFTCODES_BASE_URL: server.url }, deps: { clock: sb.clock() } },
-      );
+      const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1'], {
+        env: { ...acc.env, GIFTCODES_BASE_URL: server.url },
+        deps: { clock: sb.clock() },
+      });
       expect(res.code, res.stderr).toBe(1);
       const charges = await orderCharges(acc.userId);
       expect(charges).toHaveLength(3);
@@ -257,7 +256,7 @@ describe('order bulk against a service that answers only what the spec shows', (
     const dir = tempDir();
     const input = writeCsv(dir, mixedRows(8));
     const out = join(dir, 'codes.csv');
-    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', '--json', ...FAST], {
+    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', '--json'], {
       env,
       deps: { clock: minimal.clock() },
     });

@@ -1,16 +1,20 @@
 /**
- * A store that keeps every order as JS objects (its ref, its lines, its snapshot) in a
- * Map: correct, and what the store contract's case at scale must refuse, since a
- * million such orders do not fit the heap the case runs in (store-contract.test.ts
- * checks that the budget bites). No vitest here: it is bundled into a worker thread.
+ * A store that keeps every order as JS objects (its ref, its lines, its snapshot, its
+ * rows of the codes file) in a Map: correct, and what the store contract's case at scale
+ * must refuse, since a million such orders do not fit the heap the case runs in
+ * (store-contract.test.ts checks that the budget bites). No vitest here: it is bundled
+ * into a worker thread.
  */
-import type { PlannedLine } from '../../src/bulk/types.js';
+import { rejectedRecords } from '../../src/bulk/records.js';
+import type { OutputRecord, PlannedLine } from '../../src/bulk/types.js';
 import type { ContractRecord, OpenStore, OrderSnapshot, RefundSnapshot } from './store-contract.js';
 import type { ScaleHarness } from './store-contract-scale.js';
 
 interface HeldOrder {
   lines: PlannedLine[];
   snapshot: OrderSnapshot;
+  /** Its rows of the codes file, once finished or refused. */
+  rows?: OutputRecord[];
 }
 
 function apply(
@@ -35,11 +39,19 @@ function apply(
       if (phase === 'planned' || phase === 'unknown') order.snapshot = { ref, phase: 'submitted' };
       break;
     case 'created':
+      if (order.rows) break;
       order.snapshot = { ref, phase: 'created', checkoutId: record.checkoutId, status: record.status };
       break;
     case 'rejected':
-      if (phase !== 'created')
+      if (phase !== 'created') {
         order.snapshot = { ref, phase: 'rejected', code: record.code, message: record.message };
+        order.rows = rejectedRecords(ref, order.lines, record.message, () => '');
+      }
+      break;
+    case 'done':
+      if (order.rows) break;
+      order.snapshot = { ref, phase: 'created', checkoutId: record.checkoutId, status: record.status };
+      order.rows = record.records;
       break;
     case 'unknown':
       if (phase !== 'created') order.snapshot = { ref, phase: 'unknown', message: record.reason };
@@ -66,7 +78,10 @@ export function objectStoreHarness(_dir: string): ScaleHarness {
       return order && { ...order.snapshot };
     },
     async *orders() {
-      for (const order of orders.values()) yield { ...order.snapshot };
+      for (const order of orders.values()) yield { ...order.snapshot, lines: order.lines };
+    },
+    async *rows() {
+      for (const order of orders.values()) yield* order.rows ?? [];
     },
     refund(checkoutId) {
       const refund = refunds.get(checkoutId);

@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, tempDir, writeCsv } from './support.js';
+import { account, mixedRows, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 15 });
 
 const bulk = (env: Record<string, string>, args: string[]) =>
-  runInProcess(['order', 'bulk', ...args, ...FAST], { env });
+  runInProcess(['order', 'bulk', ...args], { env });
 
 describe('order bulk --out is checked in preflight', () => {
   const cases: [string, (dir: string) => string, RegExp][] = [

@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { Scheduler } from '../../src/bulk/run/scheduler.js';
 import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
-import type { OrderState } from '../../src/bulk/store/journal.js';
+import type { PlanOrder } from '../../src/bulk/store/index.js';
 
 /**
  * A clock whose time jumps to the next sleeper's wake-up once nothing else can run (a
@@ -101,13 +101,7 @@ async function run(total: number, refuse: (n: number) => boolean) {
     },
   );
   for (let i = 0; i < total; i++) {
-    const order: OrderState = {
-      index: i,
-      ref: `O${i}`,
-      where: { first: i, count: 1 },
-      phase: 'planned',
-      outcome: {},
-    };
+    const order: PlanOrder = { index: i, ref: `O${i}`, lines: [], part: false };
     scheduler.submitLater(order);
   }
   const done = scheduler.run();

@@ -16,7 +16,6 @@ import { json, startServer } from '../helpers/server.js';
 import {
   account,
   bulkProxyRoutes,
-  FAST,
   forwardTo,
   mixedRows,
   proveExactlyOnce,
@@ -228,7 +227,7 @@ describe('order bulk after a 429 with Retry-After: 2 on its first POST (scripted
     };
     try {
       const env = { ...acc.env, GIFTCODES_BASE_URL: server.url };
-      const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', ...FAST], {
+      const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes'], {
         env,
         deps: { clock: counting },
       });

@@ -17,7 +17,7 @@ import {
 } from '../../src/bulk/plan/plan.js';
 import { productIndex } from '../../src/bulk/plan/validate.js';
 import { heldByAnchor } from '../../src/bulk/run/anchor-gate.js';
-import type { OrderPhase } from '../../src/bulk/store/order-book.js';
+import type { OrderPhase } from '../../src/bulk/store/journal.js';
 import type { InputRow, PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';
 import type { Product } from '../../src/schemas/catalog.js';
 
@@ -209,12 +209,25 @@ describe('plan.ts details the mutation run found untested', () => {
     expect(unitUsd(10, { costCurrency: 'USD' } as never, undefined, rates)).toBe(10);
   });
 
-  it('limitsFrom reads zero, negative and missing limits as none', () => {
-    expect(limitsFrom({ limits: { maxItemsPerOrder: 0, maxOrderAmountUSD: -5 } } as never)).toEqual({
+  it('limitsFrom reads missing limits as none, and refuses one that cannot be planned under, naming it (issue 32)', () => {
+    expect(limitsFrom({ limits: {} } as never)).toEqual({
       maxItemsPerOrder: inf,
       maxQuantityPerItem: inf,
       maxOrderAmountUSD: inf,
     });
+    expect(limitsFrom({ limits: { maxItemsPerOrder: null } } as never).maxItemsPerOrder).toBe(inf);
+    for (const [limits, name] of [
+      [{ maxItemsPerOrder: 0 }, 'maxItemsPerOrder'],
+      [{ maxQuantityPerItem: 0.5 }, 'maxQuantityPerItem'],
+      [{ maxQuantityPerItem: 1e-300 }, 'maxQuantityPerItem'],
+      [{ maxItemsPerOrder: -2 }, 'maxItemsPerOrder'],
+      [{ maxOrderAmountUSD: -5 }, 'maxOrderAmountUSD'],
+      [{ maxOrderAmountUSD: 0 }, 'maxOrderAmountUSD'],
+      [{ maxOrderAmountUSD: Number.NaN }, 'maxOrderAmountUSD'],
+    ] as const)
+      expect(() => limitsFrom({ limits } as never), JSON.stringify(limits)).toThrow(
+        new RegExp(`the account's ${name} is .*, not (a whole number of at least 1|an amount above 0)`),
+      );
     expect(
       limitsFrom({ limits: { maxItemsPerOrder: 3, maxQuantityPerItem: 1, maxOrderAmountUSD: 0.5 } } as never),
     ).toEqual({

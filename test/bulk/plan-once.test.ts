@@ -1,23 +1,23 @@
 /**
  * Issue 23: the plan is made once per run. The pass that validates the rows and sums
- * the estimate also stages each planned order on disk (`PlanStage`); after the
- * confirmation the store commits the staged lines into both journal copies without
- * planning again. A batch whose anchor is found on the account without its journal
- * (the issue allowed a second pass there) compares the account's refs with the staged
- * plan's, so it too plans once.
+ * the estimate also writes each planned order to temporary files beside the journal and
+ * its copy (`PlanWriter`); after the confirmation they are committed (`planned`, synced,
+ * renamed into place) without planning again. A batch whose anchor is found on the
+ * account without its journal (the issue allowed a second pass there) compares the
+ * account's refs with the written plan's, so it too plans once.
  *
- * The stage is unlinked as soon as it is open: a dry run (which stages nothing), a
- * declined confirmation and a kill -9 between staging and commit leave no file behind,
- * and nothing a later run could take for a committed plan.
+ * Only a committed plan is a journal: a dry run writes nothing, a declined confirmation
+ * removes the temporary files, and a kill -9 before the commit leaves temporary files
+ * that no run takes for a plan (the next one removes them).
  */
-import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planningPasses } from '../../src/bulk/plan/stream-plan.js';
+import { planningPasses } from '../../src/bulk/plan/planning.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { KEYS, startTerminal, type Terminal } from '../helpers/terminal.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+import { account, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 47 });
 const terminals: Terminal[] = [];
@@ -26,7 +26,7 @@ afterEach(() => {
 });
 
 const bulk = (env: Record<string, string>, args: string[]) =>
-  runInProcess(['order', 'bulk', ...args, '--yes', ...FAST], { env });
+  runInProcess(['order', 'bulk', ...args, '--yes'], { env });
 
 /** A run of `order bulk` in this process, with the planning passes it made. */
 async function counted(env: Record<string, string>, args: string[]) {
@@ -45,7 +45,8 @@ function filesUnder(dir: string, prefix = ''): string[] {
   );
 }
 
-const staged = (dir: string) => filesUnder(dir).filter((name) => /staging/.test(name));
+/** The temporary files of a plan not yet committed. */
+const staged = (dir: string) => filesUnder(dir).filter((name) => /\.journal\.[0-9a-f]{16}\.tmp$/.test(name));
 
 async function charges(userId: string): Promise<number> {
   const ledger = await sb.operator.ledger(userId);
@@ -101,14 +102,14 @@ describe('the plan is made once per run', () => {
   });
 });
 
-describe('the staged plan before the confirmation', () => {
-  it('"no" at the confirmation leaves neither a stage nor a journal, and buys nothing', async () => {
+describe('the plan before the confirmation', () => {
+  it('"no" at the confirmation leaves neither a temporary plan nor a journal, and buys nothing', async () => {
     const acc = await account(sb);
     const dir = tempDir();
     const state = join(dir, 'state');
     const input = writeCsv(dir, mixedRows(6));
     const out = join(dir, 'codes.csv');
-    const term = startTerminal(['order', 'bulk', input, '--out', out, ...FAST], {
+    const term = startTerminal(['order', 'bulk', input, '--out', out], {
       ...acc.env,
       GIFTCODES_STATE_DIR: state,
     });
@@ -122,7 +123,7 @@ describe('the staged plan before the confirmation', () => {
     expect(await charges(acc.userId)).toBe(0);
   }, 60_000);
 
-  it('killed at the confirmation, its plan staged: nothing is left to take for a plan, and the next run buys every unit once', async () => {
+  it('killed at the confirmation, its plan written: nothing is left to take for a plan, and the next run buys every unit once', async () => {
     const acc = await account(sb, { limits: { maxItemsPerOrder: 2 } });
     const dir = tempDir();
     const state = join(dir, 'state');
@@ -130,25 +131,16 @@ describe('the staged plan before the confirmation', () => {
     const lines = mixedRows(10);
     const input = writeCsv(dir, lines);
     const out = join(dir, 'codes.csv');
-    const term = startTerminal(['order', 'bulk', input, '--out', out, ...FAST], env);
+    const term = startTerminal(['order', 'bulk', input, '--out', out], env);
     terminals.push(term);
     await term.waitFor(/Buy \d+ units in \d+ orders for about [\d,.]+ USD\?/);
-    if (process.platform === 'linux') {
-      // The plan is staged: open in the batch's state folder, already without a name.
-      const open = readdirSync(`/proc/${term.pid}/fd`).map((fd) => {
-        try {
-          return readlinkSync(`/proc/${term.pid}/fd/${fd}`);
-        } catch {
-          return '';
-        }
-      });
-      expect(open.filter((path) => path.startsWith(join(state, 'batches', '.plan-')))).toEqual([
-        expect.stringMatching(/\.staging \(deleted\)$/),
-      ]);
-    }
+    // The plan is written, to temporary files beside the journal and beside its copy.
+    expect(staged(dir)).toEqual([
+      expect.stringMatching(/^codes\.csv\.journal\./),
+      expect.stringMatching(/^state\/batches\/.*\.journal\./),
+    ]);
     term.kill();
     await term.exited;
-    expect(staged(dir)).toEqual([]);
     expect(filesUnder(dir).filter((name) => name.endsWith('.journal'))).toEqual([]);
     expect(await charges(acc.userId)).toBe(0);
 

@@ -20,6 +20,7 @@ import { parseJournal } from '../../src/bulk/store/journal.js';
 import { foldRefund, type RefundState, refundSummary } from '../../src/bulk/store/refunds.js';
 import { JournalDamagedError } from '../../src/errors.js';
 import { tempDirFor } from '../helpers/temp.js';
+import { journalOrders, journalState, writeJournal } from './journal-view.js';
 
 const BATCH = 'b1';
 const intent = (checkoutId: string, at = 1): RefundRecord => ({
@@ -106,9 +107,12 @@ describe('the fold of refund records', () => {
   });
 
   it('refund records leave the orders of the journal as they are', () => {
-    const state = parseJournal(lines([...plan(), intent('chk_a'), answer('chk_a')])).state;
-    expect(state.orders.rootCount).toBe(1);
-    expect(state.orders.at(0).phase).toBe('created');
+    const path = writeJournal([...plan(), intent('chk_a'), answer('chk_a')]);
+    const state = journalState(path);
+    expect(state.planOrders).toBe(1);
+    expect(journalOrders(path).map((o) => [o.ref, o.phase, o.checkoutId])).toEqual([
+      [`gc-${BATCH}-anchor`, 'created', 'chk_a'],
+    ]);
     expect(state.refunds.get('chk_a')?.answer?.refundId).toBe('rfd_chk_a');
   });
 });

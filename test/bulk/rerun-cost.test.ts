@@ -4,8 +4,9 @@
  * - a finished batch whose codes file is intact re-runs with no order read, no look-up
  *   and no create, and shows the same money and counts;
  * - a resume after a kill -9 part-way reads only the orders whose codes it does not
- *   hold (the parts file keeps every finished order's), and submits new orders while
- *   it reads those back.
+ *   hold (the journal keeps every finished order's rows), and submits new orders while
+ *   it reads those back;
+ * - a codes file removed since is written again from the journal, with no order read.
  * The ledger proves every unit was bought once (proveExactlyOnce).
  * `npm run build` first: the killed run is the binary (dist/).
  */
@@ -13,15 +14,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseJournal } from '../../src/bulk/store/journal.js';
 import { BIN, cleanEnv, runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { type Handler, json, type Recorded, startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { journalOrders } from './journal-view.js';
 import {
   account,
   bulkProxyRoutes,
-  FAST,
   forwardTo,
   mixedRows,
   proveExactlyOnce,
@@ -53,7 +53,7 @@ const isLookUp = (r: Recorded) => r.method === 'GET' && r.path === '/b2b/orders'
 const isCreate = (r: Recorded) => r.method === 'POST' && r.path === '/b2b/orders';
 
 async function bulk(env: Record<string, string>, args: string[]) {
-  const res = await runInProcess(['order', 'bulk', ...args, '--yes', '--json', ...FAST], {
+  const res = await runInProcess(['order', 'bulk', ...args, '--yes', '--json'], {
     env,
     deps: { clock: sb.clock() },
   });
@@ -82,7 +82,7 @@ describe('order bulk: a re-run costs what is left to do', () => {
       const first = await bulk(env, [input, '--out', out]);
       expect(first.code, first.stderr).toBe(3);
       expect(proxy.requests.filter(isOrderRead).length).toBeGreaterThan(0);
-      // The batch is done: its parts file is gone (the codes file holds every order).
+      // No scratch file beside the codes file: the journal holds every finished order's rows.
       expect(existsSync(`${out}.parts`)).toBe(false);
       const codes = readFileSync(out);
       const before = proxy.requests.length;
@@ -104,7 +104,7 @@ describe('order bulk: a re-run costs what is left to do', () => {
     await proveExactlyOnce(sb, acc.userId, out, { complete: true, inputUnits: unitsOf(lines) });
   });
 
-  it('a codes file edited since: the re-run reads the orders again and writes it whole', async () => {
+  it('a codes file removed since: the re-run writes it whole from the journal, reading no order', async () => {
     const acc = await account(sb);
     const dir = tempDir();
     const input = writeCsv(dir, mixedRows(4));
@@ -118,7 +118,8 @@ describe('order bulk: a re-run costs what is left to do', () => {
       const before = proxy.requests.length;
       const again = await bulk(env, [input, '--out', out]);
       expect(again.code, again.stderr).toBe(0);
-      expect(proxy.requests.slice(before).filter(isOrderRead).length).toBeGreaterThan(0);
+      // Every finished order's rows are in its journal: nothing is asked of the service again.
+      expect(proxy.requests.slice(before).filter(isOrderRead)).toEqual([]);
       expect(readFileSync(out)).toEqual(codes);
     } finally {
       await proxy.close();
@@ -131,7 +132,7 @@ describe('order bulk: a re-run costs what is left to do', () => {
     const lines = mixedRows(20);
     const input = writeCsv(dir, lines);
     const out = join(dir, 'codes.csv');
-    const parts = `${out}.parts`;
+    const journalPath = `${out}.journal`;
     // The first run's reads: those of the first two orders pass, every later one is held
     // (the service "still working on it") until the run is killed; its requests are
     // held or refused, never timed, so the kill lands at this point whatever the load.
@@ -176,13 +177,13 @@ describe('order bulk: a re-run costs what is left to do', () => {
     try {
       const child = spawn(
         process.execPath,
-        [BIN, 'order', 'bulk', input, '--out', out, '--yes', '--concurrency', '4', ...FAST],
+        [BIN, 'order', 'bulk', input, '--out', out, '--yes', '--concurrency', '4'],
         { env: cleanEnv({ ...acc.env, GIFTCODES_BASE_URL: readGate.url }), stdio: 'ignore' },
       );
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      // Killed once the two orders' parts are written and later orders wait on their reads.
-      await waitFor(() => partsIn(parts).length >= 2 && held >= 2, {
-        what: 'two parts written and two reads held',
+      // Killed once two orders' rows are journaled and later orders wait on their reads.
+      await waitFor(() => doneIn(journalPath).length >= 2 && held >= 2, {
+        what: 'two orders done and two reads held',
         timeoutMs: 60_000,
       });
       child.kill('SIGKILL');
@@ -193,12 +194,11 @@ describe('order bulk: a re-run costs what is left to do', () => {
     }
     expect(code).toBeNull();
 
-    // What the killed run left: orders created, and the parts of those it finished.
-    const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
+    // What the killed run left: orders created, and the rows of those it finished.
     const created = new Map<string, string>();
-    for (const o of journal.orders.all())
-      if (o.phase === 'created' && o.outcome.checkoutId) created.set(o.ref, o.outcome.checkoutId);
-    const finished = new Set(partsIn(parts));
+    for (const o of journalOrders(journalPath))
+      if (o.phase === 'created' && o.checkoutId) created.set(o.ref, o.checkoutId);
+    const finished = new Set(doneIn(journalPath));
     expect(finished.size).toBeGreaterThanOrEqual(2);
     const unfinished = [...created].filter(([ref]) => !finished.has(ref)).map(([, id]) => id);
     expect(unfinished.length).toBeGreaterThanOrEqual(2);
@@ -230,14 +230,14 @@ describe('order bulk: a re-run costs what is left to do', () => {
   }, 120_000);
 });
 
-/** Refs of the orders whose part the parts file holds (whole lines only: a torn last one is not a part). */
-function partsIn(path: string): string[] {
+/** Refs of the orders whose `done` record the journal holds (whole lines only: a torn last one is not one). */
+function doneIn(path: string): string[] {
   if (!existsSync(path)) return [];
   const refs: string[] = [];
   for (const line of readFileSync(path, 'utf8').split('\n').slice(0, -1)) {
     try {
-      const ref = (JSON.parse(line) as { ref?: string }).ref;
-      if (ref) refs.push(ref);
+      const record = JSON.parse(line) as { t?: string; ref?: string };
+      if (record.t === 'done' && record.ref) refs.push(record.ref);
     } catch {
       // A line cut by the kill.
     }

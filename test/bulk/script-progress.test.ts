@@ -23,8 +23,8 @@ describe('order bulk without a terminal', () => {
     const clock = sb.clock();
     const started = clock.now();
     const run = startInProcess(
-      ['order', 'bulk', input, '--out', join(dir, 'codes.csv'), '--yes', '--poll-interval', '2000'],
-      acc.env,
+      ['order', 'bulk', input, '--out', join(dir, 'codes.csv'), '--yes'],
+      { ...acc.env, GIFTCODES_TEST_TUNING: JSON.stringify({ pollFirstMs: 2000 }) },
       { clock },
     );
     let finished = false;

@@ -6,14 +6,13 @@
  * ledger: the estimate is the price (the account's discount included), not the face
  * value, and a balance that cannot be read is said so, never taken as 0.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { orderUsd } from '../../src/bulk/plan/plan.js';
-import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/store/journal.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, FAST, mixedRows, tempDir, writeCsv } from './support.js';
+import { journalOrders } from './journal-view.js';
+import { account, mixedRows, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 41 });
 
@@ -27,7 +26,7 @@ describe('order bulk: the insufficient-balance shortfall', () => {
     const out = join(dir, 'o.csv');
     const input = writeCsv(dir, mixedRows(12));
     const res = await runInProcess(
-      ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', concurrency, ...FAST],
+      ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', concurrency],
       { env: acc.env },
     );
     expect(res.code, res.stderr).toBe(4);
@@ -38,9 +37,10 @@ describe('order bulk: the insufficient-balance shortfall', () => {
     expect(said, res.stderr).not.toBeNull();
     const [, missing, orders, balance] = said as RegExpExecArray;
 
-    const state = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
-    const remaining = effectiveOrders(state).filter((o) => o.phase !== 'created' && o.phase !== 'rejected');
-    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd({ lines: linesOf(state, o) }), 0);
+    const remaining = journalOrders(`${out}.journal`).filter(
+      (o) => o.phase !== 'created' && o.phase !== 'rejected',
+    );
+    const remainingUsd = remaining.reduce((sum, o) => sum + orderUsd(o), 0);
     const live = (await sb.operator.ledger(acc.userId)).balance;
     expect(Number(balance)).toBeCloseTo(live, 2);
     expect(Number(orders)).toBe(remaining.length);
@@ -55,7 +55,7 @@ describe('order bulk: the shortfall is at cost (issue 21 point 7)', () => {
     const dir = tempDir();
     const out = join(dir, 'o.csv');
     const input = writeCsv(dir, mixedRows(12));
-    const args = ['order', 'bulk', input, '--out', out, '--yes', ...FAST];
+    const args = ['order', 'bulk', input, '--out', out, '--yes'];
     const first = await runInProcess(args, { env: acc.env });
     expect(first.code, first.stderr).toBe(4);
     const said = SAID.exec(first.stderr);
@@ -89,7 +89,7 @@ describe('order bulk: the shortfall is at cost (issue 21 point 7)', () => {
       routes: { 'GET /b2b/balance': { script: ['ok', ...Array.from({ length: 50 }, () => 'error_before')] } },
     });
     try {
-      const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes', ...FAST], {
+      const res = await runInProcess(['order', 'bulk', input, '--out', out, '--yes'], {
         env: acc.env,
       });
       expect(res.code, res.stderr).toBe(4);

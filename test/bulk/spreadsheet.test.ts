@@ -12,13 +12,13 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { parseCodesWorkbook, readCodesFile } from '../../src/batch/codes-file.js';
 import { workbookRows } from '../../src/batch/codes-workbook.js';
-import { assembleOutput, renderPart } from '../../src/bulk/store/output.js';
+import { assembleOutput } from '../../src/bulk/store/output.js';
 import { workbookBytes, XLSX_MAX_ROWS } from '../../src/bulk/store/xlsx.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from '../../src/bulk/types.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { ownHomeEnv } from '../helpers/temp.js';
-import { account, FAST, tempDir, writeCsv } from './support.js';
+import { account, tempDir, writeCsv } from './support.js';
 
 const run = promisify(execFile);
 
@@ -94,7 +94,7 @@ const RECORDS = CODES.map((c, i) => record(i, c));
 
 /** The xlsx the bulk run writes: JSON-line parts, assembled into a workbook. */
 async function workbookFromParts(records: OutputRecord[]): Promise<Buffer> {
-  const parts = [renderPart(records.slice(0, 3), 'xlsx'), renderPart(records.slice(3), 'xlsx')];
+  const parts = records;
   const chunks: Buffer[] = [];
   for await (const c of assembleOutput(parts, 'xlsx')) chunks.push(Buffer.from(c));
   return Buffer.concat(chunks);
@@ -142,7 +142,7 @@ describe('xlsx codes file', () => {
 describe('CSV with a BOM', () => {
   it('starts with EF BB BF', async () => {
     let text = '';
-    for await (const c of assembleOutput([renderPart(RECORDS, 'csv')], 'csv', { bom: true })) text += c;
+    for await (const c of assembleOutput(RECORDS, 'csv', { bom: true })) text += c;
     expect([...Buffer.from(text).subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   });
 
@@ -156,7 +156,7 @@ describe('CSV with a BOM', () => {
       const dir = tempDir();
       const file = join(dir, 'codes.csv');
       let text = '';
-      for await (const c of assembleOutput([renderPart(RECORDS, 'csv')], 'csv', { bom: true })) text += c;
+      for await (const c of assembleOutput(RECORDS, 'csv', { bom: true })) text += c;
       writeFileSync(file, text);
       const xlsx = await convert(file, 'xlsx', dir, 'CSV:44,34,76');
       const rows = workbookRows(readFileSync(xlsx), xlsx);
@@ -180,7 +180,7 @@ describe('order bulk / order export --out codes.xlsx', () => {
     ]);
     const out = join(dir, 'codes.xlsx');
     const cli = (args: string[]) => runInProcess(args, { env: acc.env });
-    const first = await cli(['order', 'bulk', input, '--out', out, '--yes', ...FAST]);
+    const first = await cli(['order', 'bulk', input, '--out', out, '--yes']);
     expect(first.code, first.stderr).toBe(0);
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const records = await readCodesFile(out);
@@ -189,7 +189,7 @@ describe('order bulk / order export --out codes.xlsx', () => {
     const { orders } = await sb.operator.orders(acc.userId);
 
     // The same command again: the workbook is the batch's own, nothing is bought again.
-    const again = await cli(['order', 'bulk', input, '--out', out, '--yes', ...FAST]);
+    const again = await cli(['order', 'bulk', input, '--out', out, '--yes']);
     expect(again.code, again.stderr).toBe(0);
     expect((await sb.operator.orders(acc.userId)).orders).toHaveLength(orders.length);
 
@@ -224,7 +224,7 @@ describe('order bulk / order export --out codes.xlsx', () => {
       'Müller,prd_amazon_us,sku_amazon_us_range,10',
     ]);
     const out = join(dir, 'codes.csv');
-    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--bom', '--yes', ...FAST], {
+    const res = await runInProcess(['order', 'bulk', input, '--out', out, '--bom', '--yes'], {
       env: acc.env,
     });
     expect(res.code, res.stderr).toBe(0);

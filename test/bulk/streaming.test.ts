@@ -1,33 +1,46 @@
 /**
- * The pieces that keep a bulk run flat in memory: the row spool, the journal read
- * back with its lines left on disk, the plan staged as it is made and committed, the scheduler's
- * window on the plan, and a 20,000-row run through all of them (ledger proof).
+ * The pieces that keep a bulk run flat in memory: the journal read back in chunks with
+ * its lines left in the file (each settled order kept as a place, each open one as one
+ * plain record), the plan written to temporary files as it is made and committed, the
+ * scheduler's window on the plan, and a 20,000-row run through all of them (ledger proof).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
 import { runBulk } from '../../src/bulk/engine.js';
 import { planInto, planOrders } from '../../src/bulk/plan/plan.js';
 import { anchorRef } from '../../src/bulk/plan/refs.js';
-import { planningPasses, planSpool } from '../../src/bulk/plan/stream-plan.js';
 import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
 import { OrderWindow } from '../../src/bulk/run/window.js';
 import {
-  effectiveOrders,
   type JournalRecord,
-  linesOf,
+  type JournalState,
   loadJournal,
   parseJournal,
+  planWalk,
+  viewOf,
 } from '../../src/bulk/store/journal.js';
-import { PlanStage } from '../../src/bulk/store/journal-files.js';
-import { JournalWriter } from '../../src/bulk/store/journal-writer.js';
-import { RowSpool } from '../../src/bulk/store/spool.js';
-import type { InputRow, PlannedLine } from '../../src/bulk/types.js';
+import { PlanWriter } from '../../src/bulk/store/journal-writer.js';
+import type { InputRow, PlannedOrder } from '../../src/bulk/types.js';
 import type { Product } from '../../src/schemas/catalog.js';
 import type { Rates } from '../../src/schemas/rates.js';
 import { withSandbox } from '../helpers/sandbox.js';
+import { journalState } from './journal-view.js';
 import { account, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+
+/** Every order of the effective plan as `state` says it, read from the journal at `path`. */
+function views(path: string, state: JournalState) {
+  const fd = openSync(path, 'r');
+  try {
+    return [...planWalk(fd, path, state)].map((order) => ({
+      ...viewOf(fd, path, state, order),
+      part: order.part,
+    }));
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function row(i: number): InputRow {
   return {
@@ -50,33 +63,8 @@ const products = new Map(
 const rates = { base: 'USD', rates: { USD: 1 } } as unknown as Rates;
 const limits = { maxItemsPerOrder: 7, maxQuantityPerItem: 3, maxOrderAmountUSD: 1_000 };
 
-describe('row spool', () => {
-  it('gives back every row, in order, across many read batches and a record larger than a batch', async () => {
-    const spool = await RowSpool.create();
-    try {
-      const n = 30_000;
-      for (let i = 1; i <= n; i++) spool.push(row(i));
-      const huge: InputRow = { ...row(n + 1), requiredFields: { note: 'x'.repeat(200_000) } };
-      spool.push(huge);
-      let seen = 0;
-      let batches = 0;
-      for await (const rows of spool.batches()) {
-        batches += 1;
-        for (const r of rows) {
-          seen += 1;
-          expect(r).toEqual(seen === n + 1 ? huge : row(seen));
-        }
-      }
-      expect(seen).toBe(n + 1);
-      expect(batches).toBeGreaterThan(10);
-    } finally {
-      await spool.close();
-    }
-  });
-});
-
-describe('journal with its lines on disk', () => {
-  it('resumes a large journal exactly as the in-memory reading does (splits, outcomes, torn tail)', async () => {
+describe('the journal read back', () => {
+  it('resumes a large journal exactly as the whole-text reading does (splits, outcomes, settled places, torn tail), its lines left in the file', async () => {
     const dir = tempDir();
     const path = join(dir, 'codes.csv.journal');
     const orders = planOrders(
@@ -87,145 +75,134 @@ describe('journal with its lines on disk', () => {
       'b1',
     );
     expect(orders.length).toBeGreaterThan(2_000);
-    const writer = await JournalWriter.open(path, 'create');
-    await writer.append({ t: 'batch', v: 2, batch: 'b1', input: 'sha', seal: false, at: 1 });
-    for (let i = 0; i < orders.length; i += 500)
-      await writer.appendAll(
-        orders.slice(i, i + 500).map((o) => ({ t: 'order', ref: o.ref, lines: o.lines })),
-      );
-    await writer.append({ t: 'planned', orders: orders.length });
-    const events: JournalRecord[] = [];
+    const records: JournalRecord[] = [
+      { t: 'batch', v: 3, batch: 'b1', input: 'sha', seal: false, at: 1 },
+      ...orders.map((o): JournalRecord => ({ t: 'order', ref: o.ref, lines: o.lines })),
+      { t: 'planned', orders: orders.length },
+    ];
     orders.forEach((o, i) => {
-      if (i % 3 === 0) events.push({ t: 'submit', ref: o.ref, at: 2 });
-      if (i % 3 === 0 && i % 2 === 0)
-        events.push({ t: 'created', ref: o.ref, checkoutId: `chk_${i}`, status: 'completed', at: 3 });
-      if (i % 7 === 1) events.push({ t: 'rejected', ref: o.ref, code: 'X', message: 'no', at: 3 });
+      if (i % 3 === 0) records.push({ t: 'submit', ref: o.ref, at: 2 });
+      if (i % 6 === 0)
+        records.push({ t: 'created', ref: o.ref, checkoutId: `chk_${i}`, status: 'processing', at: 3 });
+      if (i % 12 === 0)
+        records.push({
+          t: 'done',
+          ref: o.ref,
+          i,
+          checkoutId: `chk_${i}`,
+          status: 'completed',
+          spent: [],
+          records: [],
+        });
+      // Refusals with their place, and (every other one) as an older journal wrote them, without.
+      if (i % 7 === 1 && i % 3 !== 0)
+        records.push({ t: 'rejected', ref: o.ref, code: 'X', message: 'no', at: 3, ...(i % 2 ? { i } : {}) });
     });
-    const parent = orders[5] as { ref: string; lines: PlannedLine[] };
+    const parent = orders[5] as PlannedOrder;
     const children = [
       { ref: `${parent.ref}.1`, lines: parent.lines.slice(0, 1) },
       { ref: `${parent.ref}.2`, lines: parent.lines.slice(1) },
     ];
-    events.push({ t: 'split', ref: parent.ref, children, at: 4 });
-    events.push({
+    records.push({ t: 'split', ref: parent.ref, children, at: 4 });
+    records.push({
       t: 'created',
       ref: children[1]?.ref ?? '',
       checkoutId: 'chk_child',
       status: 'processing',
       at: 5,
     });
-    await writer.appendAll(events);
-    await writer.close();
+    const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
     // A torn last line, as a kill mid-append leaves it.
-    const { appendFileSync } = await import('node:fs');
-    appendFileSync(path, '{"t":"submit","ref":"gc-b1-');
+    appendFileSync(path, `${text}{"t":"submit","ref":"gc-b1-`, { mode: 0o600 });
 
-    const memory = parseJournal(readFileSync(path, 'utf8')).state;
-    const disk = await loadJournal(path, { linesOnDisk: true });
-    try {
-      expect(disk?.disk).toBeDefined();
-      expect(disk?.planComplete).toBe(true);
-      if (!disk) throw new Error('no journal');
-      // No line of the plan is held: only the split's children, appended live, would be.
-      expect(disk.lines.length).toBe(0);
-      const a = effectiveOrders(memory);
-      const b = effectiveOrders(disk);
-      expect(b.map((o) => [o.ref, o.phase, o.checkoutId, o.status])).toEqual(
-        a.map((o) => [o.ref, o.phase, o.checkoutId, o.status]),
-      );
-      for (let i = 0; i < a.length; i++)
-        expect(linesOf(disk, b[i] as (typeof b)[number])).toEqual(
-          linesOf(memory, a[i] as (typeof a)[number]),
-        );
-      expect(linesOf(disk, disk.orders.get(children[1]?.ref ?? '') as (typeof b)[number])).toEqual(
-        children[1]?.lines,
-      );
-      // The torn tail was cut from the file.
-      expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(true);
-    } finally {
-      await disk?.disk?.close();
-    }
+    const whole = parseJournal(readFileSync(path, 'utf8')).state;
+    const loaded = await loadJournal(path);
+    if (!loaded) throw new Error('no journal');
+    expect(loaded.planComplete).toBe(true);
+    // The torn tail was cut from the file.
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    const read = views(path, loaded);
+    expect(read).toEqual(views(path, whole));
+    // The effective plan, its lines read back from the file exactly: the split order's parts in its place.
+    expect(read.map((o) => [o.ref, o.lines])).toEqual(
+      [...orders.slice(0, 5), ...children, ...orders.slice(6)].map((o) => [o.ref, o.lines]),
+    );
+    expect(read.filter((o) => o.part).map((o) => [o.ref, o.phase, o.checkoutId])).toEqual([
+      [children[0]?.ref, 'planned', undefined],
+      [children[1]?.ref, 'created', 'chk_child'],
+    ]);
+    const settled = orders.filter((_, i) => i % 12 === 0 || (i % 7 === 1 && i % 3 !== 0 && i % 2 === 1));
+    expect(loaded.settled.filter(Boolean)).toHaveLength(settled.length);
+    expect(read.filter((o) => o.phase === 'created' && o.status === 'completed')).toHaveLength(
+      orders.filter((_, i) => i % 12 === 0).length,
+    );
+    // No line of the plan is held: the open orders keep one plain record each (no lines),
+    // and only the split's parts, appended live, keep theirs.
+    expect(JSON.stringify([...loaded.open.values()])).not.toContain('productId');
+    expect([...loaded.splits]).toEqual([[parent.ref, children]]);
+    expect(loaded.sums.done).toBe(orders.filter((_, i) => i % 12 === 0).length);
+    expect(loaded.sums.refused).toBe(orders.filter((_, i) => i % 7 === 1 && i % 3 !== 0).length);
   });
 
-  it('stages the plan as it is made and commits it, not made again, into the journal and its copy, each order kept by its place in the file', async () => {
+  it('writes the plan as it is made to temporary files, and commits it into the journal and its copy, byte for byte the records older runs read', async () => {
     const dir = tempDir();
     const path = join(dir, 'codes.csv.journal');
     const copyPath = join(dir, 'copy.journal');
-    const spool = await RowSpool.create();
     const rows = Array.from({ length: 20_000 }, (_, i) => row(i + 1));
-    for (const r of rows) spool.push(r);
-    const stage = await PlanStage.open(dir);
-    const writer = await JournalWriter.open(path, 'create', { path: copyPath, mode: 'create' });
-    try {
-      const header = { batch: 'b2', input: 'sha', seal: false, at: 1, anchor: anchorRef('b2') };
-      const before = planningPasses();
-      await planSpool(spool, { products, rates, limits, batch: 'b2' }, (order) => {
-        stage.add(order);
-        return undefined;
-      });
-      // The stage is unlinked once open: nothing of it is left in the folder to find.
-      expect(readdirSync(dir)).toEqual(['codes.csv.journal', 'copy.journal']);
-      const state = await stage.commit(writer, path, header);
-      expect(planningPasses() - before).toBe(1);
-      try {
-        expect(state.planComplete).toBe(true);
-        expect(state.lines.length).toBe(0);
-        expect(state.batch?.anchor).toBe(anchorRef('b2'));
-        // Both copies hold the same plan, byte for byte.
-        expect(readFileSync(copyPath, 'utf8')).toBe(readFileSync(path, 'utf8'));
-        const expected: Array<{ ref: string; lines: PlannedLine[] }> = [];
-        planInto(rows, products, rates, limits, 'b2', (order) => expected.push(order), { anchor: true });
-        // The journal's bytes are those the plan's records make, one line each: the format older runs read.
-        const text = readFileSync(path, 'utf8');
-        const records: JournalRecord[] = [
-          { t: 'batch', v: 3, ...header },
-          ...expected.map((o): JournalRecord => ({ t: 'order', ref: o.ref, lines: o.lines })),
-          { t: 'planned', orders: expected.length },
-        ];
-        expect(text).toBe(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-        // The anchor goes first: one unit of row 1, alone.
-        expect(expected[0]?.ref).toBe(anchorRef('b2'));
-        const got = effectiveOrders(state);
-        expect(got.map((o) => o.ref)).toEqual(expected.map((o) => o.ref));
-        for (let i = 0; i < got.length; i += 97)
-          expect(linesOf(state, got[i] as (typeof got)[number])).toEqual(expected[i]?.lines);
-        // Each order's place is the one a later run's load finds it at.
-        const loaded = await loadJournal(path, { linesOnDisk: true });
-        try {
-          const again = effectiveOrders(loaded as NonNullable<typeof loaded>);
-          expect(got.map((o) => o.where)).toEqual(again.map((o) => o.where));
-        } finally {
-          await loaded?.disk?.close();
-        }
-        // The buyer's refs travel with the plan (the output needs no per-row memory).
-        expect(expected[1]?.lines[0]?.ref).toBe('R1 – ü,"q"');
-      } finally {
-        await state.disk?.close();
-      }
-    } finally {
-      await stage.close();
-      await writer.close();
-      await spool.close();
-    }
+    const header = { batch: 'b2', input: 'sha', seal: false, at: 1, anchor: anchorRef('b2') };
+    const writer = await PlanWriter.open(path, copyPath, header);
+    const expected: PlannedOrder[] = [];
+    planInto(rows, products, rates, limits, 'b2', (order) => expected.push(order), { anchor: true });
+    for (const order of expected) await writer.add(order);
+    // Nothing is a journal before the commit: only the two temporary files are in the folder.
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(
+      readdirSync(dir)
+        .filter((n) => /^(codes\.csv|copy)\.journal\.[0-9a-f]{16}\.tmp$/.test(n))
+        .sort(),
+    );
+    expect(readdirSync(dir)).toHaveLength(2);
+    const state = await writer.commit();
+    expect(readdirSync(dir).sort()).toEqual(['codes.csv.journal', 'copy.journal']);
+    expect(state.planComplete).toBe(true);
+    expect(state.planOrders).toBe(expected.length);
+    expect(state.batch?.anchor).toBe(anchorRef('b2'));
+    // The run's state holds none of the plan: its lines are read back from the file.
+    expect(state.open.size).toBe(0);
+    expect(state.settled).toEqual([]);
+    // Both copies hold the same plan, byte for byte.
+    expect(readFileSync(copyPath, 'utf8')).toBe(readFileSync(path, 'utf8'));
+    // The journal's bytes are those the plan's records make, one line each: the format older runs read.
+    const text = readFileSync(path, 'utf8');
+    const records: JournalRecord[] = [
+      { t: 'batch', v: 3, ...header },
+      ...expected.map((o): JournalRecord => ({ t: 'order', ref: o.ref, lines: o.lines })),
+      { t: 'planned', orders: expected.length },
+    ];
+    expect(text).toBe(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    // The anchor goes first: one unit of row 1, alone.
+    expect(expected[0]?.ref).toBe(anchorRef('b2'));
+    // The plan walked from the file is the plan made, and a later run's load walks the same.
+    const walked = views(path, state);
+    expect(walked.map((o) => [o.ref, o.lines])).toEqual(expected.map((o) => [o.ref, o.lines]));
+    const loaded = await loadJournal(path);
+    expect(views(path, loaded ?? state)).toEqual(walked);
+    // The buyer's refs travel with the plan (the output needs no per-row memory).
+    expect(expected[1]?.lines[0]?.ref).toBe('R1 – ü,"q"');
   });
 
-  it('commits a staged plan once: a second commit, or an order staged after it, is refused', async () => {
+  it('commits a plan once: a second commit, or an order added after it, is refused', async () => {
     const dir = tempDir();
     const path = join(dir, 'codes.csv.journal');
-    const stage = await PlanStage.open(dir);
-    const writer = await JournalWriter.open(path, 'create');
-    try {
-      const orders = planOrders([row(1), row(2)], products, rates, limits, 'b3');
-      for (const order of orders) stage.add(order);
-      const header = { batch: 'b3', input: 'sha', seal: false, at: 1, anchor: anchorRef('b3') };
-      const state = await stage.commit(writer, path, header);
-      await state.disk?.close();
-      await expect(stage.commit(writer, path, header)).rejects.toThrow(/already committed/);
-      expect(() => stage.add(orders[0] as (typeof orders)[number])).toThrow(/already committed/);
-    } finally {
-      await stage.close();
-      await writer.close();
-    }
+    const header = { batch: 'b3', input: 'sha', seal: false, at: 1, anchor: anchorRef('b3') };
+    const writer = await PlanWriter.open(path, undefined, header);
+    const orders = planOrders([row(1), row(2)], products, rates, limits, 'b3');
+    for (const order of orders) await writer.add(order);
+    await writer.commit();
+    const committed = readFileSync(path, 'utf8');
+    await expect(writer.commit()).rejects.toThrow();
+    await expect(writer.add(orders[0] as PlannedOrder)).rejects.toThrow();
+    expect(readFileSync(path, 'utf8')).toBe(committed);
   });
 });
 
@@ -299,10 +276,8 @@ describe('a 20,000-row run', () => {
           seal: false,
           dryRun: false,
           format: 'csv',
-          waitTimeoutMs: 120_000,
+          waitTimeout: 120_000,
           force: false,
-          pollFirstMs: 20,
-          windowOrders: 24,
         },
         {
           http,
@@ -312,6 +287,7 @@ describe('a 20,000-row run', () => {
           limit: new AdaptiveLimit(6, Date.now),
           notice: () => undefined,
           confirm: async () => true,
+          tuning: { pollFirstMs: 20, windowOrders: 24 },
         },
       );
       expect(result.outcome, result.stopReason).toBe('done');
@@ -319,12 +295,13 @@ describe('a 20,000-row run', () => {
       expect(result.stats.orders).toBe(151);
       expect(result.heldPeak).toBeGreaterThan(0);
       expect(result.heldPeak).toBeLessThanOrEqual(24);
-      // Every order's ref is kept as a number and its outcome left in the journal: the
-      // book holds the anchor's ref whole and nothing else (order-book.ts).
-      expect(result.bookHeld).toEqual({ refs: 1, outcomes: 0 });
     } finally {
       await http.close();
     }
+    // Every order settled: the journal read back keeps a place for each and no open record.
+    const state = journalState(`${out}.journal`);
+    expect(state.open.size).toBe(0);
+    expect(state.settled.filter(Boolean)).toHaveLength(151);
     const proof = await proveExactlyOnce(sb, acc.userId, out, { complete: true });
     // Every unit of every row once (the proof above checks the codes against the ledger).
     const keys = new Set(proof.rows.map((r) => `${r.row}:${r.index}`));

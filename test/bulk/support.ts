@@ -7,13 +7,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
-import { effectiveOrders, linesOf, parseJournal } from '../../src/bulk/store/journal.js';
 import { OUTPUT_COLUMNS } from '../../src/bulk/types.js';
 import type { SandboxHandle } from '../helpers/sandbox.js';
 import type { Handler } from '../helpers/server.js';
 import { tempDirFor } from '../helpers/temp.js';
+import { journalOrders, journalRefs } from './journal-view.js';
 
-export const FAST = ['--retry-delay', '20', '--poll-interval', '30', '--retry-attempts', '4'];
+/**
+ * Fast retries and reads for runs against the sandbox: the context's test tuning (never a
+ * flag). Every account's environment below carries it.
+ */
+export const FAST_TUNING = {
+  GIFTCODES_TEST_TUNING: JSON.stringify({ retryDelayMs: 20, pollFirstMs: 30, retryAttempts: 4 }),
+};
 
 /** Removed when the test file ends (the directories hold codes). */
 export function tempDir(): string {
@@ -60,7 +66,7 @@ export async function account(
     });
     expect(res.status).toBeLessThan(300);
   }
-  return { ...acc, env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: acc.apiKey } };
+  return { ...acc, env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: acc.apiKey, ...FAST_TUNING } };
 }
 
 export type Row = Record<(typeof OUTPUT_COLUMNS)[number], string>;
@@ -82,10 +88,9 @@ export async function proveExactlyOnce(
   out: string,
   opts: { complete: boolean; inputUnits?: Map<number, number> },
 ) {
-  const journal = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
-  const planned = effectiveOrders(journal);
+  const planned = journalOrders(`${out}.journal`);
   const plannedRefs = new Set(planned.map((o) => o.ref));
-  const allRefs = new Set([...journal.orders.all()].map((o) => o.ref));
+  const allRefs = journalRefs(`${out}.journal`);
   const { orders } = await sb.operator.orders(userId);
   const ledger = await sb.operator.ledger(userId);
 
@@ -118,7 +123,7 @@ export async function proveExactlyOnce(
     // Every planned unit has exactly one record, ordered by row then unit.
     const keys = rows.map((r) => `${r.row}:${r.index}`);
     expect(new Set(keys).size).toBe(keys.length);
-    const units = planned.reduce((n, o) => n + linesOf(journal, o).reduce((m, l) => m + l.quantity, 0), 0);
+    const units = planned.reduce((n, o) => n + o.lines.reduce((m, l) => m + l.quantity, 0), 0);
     expect(rows.length).toBe(units);
     const sorted = [...rows].sort(
       (a, b) => Number(a.row) - Number(b.row) || Number(a.index) - Number(b.index),

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withSandbox } from '../helpers/sandbox.js';
 import { KEYS, startTerminal, type Terminal } from '../helpers/terminal.js';
-import { account, FAST, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+import { account, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 23 });
 const terminals: Terminal[] = [];
@@ -24,7 +24,7 @@ describe('insufficient balance on a terminal', () => {
     const input = writeCsv(dir, lines);
     const out = join(dir, 'codes.csv');
     const term = startTerminal(
-      ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2', ...FAST],
+      ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '2'],
       acc.env,
     );
     terminals.push(term);
@@ -58,7 +58,7 @@ describe('insufficient balance on a terminal', () => {
     const lines = mixedRows(4);
     const input = writeCsv(dir, lines);
     const out = join(dir, 'codes.csv');
-    const args = ['order', 'bulk', input, '--out', out, ...FAST];
+    const args = ['order', 'bulk', input, '--out', out];
 
     const declined = startTerminal(args, acc.env);
     terminals.push(declined);

@@ -2,23 +2,21 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { matchItems, orderRecords } from '../../src/bulk/report/records.js';
+import { matchItems, orderRecords } from '../../src/bulk/records.js';
 import { AdaptiveLimit, classifySubmitError, pollDelay } from '../../src/bulk/run/submit.js';
+import { sha256File } from '../../src/bulk/store/files.js';
 import {
-  apply,
-  effectiveOrders,
-  emptyState,
+  effectiveOrderCount,
   type JournalRecord,
   loadJournal,
   parseJournal,
 } from '../../src/bulk/store/journal.js';
-import { JournalWriter } from '../../src/bulk/store/journal-writer.js';
+import { JournalAppender } from '../../src/bulk/store/journal-writer.js';
 import {
   csvLine,
   jsonRecord,
   protectFormula,
   renderOutput,
-  sha256File,
   writeAtomic,
 } from '../../src/bulk/store/output.js';
 import { OUTPUT_COLUMNS, type OutputRecord, type PlannedLine } from '../../src/bulk/types.js';
@@ -30,6 +28,7 @@ import {
   UnexpectedResponseError,
 } from '../../src/errors.js';
 import type { Order } from '../../src/schemas/orders.js';
+import { journalOrders, journalState, writeJournal } from './journal-view.js';
 
 const line = (row: number, quantity: number, extra: Partial<PlannedLine> = {}): PlannedLine => ({
   row,
@@ -58,7 +57,9 @@ describe('journal', () => {
     { t: 'order', ref: 'B', lines: [line(2, 4)] },
     { t: 'planned', orders: 2 },
   ];
-  const fold = (records: JournalRecord[]) => records.reduce(apply, emptyState());
+  /** Each order of the plan's phase, as the store reads the journal back from its file. */
+  const phases = (records: JournalRecord[]) =>
+    Object.fromEntries(journalOrders(writeJournal(records)).map((o) => [o.ref, o.phase]));
 
   it.each<[string, JournalRecord[], Record<string, string>]>([
     ['planned', [], { A: 'planned', B: 'planned' }],
@@ -87,14 +88,35 @@ describe('journal', () => {
       ],
       { A: 'created', B: 'planned' },
     ],
-  ])('%s', (_n, extra, phases) => {
-    const state = fold([...plan, ...extra]);
-    expect(Object.fromEntries([...state.orders.all()].map((o) => [o.ref, o.phase]))).toEqual(phases);
-    expect(state.planComplete).toBe(true);
+    [
+      'done: settled in its place',
+      [
+        { t: 'created', ref: 'A', checkoutId: 'c1', status: 'processing', at: 3 },
+        { t: 'done', ref: 'A', i: 0, checkoutId: 'c1', status: 'completed', spent: [], records: [] },
+      ],
+      { A: 'created', B: 'planned' },
+    ],
+    [
+      'refused for good',
+      [{ t: 'rejected', ref: 'B', i: 1, code: 'VALIDATION_ERROR', message: 'no', at: 2 }],
+      { A: 'planned', B: 'rejected' },
+    ],
+    [
+      'a late refusal never hides a created order',
+      [
+        { t: 'created', ref: 'A', checkoutId: 'c1', status: 'processing', at: 3 },
+        { t: 'rejected', ref: 'A', i: 0, code: 'VALIDATION_ERROR', message: 'no', at: 4 },
+      ],
+      { A: 'created', B: 'planned' },
+    ],
+  ])('%s', (_n, extra, expected) => {
+    const records = [...plan, ...extra];
+    expect(phases(records)).toEqual(expected);
+    expect(parseJournal(records.map((r) => `${JSON.stringify(r)}\n`).join('')).state.planComplete).toBe(true);
   });
 
   it('replaces a split order by its parts, in place', () => {
-    const state = fold([
+    const path = writeJournal([
       ...plan,
       {
         t: 'split',
@@ -106,7 +128,8 @@ describe('journal', () => {
         at: 5,
       },
     ]);
-    expect(effectiveOrders(state).map((o) => o.ref)).toEqual(['A', 'B.1', 'B.2']);
+    expect(journalOrders(path).map((o) => o.ref)).toEqual(['A', 'B.1', 'B.2']);
+    expect(effectiveOrderCount(journalState(path))).toBe(3);
   });
 
   it('drops a torn last line and cuts it from the file', async () => {
@@ -127,12 +150,12 @@ describe('journal', () => {
 
   it('appends durably with mode 0600, many appends at once', async () => {
     const path = join(tmp(), 'j');
-    const w = await JournalWriter.open(path, 'create');
-    await Promise.all(plan.map((r) => w.append(r)));
+    const w = await JournalAppender.open(path, undefined, true);
+    await Promise.all(plan.map((r) => w.append([r])));
     await w.close();
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    const { state } = parseJournal(readFileSync(path, 'utf8'));
-    expect([...state.orders.roots()].map((o) => o.ref)).toEqual(['A', 'B']);
+    expect(journalState(path).planOrders).toBe(2);
+    expect(journalOrders(path).map((o) => o.ref)).toEqual(['A', 'B']);
   });
 });
 

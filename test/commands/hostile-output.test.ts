@@ -291,10 +291,9 @@ describe('order bulk with hostile CSV cells and hostile product names', () => {
       input,
       'ref,productId,skuId,amount,quantity\r\nr1,prd_amazon_us,sku_amazon_us_range,25,2\r\n',
     );
-    const res = await runInProcess(
-      ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes', '--poll-interval', '30'],
-      { env: idEnv },
-    );
+    const res = await runInProcess(['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes'], {
+      env: idEnv,
+    });
     expect(res.code, res.stderr).toBe(0);
     expectSafe(res);
   });
@@ -364,10 +363,10 @@ describe('order bulk on a terminal (the spinner)', () => {
       input,
       'ref,productId,skuId,amount,quantity\r\nr1,prd_amazon_us,sku_amazon_us_range,30,1\r\n',
     );
-    const res = await runInProcess(
-      ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes', '--poll-interval', '30'],
-      { env: idEnv, tty: true },
-    );
+    const res = await runInProcess(['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes'], {
+      env: idEnv,
+      tty: true,
+    });
     expect(res.code, res.stderr).toBe(0);
     // ora's own cursor and erase sequences (CSI ... letter) are the CLI's; nothing else may appear.
     const own = new RegExp(`${ESC}\\[\\??[0-9;]*[A-Za-z]`, 'g');
@@ -423,12 +422,9 @@ describe('invisible format characters (bidi overrides, zero-width, separators) a
     const input = join(dir, 'in.csv');
     writeFileSync(input, 'ref,productId,skuId,amount,quantity\r\nr1,prd_amazon_us,sku_amazon_us_25,25,1\r\n');
     const out = join(dir, 'o.csv');
-    const bulk = await runInProcess(
-      ['order', 'bulk', input, '--out', out, '--yes', '--poll-interval', '30'],
-      {
-        env: invisibleIdEnv,
-      },
-    );
+    const bulk = await runInProcess(['order', 'bulk', input, '--out', out, '--yes'], {
+      env: invisibleIdEnv,
+    });
     expect(bulk.code, bulk.stderr).toBe(0);
     expectVisible(bulk.stdout + bulk.stderr);
     expect(readFileSync(out, 'utf8')).toContain(INVISIBLE);

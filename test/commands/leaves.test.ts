@@ -15,12 +15,6 @@ import { COMMANDS, fileOf } from '../../src/commands/registry.js';
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const TREE = join(SRC, 'commands');
 
-/**
- * Imports that break the rule today and are being rewritten on their own (issue 30):
- * the demo runs the bulk command, login reads a secret through the config noun's helper.
- */
-const KNOWN = new Set(['demo/demo.ts -> order/bulk.ts', 'login/login.ts -> config/profile.ts']);
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
@@ -48,7 +42,6 @@ function nounOf(file: string): string | undefined {
 const treeFiles = sourceFiles(TREE);
 const commandFiles = new Set(COMMANDS.map((path) => join(TREE, fileOf(path).replace(/\.js$/, '.ts'))));
 const edges = treeFiles.flatMap((file) => imports(file).map((target) => ({ file, target })));
-const unknown = (found: string[]) => found.filter((edge) => !KNOWN.has(edge));
 
 describe('commands are leaves', () => {
   it('finds the command files and their imports', () => {
@@ -61,7 +54,7 @@ describe('commands are leaves', () => {
     const found = edges
       .filter(({ file, target }) => commandFiles.has(file) && commandFiles.has(target))
       .map(({ file, target }) => `${inTree(file)} -> ${inTree(target)}`);
-    expect(unknown(found)).toEqual([]);
+    expect(found).toEqual([]);
   });
 
   it("no file of a noun imports another noun's folder but shared/", () => {
@@ -71,7 +64,7 @@ describe('commands are leaves', () => {
         return from && to && from !== to && to !== 'shared';
       })
       .map(({ file, target }) => `${inTree(file)} -> ${inTree(target)}`);
-    expect(unknown(found)).toEqual([]);
+    expect(found).toEqual([]);
   });
 
   it('commands/shared/ imports no noun', () => {

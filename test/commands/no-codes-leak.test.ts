@@ -63,6 +63,8 @@ const ROWS: Record<string, Row> = {
     argv: (m) => ['order', 'export', s.order, s.failedOrder, '--out', join(s.dir, `export-${m}.csv`)],
   },
   'order reconcile': { argv: () => ['order', 'reconcile', s.codesFile], codes: [0, 3] },
+  // Buys the batch's failed units again: its codes go to the codes file, never the terminal.
+  'order rebuy': { argv: () => ['order', 'rebuy', s.codesFile, '--yes'], codes: [0, 3] },
   'order create': {
     argv: () => [
       'order',

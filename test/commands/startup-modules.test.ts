@@ -22,7 +22,14 @@ const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
 const HEAVY_PACKAGES = ['zod', 'undici', '@inquirer', 'ora', 'cli-table3', 'csv-parse', 'conf', 'qrcode'];
 const HEAVY_DIRS = ['schemas', 'sandbox', 'api', 'bulk', 'batch', 'webhooks'];
 /** Pure functions without a dependency, which declarations may use. */
-const LIGHT = ['/dist/api/shapes.js', '/dist/api/retry.js', '/dist/api/paths.js', '/dist/schemas/enums.js'];
+const LIGHT = [
+  '/dist/api/shapes.js',
+  '/dist/api/retry.js',
+  '/dist/api/paths.js',
+  '/dist/schemas/enums.js',
+  // order bulk's flag table, which its help shows: declarations and flag parsers only.
+  '/dist/bulk/options.js',
+];
 
 /** The modules a node process loads running `args`. */
 function modulesLoaded(args: string[]): string[] {

@@ -7,15 +7,13 @@
  * promptly" needs no clock: the run would not end otherwise. The ledger says what was
  * spent, and the same command buys the rest exactly once.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunMoney } from '../../src/bulk/index.js';
-import { parseJournal } from '../../src/bulk/store/journal.js';
 import { ExitCode } from '../../src/errors.js';
+import { journalOrders } from '../bulk/journal-view.js';
 import {
   account,
-  FAST,
   mixedRows,
   orderCharges,
   proveExactlyOnce,
@@ -57,7 +55,7 @@ async function heldBulkRun() {
   const lines = mixedRows(8);
   const input = writeCsv(dir, lines);
   const out = join(dir, 'codes.csv');
-  const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1', ...FAST];
+  const args = ['order', 'bulk', input, '--out', out, '--yes', '--concurrency', '1'];
   const env = { ...acc.env, GIFTCODES_BASE_URL: gate.url, GIFTCODES_TIMEOUT: '600000', NO_COLOR: '1' };
   return { acc, gate, lines, out, args, env };
 }
@@ -69,8 +67,7 @@ async function heldBulkRun() {
  */
 async function provesStoppedThenResumes(run: Awaited<ReturnType<typeof heldBulkRun>>) {
   const { acc, gate, lines, out, args, env } = run;
-  const planned = parseJournal(readFileSync(`${out}.journal`, 'utf8')).state;
-  const orders = [...planned.orders.all()].length;
+  const orders = journalOrders(`${out}.journal`).length;
   gate.open();
   const spent = await waitFor(async () => (await charges(acc.userId)) === 2 && 2, 'the held create to land');
   expect(spent).toBeLessThan(orders);
@@ -114,9 +111,10 @@ describe('Ctrl-C typed in a terminal stops a run that did not prompt', () => {
     const dir = tempDir();
     const out = join(dir, 'demo-codes.csv');
     // An hour of the demo sandbox's time per unit: no order ends while the test runs.
-    const term = startTerminal(['demo', '--out', out, '--fulfillment-ms', '3600000'], {
+    const term = startTerminal(['demo', '--out', out], {
       NO_COLOR: '1',
       GIFTCODES_TIMEOUT: '600000',
+      GIFTCODES_TEST_TUNING: JSON.stringify({ fulfillmentUnitMs: 3_600_000 }),
     });
     terminals.push(term);
     await term.waitFor(/orders \d+ submitted/);

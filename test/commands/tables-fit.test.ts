@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import stringWidth from 'string-width';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FAST_TUNING } from '../bulk/support.js';
 import { runBinary, runInProcess } from '../helpers/cli.js';
 import { seeded } from '../helpers/random.js';
 import { withSandbox } from '../helpers/sandbox.js';
@@ -44,9 +45,9 @@ async function deadPort(): Promise<number> {
 }
 
 /** In this process on the sandbox's clock: a wait moves the sandbox on instead of taking time. */
-async function setupRun(args: string[], expected = [0]): Promise<string> {
+async function setupRun(args: string[], expected = [0], extraEnv = {}): Promise<string> {
   const res = await runInProcess([...args, '--json'], {
-    env: env(),
+    env: { ...env(), ...extraEnv },
     deps: { clock: sb.clock(), random: seeded(33) },
   });
   if (!expected.includes(res.code)) throw new Error(`giftcodes ${args.join(' ')}: ${res.code} ${res.stderr}`);
@@ -147,21 +148,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  await setupRun(
-    [
-      'order',
-      'bulk',
-      ids.bulkInput,
-      '--out',
-      ids.codes,
-      '--yes',
-      '--retry-delay',
-      '20',
-      '--poll-interval',
-      '30',
-    ],
-    [3],
-  );
+  await setupRun(['order', 'bulk', ids.bulkInput, '--out', ids.codes, '--yes'], [3], FAST_TUNING);
   // One code gone from the file: reconcile has a difference to show.
   const lines = readFileSync(ids.codes, 'utf8').split('\r\n');
   writeFileSync(ids.codes, lines.filter((_, i) => i !== 1).join('\r\n'));

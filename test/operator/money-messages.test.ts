@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { account, FAST, mixedRows, tempDir, writeCsv } from '../bulk/support.js';
+import { account, mixedRows, tempDir, writeCsv } from '../bulk/support.js';
 import { runInProcess } from '../helpers/cli.js';
 import { instantClock } from '../helpers/clock.js';
 import { AMAZON_25, withSandbox } from '../helpers/sandbox.js';
@@ -85,7 +85,7 @@ describe('order bulk: what a re-run charged', () => {
     const acc = await account(sb);
     const dir = tempDir();
     const input = writeCsv(dir, mixedRows(3));
-    const args = ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes', ...FAST];
+    const args = ['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes'];
     const first = await runInProcess(args, { env: acc.env });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/; charged [\d,.]+ USD/);

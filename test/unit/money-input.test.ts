@@ -8,7 +8,6 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseInput } from '../../src/bulk/plan/parse.js';
 import { parseItemFlag } from '../../src/commands/checkout/items.js';
-import { amount, nonNegativeAmount, positiveInt } from '../../src/commands/parse.js';
 import {
   type DecimalRule,
   decimalText,
@@ -18,6 +17,7 @@ import {
   unscaled,
 } from '../../src/decimal.js';
 import { checkAmount } from '../../src/deposit/guided.js';
+import { amount, nonNegativeAmount, positiveInt } from '../../src/flags/parse.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 

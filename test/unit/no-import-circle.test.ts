@@ -14,15 +14,6 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
 
-/**
- * Circles that other work in progress removes: a circle all of whose files lie under one
- * of these folders is reported but does not fail the test.
- */
-const KNOWN = [
-  'src/commands/deposit/', // removed by the commands / bulk work
-  'src/bulk/', // removed by the commands / bulk work
-];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && e.name.endsWith('.ts'))
@@ -110,10 +101,7 @@ describe('import circles', () => {
   it('src/ has none, type-only imports included', () => {
     const graph = importGraph(sourceFiles(SRC));
     const all = circles(graph).map((c) => c.map((file) => relative(ROOT, file)));
-    const unexpected = all.filter((c) => !KNOWN.some((dir) => c.every((file) => file.startsWith(dir))));
-    if (all.length > 0)
-      console.info(`import circles in src/:\n${all.map((c) => `  ${c.join(', ')}`).join('\n')}`);
-    expect(unexpected).toEqual([]);
+    expect(all).toEqual([]);
     // The graph is the real one: the sandbox's entry reaches its routes.
     expect(graph.get(join(SRC, 'sandbox/index.ts'))).toContain(join(SRC, 'sandbox/routes/index.ts'));
   });

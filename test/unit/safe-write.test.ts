@@ -152,14 +152,18 @@ describe('writes are whole or an error', () => {
   });
 
   it('the journal is not told a record is durable unless it was written whole', async () => {
-    const { JournalWriter } = await import('../../src/bulk/store/journal-writer.js');
+    const { RunJournals } = await import('../../src/bulk/store/journal-writer.js');
+    const { emptyState } = await import('../../src/bulk/store/journal.js');
     const dir = tempDirFor('giftcodes-safe-write-');
     const path = join(dir, 'codes.csv.journal');
-    const writer = await JournalWriter.open(path, 'create', undefined, fillingDisk(60));
+    writeFileSync(path, '', { mode: 0o600 });
+    const writer = await RunJournals.open(path, undefined, { state: emptyState(), ops: fillingDisk(60) });
     try {
       const record = { t: 'submit', ref: 'gc-abc-1', at: 1 } as const;
-      await expect(writer.append(record)).resolves.toBeDefined();
-      const failed = await writer.append({ ...record, ref: 'gc-abc-2' }).catch((e: unknown) => e);
+      await writer.record(record);
+      // Durable, then folded into the run's state: the order counts as sent.
+      expect(writer.state.open.get('gc-abc-1')?.phase).toBe('submitted');
+      const failed = await writer.record({ ...record, ref: 'gc-abc-2' }).catch((e: unknown) => e);
       expect(failed).toBeInstanceOf(FileWriteError);
       expect((failed as Error).message).toMatch(
         new RegExp(
@@ -167,7 +171,9 @@ describe('writes are whole or an error', () => {
         ),
       );
       // Nothing after a failed write: the next append fails too, without writing.
-      await expect(writer.append({ ...record, ref: 'gc-abc-3' })).rejects.toBeInstanceOf(FileWriteError);
+      await expect(writer.record({ ...record, ref: 'gc-abc-3' })).rejects.toBeInstanceOf(FileWriteError);
+      // A record that was not written whole is not folded into the run's state.
+      expect(writer.state.open.has('gc-abc-2')).toBe(false);
     } finally {
       await writer.close();
     }

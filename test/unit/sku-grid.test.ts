@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { validateRow } from '../../src/bulk/plan/validate.js';
 import type { Product } from '../../src/schemas/catalog.js';
 import { checkGrid, describeNeighbours, type GridVerdict } from '../../src/sku-grid.js';
-import { FAST, tempDir, writeCsv } from '../bulk/support.js';
+import { tempDir, writeCsv } from '../bulk/support.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 
@@ -163,7 +163,7 @@ describe('order bulk catches the row before any spend', () => {
       'prd_steam_eu,sku_steam_eu_range,145,1',
       'prd_steam_eu,sku_steam_eu_range,145.0000001,1',
     ]);
-    const res = await runInProcess(['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes', ...FAST], {
+    const res = await runInProcess(['order', 'bulk', input, '--out', join(dir, 'o.csv'), '--yes'], {
       env,
     });
     expect(res.code, res.stderr).toBe(2);

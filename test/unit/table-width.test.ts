@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BulkSummary } from '../../src/bulk/index.js';
-import { renderSummary } from '../../src/commands/order/bulk-view.js';
+import { renderSummary } from '../../src/bulk/view.js';
 import { renderTable } from '../../src/io/output.js';
 import { renderForTerminal } from '../../src/io/sanitize.js';
 import { quietIO } from '../helpers/cli.js';

@@ -21,6 +21,22 @@ import type { InputRow, RowError } from '../types.js';
 import { RepeatedRefFinder, type RepeatedRefs } from './repeated-refs.js';
 
 const KNOWN = ['productid', 'skuid', 'amount', 'quantity', 'ref', 'requiredfields'] as const;
+
+/**
+ * Bounds on what one file may ask for, so a typo (a quantity of 9007199254740991, a cell
+ * of 256 MiB) is refused by row instead of planning or holding it for ever. The service
+ * shows no such limits (its own are per order, read live): these are the CLI's.
+ */
+export const INPUT_BOUNDS = {
+  /** Units one row may ask for (a row is split across lines and orders by the live limits). */
+  unitsPerRow: 100_000,
+  /** Units one file may ask for. */
+  unitsPerFile: 10_000_000,
+  /** Characters of one cell. */
+  cellChars: 4_096,
+  /** Characters of one record (a line, or several when a quoted cell holds line breaks). */
+  recordChars: 65_536,
+} as const;
 type Known = (typeof KNOWN)[number];
 const REQUIRED: Known[] = ['productid', 'skuid', 'amount'];
 const CANONICAL: Record<Known, string> = {
@@ -117,9 +133,20 @@ export function parseRecord(
     const i = header.columns[key];
     return i === undefined ? undefined : (cells[i] ?? '');
   };
-  const ref = cell('ref') ?? '';
   // Every problem of this record names where it is; `row` is the key the messages use.
   const row = rowNumber;
+  const long = cells.findIndex((c) => c.length > INPUT_BOUNDS.cellChars);
+  if (long >= 0)
+    return {
+      errors: [
+        {
+          row,
+          ...(line !== undefined ? { line } : {}),
+          message: `column ${long + 1} holds ${cells[long]?.length.toLocaleString('en-US')} characters, more than the ${INPUT_BOUNDS.cellChars.toLocaleString('en-US')} a cell may hold`,
+        },
+      ],
+    };
+  const ref = cell('ref') ?? '';
   if (cells.length !== header.width) {
     errors.push({ row, message: `has ${cells.length} columns, the header has ${header.width}` });
   }
@@ -141,8 +168,13 @@ export function parseRecord(
   let quantity = 1;
   if (quantityText !== '') {
     const read = readWhole(quantityText);
-    if (read.ok) quantity = read.value;
-    else errors.push({ row, message: `quantity "${quantityText}" is not a positive whole number` });
+    if (!read.ok) errors.push({ row, message: `quantity "${quantityText}" is not a positive whole number` });
+    else if (read.value > INPUT_BOUNDS.unitsPerRow)
+      errors.push({
+        row,
+        message: `quantity ${quantityText} is more than the ${INPUT_BOUNDS.unitsPerRow.toLocaleString('en-US')} units one row may ask for: split it over several rows`,
+      });
+    else quantity = read.value;
   }
   let requiredFields: Record<string, string> | undefined;
   const json = cell('requiredfields');
@@ -237,7 +269,11 @@ export async function readInput(
   let header: Header | undefined;
   let headerSeen = false;
   let row = 0;
+  let units = 0;
   let errorCount = 0;
+  /** An error of the caller's `onRow` (a write that failed): not the file's, so never reported as CSV. */
+  let callerError: { error: unknown } | undefined;
+  let broken = false;
   const lines = new LineCounter();
   // Thousands of rows name the same few products: share one string for each.
   const interned = new Map<string, string>();
@@ -259,6 +295,7 @@ export async function readInput(
         bom: true,
         skip_empty_lines: true,
         relax_column_count: true,
+        max_record_size: INPUT_BOUNDS.recordChars,
         trim: false,
         delimiter: detectDelimiter(firstLine(head)),
         info: true,
@@ -281,16 +318,37 @@ export async function readInput(
       const result = parseRecord(cells, header, row, intern, line);
       if (result.value) {
         rows += 1;
+        units += result.value.quantity;
         repeated.add(result.value.ref, result.value.row);
-        const wait = onRow(result.value);
-        if (wait) await wait;
+        try {
+          const wait = onRow(result.value);
+          if (wait) await wait;
+        } catch (error) {
+          callerError = { error };
+          throw error;
+        }
       } else push(result.errors);
     }
   } catch (error) {
-    const e = error as Error & { lines?: number };
-    push([{ message: `the file is not valid CSV${e.lines ? ` near line ${e.lines}` : ''}: ${e.message}` }]);
+    if (callerError) throw callerError.error;
+    const e = error as Error & { lines?: number; code?: string };
+    const why =
+      e.code === 'CSV_MAX_RECORD_SIZE'
+        ? `a record is longer than ${INPUT_BOUNDS.recordChars.toLocaleString('en-US')} characters (an unclosed quote makes the rest of the file one cell)`
+        : e.message;
+    push([{ message: `the file is not valid CSV${e.lines ? ` near line ${e.lines}` : ''}: ${why}` }]);
+    // The rest of the file cannot be read as meant: nothing more is said of it.
+    broken = true;
   }
-  if (!headerSeen) push([{ message: 'the file is empty: expected a header row and data rows' }]);
+  if (units > INPUT_BOUNDS.unitsPerFile)
+    push([
+      {
+        message: `the file asks for ${units.toLocaleString('en-US')} units, more than the ${INPUT_BOUNDS.unitsPerFile.toLocaleString('en-US')} one run buys: split it into several files (each its own batch)`,
+      },
+    ]);
+  if (broken) {
+    // One problem, said once.
+  } else if (!headerSeen) push([{ message: 'the file is empty: expected a header row and data rows' }]);
   else if (header && row === 0) push([{ message: 'the file has a header but no data rows' }]);
   if (errorCount > errors.length)
     errors.push({ message: `${errorCount - errors.length} more errors not shown` });

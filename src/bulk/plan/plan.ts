@@ -6,6 +6,7 @@
  * rates): the order freezes its own rates (spec rule 5), so they stay estimates.
  */
 
+import { UsageError } from '../../errors.js';
 import { toUsd } from '../../money.js';
 import type { Account } from '../../schemas/account.js';
 import type { Product, Sku } from '../../schemas/catalog.js';
@@ -48,12 +49,26 @@ export function faceUsd(
   return toUsd(amount, product.productCurrency ?? product.costCurrency, rates);
 }
 
+/**
+ * The per-order limits the plan respects; an absent one is no limit. A count that is not
+ * a whole number of at least 1 (or an amount that is not above 0) cannot be planned
+ * under: it is refused, naming the limit, before anything is bought.
+ */
 export function limitsFrom(account: Pick<Account, 'limits'>): PlanLimits {
-  const positive = (v: number | undefined) => (typeof v === 'number' && v > 0 ? v : Number.POSITIVE_INFINITY);
+  const limit = (name: keyof PlanLimits, whole: boolean): number => {
+    const v: unknown = account.limits[name];
+    if (v === undefined || v === null) return Number.POSITIVE_INFINITY;
+    const ok = typeof v === 'number' && Number.isFinite(v) && (whole ? Number.isInteger(v) && v >= 1 : v > 0);
+    if (!ok)
+      throw new UsageError(
+        `the account's ${name} is ${JSON.stringify(v)}, not ${whole ? 'a whole number of at least 1' : 'an amount above 0'}: orders cannot be planned under it; nothing was bought (ask the service's support)`,
+      );
+    return v;
+  };
   return {
-    maxItemsPerOrder: positive(account.limits.maxItemsPerOrder),
-    maxQuantityPerItem: positive(account.limits.maxQuantityPerItem),
-    maxOrderAmountUSD: positive(account.limits.maxOrderAmountUSD),
+    maxItemsPerOrder: limit('maxItemsPerOrder', true),
+    maxQuantityPerItem: limit('maxQuantityPerItem', true),
+    maxOrderAmountUSD: limit('maxOrderAmountUSD', false),
   };
 }
 

@@ -1,59 +1,98 @@
 /**
- * Plan, or take the journaled plan: a plan is never recomputed under new limits once
- * it is journaled. A fresh plan validates every row against the live catalog first
- * (all bad rows reported at once, nothing bought) and begins with the batch's anchor.
- *
- * A fresh plan is made once and not held: one pass over the row spool validates every
- * row, sums the plan (the estimate the confirmation shows) and hands each order to
- * `onOrder` (the store's `PlanStage`, which keeps it on disk and journals it once the
- * purchase is confirmed); a dry run passes none.
+ * The planning pass: the input read again (the first read only hashed and parsed it),
+ * every row validated against the live catalog and account, and the good rows planned
+ * in the same pass, once: the plan is summed (the estimate a confirmation or a dry run
+ * shows) and each order handed to `onOrder` (a real run's `PlanWriter`) as it is made,
+ * so it is never held. Every bad row is reported at once, and nothing is planned past
+ * the first. A file whose bytes changed since the first read is refused.
  */
-
-import { InvalidInputError } from '../../errors.js';
-import type { JournalChoice, Live, ParsedInput } from '../run-types.js';
-import type { RowSpool } from '../store/index.js';
-import { type JournalState, linesOf, type OrderState } from '../store/index.js';
-import { currencyOf } from './plan.js';
-import { checkAndPreview, type OrderSink, type PlanInputs, type PlanPreview } from './stream-plan.js';
-
-export type PlanOutcome =
-  | {
-      /** The plan came from a journal (or its copy). */
-      resumed: true;
-      state: JournalState;
-    }
-  | {
-      resumed: false;
-      /** The fresh plan's totals and first refs; the plan itself is written later. */
-      preview: PlanPreview;
-      /** A fresh plan's first order as journal version 1 (no anchor) named it: looked up too. */
-      legacyRef?: string;
-    };
-
-export async function planOrResume(
-  choice: Pick<JournalChoice, 'journal'>,
-  input: ParsedInput,
-  spool: RowSpool,
-  live: Live,
-  fileName: string,
-  onOrder?: OrderSink,
-): Promise<PlanOutcome> {
-  if (choice.journal && !input.errors.length) return { state: choice.journal, resumed: true };
-  // Every bad row at once: those that did not parse and those the live catalog refuses.
-  const checked = await checkAndPreview(spool, input.errors, planInputs(input, live), currencyOf(live), {
-    ...(onOrder ? { onOrder } : {}),
-  });
-  if (checked.problems.length || !checked.preview) throw new InvalidInputError(checked.problems, fileName);
-  const { preview } = checked;
-  return { resumed: false, preview, ...(preview.legacyRef ? { legacyRef: preview.legacyRef } : {}) };
-}
+import { UsageError } from '../../errors.js';
+import type { PlanEstimate, PlannedOrder, RowError } from '../types.js';
+import { readFile } from './parse.js';
+import { EstimateSum, LegacyFirstRef, Planner } from './plan.js';
+import { type ValidationContext, validateRow } from './validate.js';
 
 /** What planning reads besides the rows: the live catalog, rates and limits, and the batch. */
-export function planInputs(input: Pick<ParsedInput, 'batch'>, live: Live): PlanInputs {
-  return { products: live.products, rates: live.rates, limits: live.limits, batch: input.batch };
+export interface PlanInputs {
+  products: ValidationContext['products'];
+  rates: ValidationContext['rates'];
+  limits: ValidationContext['limits'];
+  batch: string;
 }
 
-/** Orders with their lines as objects, one order at a time. */
-export function* withLines(state: JournalState, orders: Iterable<OrderState>) {
-  for (const order of orders) yield { ref: order.ref, lines: linesOf(state, order) };
+export interface PlanPreview {
+  estimate: PlanEstimate;
+  /** The first order's ref as journal version 1 (no anchor) planned the file (see LegacyFirstRef). */
+  legacyRef?: string;
+}
+
+export interface CheckedPlan {
+  /** Every problem: the rows that did not parse and those the live catalog refuses, by row. */
+  problems: RowError[];
+  /** The plan's totals, when there is no problem. */
+  preview?: PlanPreview;
+}
+
+/** Plans made so far in this process (each pass counts one), for the test that holds a run to one. */
+let passes = 0;
+export function planningPasses(): number {
+  return passes;
+}
+
+/** The batch's planner: its anchor first (one unit of row 1, alone), each order to `onOrder`. */
+export function plannerFor(inputs: PlanInputs, onOrder: (order: PlannedOrder) => void): Planner {
+  return new Planner(inputs.products, inputs.rates, inputs.limits, inputs.batch, onOrder, { anchor: true });
+}
+
+export async function planFile(
+  path: string,
+  expectSha256: string,
+  inputs: PlanInputs,
+  currencyOf: (productId: string) => string,
+  opts: { max?: number; onOrder?: (order: PlannedOrder) => Promise<void> } = {},
+): Promise<CheckedPlan> {
+  passes += 1;
+  const max = opts.max ?? 1_000;
+  const ctx: ValidationContext = { products: inputs.products, limits: inputs.limits, rates: inputs.rates };
+  const found: RowError[] = [];
+  let count = 0;
+  const estimate = new EstimateSum(currencyOf);
+  let made: PlannedOrder[] = [];
+  const planner = plannerFor(inputs, (order) => {
+    estimate.add(order);
+    made.push(order);
+  });
+  const legacy = new LegacyFirstRef(inputs.products, inputs.rates, inputs.limits, inputs.batch);
+  let legacyKnown = false;
+  let planning = true;
+  // The orders a row completed go to the writer before the next row is read.
+  const hand = async () => {
+    const orders = made;
+    made = [];
+    if (opts.onOrder) for (const order of orders) await opts.onOrder(order);
+  };
+  const summary = await readFile(path, (row) => {
+    const errors = validateRow(row, ctx);
+    if (errors.length) {
+      planning = false;
+      count += errors.length;
+      for (const e of errors) if (found.length < max) found.push(e);
+      return undefined;
+    }
+    if (!planning) return undefined;
+    planner.add(row);
+    if (!legacyKnown) legacyKnown = legacy.add(row);
+    return made.length ? hand() : undefined;
+  });
+  if (summary.sha256 !== expectSha256)
+    throw new UsageError(`${path} changed while it was read: nothing was bought; run the command again`);
+  if (count > found.length) found.push({ message: `${count - found.length} more errors not shown` });
+  // The header's problems first, then by row, then those of the file as a whole.
+  const order = (p: RowError) => (p.header ? 0 : (p.row ?? Number.MAX_SAFE_INTEGER));
+  const problems = [...summary.errors, ...found].sort((a, b) => order(a) - order(b));
+  if (problems.length) return { problems };
+  planner.end();
+  await hand();
+  const legacyRef = legacy.end();
+  return { problems, preview: { estimate: estimate.result(), ...(legacyRef ? { legacyRef } : {}) } };
 }

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EXTERNAL_REF_MAX } from '../../schemas/common.js';
+import { isPathId } from '../ids.js';
 import type { PlannedLine } from '../types.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -17,9 +18,9 @@ export function defaultBatchId(inputSha256: string, options: { seal: boolean }):
   return sha256(`giftcodes-bulk/v1\n${inputSha256}\nseal=${options.seal}`).slice(0, 16);
 }
 
-const BATCH_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** A batch id names files (the journal's copy, locks): the one path-id pattern (store/files.ts). */
 export function isValidBatchId(id: string): boolean {
-  return BATCH_PATTERN.test(id);
+  return isPathId(id);
 }
 
 /** What a line buys, canonically: the part of an order that its ref must pin. */
@@ -50,6 +51,23 @@ export function orderRef(batch: string, index: number, lines: PlannedLine[]): st
  */
 export function anchorRef(batch: string): string {
   return `gc-${batch}-anchor`;
+}
+
+/**
+ * The order bought in place of one failed unit (`order rebuy`): one unit, its ref made of
+ * the batch, the how-many-th replacement of that unit (`attempt`), the unit's place (row,
+ * index) and what is bought, never of the packing, so a run that lost its journal derives
+ * the same ref and the service replays it instead of charging again.
+ */
+export function replacementRef(batch: string, attempt: number, line: PlannedLine): string {
+  return capLength(
+    `gc-${batch}-r${attempt}-${line.row}.${line.firstUnit}-${contentHash([line]).slice(0, 6)}`,
+  );
+}
+
+/** A ref of `replacementRef`'s form (never hashed: its parts are short). */
+export function isReplacementRef(ref: string): boolean {
+  return /^gc-[A-Za-z0-9_-]{1,64}-r\d+-\d+\.\d+-[0-9a-f]{6}$/.test(ref);
 }
 
 /** The k-th part (0-based) of a re-split order: never sent before, so a safe new ref. */

@@ -4,12 +4,28 @@
  * the journal beside an output belongs to another batch or another input file: a new
  * batch has new refs, so nothing the service does would stop it buying those rows again.
  */
-import { formatMoney } from '../../io/format.js';
+import { closeSync, constants, openSync } from 'node:fs';
+import { formatMoney, plural } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
-import { effectiveOrders, type JournalState, linesOf } from '../store/index.js';
+import { type JournalState, type OrderView, planWalk, viewOf } from '../store/index.js';
 import type { BoughtSoFar } from '../types.js';
 
-export function boughtSoFar(state: JournalState): BoughtSoFar {
+/** What the batch of the journal at `path` (read into `state`) bought, or may have. */
+export function boughtSoFar(path: string, state: JournalState): BoughtSoFar {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    return boughtOf(
+      state,
+      (function* () {
+        for (const order of planWalk(fd, path, state)) yield viewOf(fd, path, state, order);
+      })(),
+    );
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function boughtOf(state: Pick<JournalState, 'batch'>, orders: Iterable<OrderView>): BoughtSoFar {
   const bought: BoughtSoFar = {
     batch: state.batch?.batch ?? '?',
     orders: 0,
@@ -21,9 +37,9 @@ export function boughtSoFar(state: JournalState): BoughtSoFar {
   };
   const rows = new Set<number>();
   let usd = 0;
-  for (const order of effectiveOrders(state)) {
+  for (const order of orders) {
     if (order.phase === 'planned' || order.phase === 'rejected') continue;
-    const lines = linesOf(state, order);
+    const { lines } = order;
     bought.orders += 1;
     if (order.phase !== 'created') bought.uncertain += 1;
     for (const line of lines) {
@@ -31,8 +47,7 @@ export function boughtSoFar(state: JournalState): BoughtSoFar {
       rows.add(line.row);
     }
     usd += orderUsd({ lines });
-    const { checkoutId } = order.outcome;
-    if (checkoutId) bought.checkoutIds.push(checkoutId);
+    if (order.checkoutId) bought.checkoutIds.push(order.checkoutId);
   }
   bought.usd = Math.round(usd * 100) / 100;
   bought.rows = [...rows].sort((a, b) => a - b);
@@ -59,7 +74,7 @@ export function describeBought(bought: BoughtSoFar): string {
   const more = bought.checkoutIds.length > 5 ? `, and ${bought.checkoutIds.length - 5} more` : '';
   return (
     `batch ${bought.batch} already bought rows ${describeRows(bought.rows)} ` +
-    `(${bought.units} units in ${bought.orders} orders${ids ? `: ${ids}${more}` : ''}` +
+    `(${plural(bought.units, 'unit')} in ${plural(bought.orders, 'order')}${ids ? `: ${ids}${more}` : ''}` +
     `${bought.uncertain ? `, ${bought.uncertain} of them with an unknown outcome` : ''}; about ${formatMoney(bought.usd, 'USD')})`
   );
 }

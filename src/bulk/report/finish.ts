@@ -1,80 +1,78 @@
 /**
- * The last stage: the output file, written atomically from the finished orders'
- * parts in plan order (row, then unit), its hash journaled before and after the
- * rename, and the run's result: outcome, why it stopped, what was bought and charged.
+ * The last stage: the codes file, written atomically from the journal's rows in plan
+ * order (row, then unit), its hash journaled before and after the rename, and the run's
+ * result: outcome, why it stopped, what was bought and charged, all of it from the journal.
  */
 
 import { FileWriteError } from '../../errors.js';
 import type { FileOps } from '../../io/safe-write.js';
+import { Tally } from '../records.js';
 import type { BulkOptions, BulkResult, Outcome, RunnerOutcome } from '../run-types.js';
 import {
   assembleOutput,
-  eachEffectiveOrder,
   type JournalState,
-  type OrderState,
+  journalRecords,
+  moneyOfState,
   type RunJournals,
   writeAtomic,
 } from '../store/index.js';
-import type { RunMoney } from '../types.js';
-import { MoneyAccount } from './accounting.js';
-import type { Results } from './results.js';
+import type { OutputRecord } from '../types.js';
 
 export async function finishRun(
   opts: Pick<BulkOptions, 'out' | 'format' | 'bom'>,
   run: {
-    state: JournalState;
-    results: Results;
     journals: RunJournals;
+    /** A read-only descriptor of the journal beside --out: its rows are read back from it. */
+    fd: number;
     outcome: RunnerOutcome;
     now(): number;
     /** The most orders the run held at once (Runner.heldPeak). */
     heldPeak?: number;
     /** This run's id, as written in the journal's `paidBy`. */
     runId: string;
+    refOf(row: number): string;
     files?: FileOps;
-    /**
-     * The sha256 of a codes file that already holds every order (a re-run of a finished
-     * batch whose file is intact): it is not written again.
-     */
+    /** The codes file already holds every order (a re-run of a finished batch): not written again. */
     intact?: string;
+    /** The rows the run's counts are of (default: every row; `order rebuy`: its replacements'). */
+    counts?: (row: OutputRecord) => boolean;
   },
   base: Omit<BulkResult, 'outcome' | 'tally'>,
 ): Promise<BulkResult & { complete: boolean }> {
-  const { state, results, journals } = run;
-  const format = opts.format;
+  const { journals } = run;
+  const state = journals.state;
   let stopReason = run.outcome.stopReason;
-  // Orders cover contiguous runs of rows in plan order (split parts in place of
-  // their parent), so plan order is row-then-unit order. The plan is walked lazily,
-  // once to count and once to write the output: never held as a list, and its lines
-  // are not read back (the units ordered per product were summed with the plan).
-  const money = moneyOf(state, (order) => run.intact !== undefined || results.has(order), run.runId);
+  const money = moneyOfState(state, run.runId);
   const { unknown, processing: unfinished } = money;
-  const ordered = new Map(base.report.total.unitsPerProduct);
-  const parts = results.parts.read(numbersOf(eachEffectiveOrder(state)));
   if (!stopReason && !run.outcome.interrupted) {
     if (run.outcome.waitTimedOut)
-      stopReason = `${unfinished} orders were still being fulfilled when --wait-timeout ended the wait`;
+      stopReason = `${unfinished} ${plural(unfinished, 'order was', 'orders were')} still being fulfilled when --wait-timeout ended the wait`;
     else if (unknown)
-      stopReason = `${unknown} orders have an unknown outcome after retries (network or service errors)`;
-    else if (unfinished) stopReason = `${unfinished} orders could not be read back`;
+      stopReason = `${unknown} ${plural(unknown, 'order has', 'orders have')} an unknown outcome after retries (network or service errors)`;
+    else if (unfinished)
+      stopReason = `${unfinished} ${plural(unfinished, 'order', 'orders')} could not be read back`;
   }
   // Every order delivered or refused: the file is the batch's whole output.
   const complete =
     !run.outcome.interrupted && money.processing === 0 && money.unknown === 0 && money.unsent === 0;
+  const tally = new Tally();
+  const rows = counted(journalRecords(run.fd, journals.path, state, run.refOf), tally, run.counts);
   let outputSha256: string;
   try {
-    outputSha256 =
-      run.intact ??
-      (await writeAtomic(
+    if (run.intact !== undefined) {
+      for (const _ of rows);
+      outputSha256 = run.intact;
+    } else
+      outputSha256 = await writeAtomic(
         opts.out,
-        assembleOutput(parts, opts.format, { bom: opts.bom }),
-        (sha) => journals.recordOutputPending(sha),
+        assembleOutput(rows, opts.format, { bom: opts.bom }),
+        (sha) => journals.record({ t: 'output-pending', sha256: sha }),
         undefined,
         run.files,
-      ));
+      );
   } catch (error) {
     // Never a cut codes file: the earlier one (if any) stays as it was, and the codes
-    // are in the service and the journal, so the same command writes the file again.
+    // are in the journal, so the same command writes the file again.
     if (error instanceof FileWriteError && error.path === opts.out)
       throw error.withAdvice(
         `no codes file was written (an earlier ${opts.out}, if any, is unchanged); free space and run the same command again: it writes the file from the journal without buying again`,
@@ -82,42 +80,52 @@ export async function finishRun(
     throw error;
   }
   if (run.intact === undefined)
-    await journals.recordOutput(outputSha256, complete ? { format, ...results.summary() } : undefined);
-  if (stopReason) await journals.recordStop(stopReason, run.now());
+    await journals.record({
+      t: 'output',
+      sha256: outputSha256,
+      ...(complete ? { complete: { format: opts.format } } : {}),
+    });
+  if (stopReason) await journals.record({ t: 'stop', reason: stopReason, at: run.now() });
   const outcome: Outcome = run.outcome.interrupted
     ? 'interrupted'
     : stopReason
       ? 'stopped'
-      : results.tally.failed > 0
+      : tally.failed > 0
         ? 'failed-items'
         : 'done';
   return {
     ...base,
     outcome,
-    tally: results.tally,
-    stopReason,
-    shortfall: run.outcome.shortfall,
-    refundable: results.refundable,
+    tally,
+    ...(stopReason !== undefined ? { stopReason } : {}),
+    ...(run.outcome.shortfall ? { shortfall: run.outcome.shortfall } : {}),
+    refundable: state.sums.refundable,
     outputSha256,
-    ordered,
-    ...results.totals(),
+    ordered: new Map(base.report.total.unitsPerProduct),
+    spent: spentOf(state),
     money,
     ...(run.heldPeak !== undefined ? { heldPeak: run.heldPeak } : {}),
-    bookHeld: state.orders.held,
     complete,
   };
 }
 
-function* numbersOf(orders: Iterable<OrderState>): Generator<number> {
-  for (const order of orders) yield order.index;
+/** The rows as they go by, each counted into `tally` (delivered, failed, per product). */
+function* counted(
+  rows: Iterable<OutputRecord>,
+  tally: Tally,
+  counts: (row: OutputRecord) => boolean = () => true,
+): Generator<OutputRecord> {
+  for (const row of rows) {
+    if (counts(row)) tally.add([row]);
+    yield row;
+  }
 }
 
-/**
- * The run's money as the journal's state holds it now (accounting.ts), in one walk of the
- * plan; `delivered(order)`: the order's codes (or failures) are in hand.
- */
-export function moneyOf(state: JournalState, delivered: (order: number) => boolean, runId: string): RunMoney {
-  const account = new MoneyAccount(runId);
-  for (const o of eachEffectiveOrder(state)) account.add(o, delivered(o.index));
-  return account.result();
+/** What the finished orders cost, per productId, in the item's cost currency. */
+export function spentOf(state: JournalState): Map<string, { currency: string; amount: number }> {
+  return new Map([...state.sums.spent].map(([id, e]) => [id, { currency: e.currency, amount: e.sum.value }]));
+}
+
+export function plural(n: number, one: string, many: string): string {
+  return n === 1 ? one : many;
 }

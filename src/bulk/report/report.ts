@@ -7,27 +7,20 @@
 import { remainingCap } from '../../caps.js';
 import { currencyOf, EstimateSum } from '../plan/plan.js';
 import type { Live, PlanReport } from '../run-types.js';
-import type { JournalState, OrderState } from '../store/index.js';
-import { collectEvery, linesOf, WALK_COLLECT_ORDERS } from '../store/index.js';
-import type { BoughtSoFar, PlanEstimate } from '../types.js';
-import { needsBuying } from './accounting.js';
+import type { BoughtSoFar, PlanEstimate, PlannedLine } from '../types.js';
 import { describeBought } from './bought.js';
 
-export async function buildReport(
-  state: JournalState,
-  orders: Iterable<OrderState>,
+/** The report of a journaled plan: one walk of it (`pending`: still to buy) for both sums. */
+export function buildReport(
+  orders: Iterable<{ lines: readonly PlannedLine[]; pending: boolean }>,
   live: Live,
   run: { batch: string; resumed: boolean; rebuy?: BoughtSoFar; maxSpendUsd?: number },
-): Promise<PlanReport> {
-  // One walk of the plan for both sums (its lines may be read back from the journal,
-  // with collections on the way: see collectEvery).
+): PlanReport {
   const total = new EstimateSum(currencyOf(live));
   const pending = new EstimateSum(currencyOf(live));
-  const step = collectEvery(WALK_COLLECT_ORDERS);
-  for (const order of withLines(state, orders, needsBuying)) {
+  for (const order of orders) {
     total.add(order);
     if (order.pending) pending.add(order);
-    await step();
   }
   return reportOf({ total: total.result(), pending: pending.result() }, live, run);
 }
@@ -73,8 +66,4 @@ export function reportOf(
       `--max-spend ${run.maxSpendUsd.toFixed(2)} USD is less than the estimated ${need.toFixed(2)} USD: the run will stop before it passes the budget (exit 4); run again with a larger --max-spend to go on`,
     );
   return report;
-}
-
-function* withLines(state: JournalState, orders: Iterable<OrderState>, pending: (o: OrderState) => boolean) {
-  for (const order of orders) yield { lines: linesOf(state, order), pending: pending(order) };
 }

@@ -76,16 +76,26 @@ export function refundBatchCommand(out: string): string {
   return giftcodesCommand('refund', 'batch', operand(out));
 }
 
-/** The command that resumes a batch: the options that make its batch id, and --out. */
-export function resumeCommand(opts: {
-  input: string;
-  out: string;
-  batch?: string;
-  seal?: boolean;
-  format?: string;
-  bom?: boolean;
-}): string {
+/**
+ * The command that resumes a batch: the options that make its batch id, --out, and the
+ * global flags that chose the service and the account (`service`: as they were given;
+ * never the key, which comes again from where it came from).
+ */
+export function resumeCommand(
+  opts: {
+    input: string;
+    out: string;
+    batch?: string;
+    seal?: boolean;
+    format?: string;
+    bom?: boolean;
+  },
+  service: { baseUrl?: string; profile?: string; insecureHttp?: boolean } = {},
+): string {
   return giftcodesCommand(
+    ...(service.baseUrl ? ['--base-url', service.baseUrl] : []),
+    ...(service.profile ? ['--profile', service.profile] : []),
+    ...(service.insecureHttp ? ['--insecure-http'] : []),
     'order',
     'bulk',
     opts.input,

@@ -17,8 +17,10 @@
 
 import type { HttpClient } from '../../api/http.js';
 import { listOrders, lookupRef } from '../../api/orders.js';
-import { RateLimitError, UsageError } from '../../errors.js';
-import { anchorRef } from '../plan/refs.js';
+import { DEFAULT_RETRY_POLICY } from '../../api/retry.js';
+import { RateLimitError, StoppedError, UsageError } from '../../errors.js';
+import { formatDuration } from '../../io/format.js';
+import { anchorRef, isReplacementRef } from '../plan/refs.js';
 import type { AdaptiveLimit } from './submit.js';
 
 export interface DiscoveryDeps {
@@ -42,7 +44,13 @@ export async function patient<T>(
       return await read();
     } catch (error) {
       if (!(error instanceof RateLimitError) || attempt >= 20) throw error;
-      deps.limit.onRateLimited(error.retryAfterMs);
+      const asked = error.retryAfterMs;
+      if (asked !== undefined && asked > DEFAULT_RETRY_POLICY.maxRetryAfterMs)
+        throw new StoppedError(
+          `the service asked to wait ${formatDuration(asked)} before the next request (Retry-After), longer than the ${formatDuration(DEFAULT_RETRY_POLICY.maxRetryAfterMs)} a run waits: run the same command again later`,
+          'RATE_LIMITED',
+        );
+      deps.limit.onRateLimited(asked);
       await deps.sleep(Math.min(error.retryAfterMs ?? 500, 5_000), deps.signal);
     }
   }
@@ -133,7 +141,8 @@ async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, plan: Pla
         unreadable = true;
         continue;
       }
-      if (!ref.startsWith(prefix)) continue;
+      // A replacement of a failed unit (`order rebuy`) is no order of the plan: it says nothing of how it was packed.
+      if (!ref.startsWith(prefix) || isReplacementRef(ref)) continue;
       found.add(ref);
       if (!plan.has(ref)) foreign.add(ref);
     }

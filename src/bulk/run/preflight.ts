@@ -9,21 +9,21 @@ import { getAccount, getBalance } from '../../api/account.js';
 import { getCatalog, getRates } from '../../api/catalog.js';
 import type { HttpClient } from '../../api/http.js';
 import { ApiError, InvalidInputError, UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
+import { readFile } from '../plan/parse.js';
 import { limitsFrom } from '../plan/plan.js';
 import { defaultBatchId, isValidBatchId } from '../plan/refs.js';
-import { spoolInput } from '../plan/stream-plan.js';
 import { productIndex, validateAccount } from '../plan/validate.js';
 import type { BulkOptions, Live, ParsedInput } from '../run-types.js';
-import type { RowSpool } from '../store/index.js';
-import { checkCompanions, journalPathFor, partsPathFor } from '../store/index.js';
+import { checkCompanions, journalPathFor } from '../store/index.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 
 /**
- * Checks the input and the files beside --out, then parses the whole file, once,
- * into a row spool on disk (spool.ts) that validation and planning read back: no
- * memory per row. The caller closes the spool.
+ * Checks the input and the files beside --out, then reads the whole file once: its
+ * hash (the batch id) and every row that does not parse. Nothing of the rows is kept:
+ * a fresh plan reads the file again (planning.ts) once the live catalog is known.
  */
-export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput; spool: RowSpool }> {
+export async function readInput(opts: BulkOptions): Promise<ParsedInput> {
   if (opts.batch !== undefined && !isValidBatchId(opts.batch)) {
     throw new UsageError('--batch must be 1-64 letters, digits, "-" or "_"');
   }
@@ -32,30 +32,24 @@ export async function readInput(opts: BulkOptions): Promise<{ input: ParsedInput
     if (!info.isFile()) throw new UsageError(`${opts.input} is not a file`);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read ${opts.input}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    throw new UsageError(`cannot read ${opts.input}: ${failureWords(error)}`);
   }
 
   // The output and its companions: a link or another user's file planted at one of
   // these names is refused now, before any request, never after a charge.
-  await checkCompanions([opts.out, journalPathFor(opts.out), partsPathFor(opts.out)]);
+  await checkCompanions([opts.out, journalPathFor(opts.out)]);
 
   // The whole file before anything else.
-  const parsed = await spoolInput(opts.input);
+  const parsed = await readFile(opts.input, () => undefined);
   // A header problem or one of the whole file: the rows cannot be read as meant.
-  const fileBroken = parsed.errors.some((e) => e.row === undefined);
-  if (fileBroken) {
-    await parsed.spool.close();
+  if (parsed.errors.some((e) => e.row === undefined))
     throw new InvalidInputError(parsed.errors, basename(opts.input));
-  }
   return {
-    spool: parsed.spool,
-    input: {
-      rowCount: parsed.rows,
-      errors: parsed.errors,
-      sha256: parsed.sha256,
-      batch: opts.batch ?? defaultBatchId(parsed.sha256, { seal: opts.seal }),
-      ...(parsed.repeatedRefs ? { repeatedRefs: parsed.repeatedRefs } : {}),
-    },
+    rowCount: parsed.rows,
+    errors: parsed.errors,
+    sha256: parsed.sha256,
+    batch: opts.batch ?? defaultBatchId(parsed.sha256, { seal: opts.seal }),
+    ...(parsed.repeatedRefs ? { repeatedRefs: parsed.repeatedRefs } : {}),
   };
 }
 

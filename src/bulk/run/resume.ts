@@ -11,12 +11,13 @@ import { UsageError } from '../../errors.js';
 import { boughtSoFar, describeBought } from '../report/bought.js';
 import type { BulkOptions, JournalChoice, ParsedInput } from '../run-types.js';
 import {
+  checkCompanions,
   type JournalState,
   journalCopyPathFor,
   journalPathFor,
-  loadBatch,
+  journalSize,
+  loadJournal,
   lockPathFor,
-  readCopyIfAhead,
 } from '../store/index.js';
 import type { BoughtSoFar } from '../types.js';
 import type { DiscoveryDeps } from './discovery.js';
@@ -24,40 +25,17 @@ import type { DiscoveryDeps } from './discovery.js';
 /** Errors that mean the state directory cannot be used here at all. */
 export const UNUSABLE_DIR = new Set(['ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
 
-/**
- * The journal chosen is loaded with its plan's lines left on disk (read back an order
- * at a time: `JournalState.disk`, which the caller closes); any other one read here is
- * closed before this returns.
- */
 export async function chooseJournal(
   opts: BulkOptions,
   input: ParsedInput,
   deps: Pick<DiscoveryDeps, 'notice'>,
   lockBatch: (path: string, batch: string) => Promise<void>,
-): Promise<JournalChoice> {
-  const opened: JournalState[] = [];
-  try {
-    const choice = await choose(opts, input, deps, lockBatch, opened);
-    for (const state of opened) if (state !== choice.journal) await state.disk?.close();
-    return choice;
-  } catch (error) {
-    for (const state of opened) await state.disk?.close();
-    throw error;
-  }
-}
-
-async function choose(
-  opts: BulkOptions,
-  input: ParsedInput,
-  deps: Pick<DiscoveryDeps, 'notice'>,
-  lockBatch: (path: string, batch: string) => Promise<void>,
-  opened: JournalState[],
+  /** The service this run buys from (said when a journal was written for another). */
+  baseUrl?: string,
 ): Promise<JournalChoice> {
   const { batch } = input;
   const journalPath = journalPathFor(opts.out);
-  let journal = await loadBatch(journalPath, { linesOnDisk: true });
-  if (journal) opened.push(journal);
-  let torn = false;
+  let journal = await loadJournal(journalPath);
   let displaced: string | undefined;
   if (journal?.batch && journal.batch.batch === batch && journal.batch.seal !== opts.seal) {
     // The refs do not depend on --seal: resuming (or starting over under the same batch)
@@ -68,7 +46,7 @@ async function choose(
   }
   let rebuy: BoughtSoFar | undefined;
   if (journal?.batch && (journal.batch.batch !== batch || journal.batch.input !== input.sha256)) {
-    const bought = boughtSoFar(journal);
+    const bought = boughtSoFar(journalPath, journal);
     if (!opts.force) {
       const what =
         journal.batch.batch === batch
@@ -86,20 +64,9 @@ async function choose(
     displaced = journal.batch.batch;
     journal = undefined;
   }
-  if (
-    journal?.batch?.account &&
-    opts.accountFingerprint &&
-    journal.batch.account !== opts.accountFingerprint
-  ) {
-    throw new UsageError(
-      `${journalPath} was written with another API key: resume it with that key, or use another --out`,
-    );
-  }
-  if (journal && !journal.planComplete) {
-    // Killed while writing the plan: nothing was submitted yet, so it is rewritten.
-    journal = undefined;
-    torn = true;
-  }
+  if (journal?.batch) refuseOtherAccount(journal, journalPath, opts, baseUrl);
+  // Killed while an earlier version wrote its plan in place: nothing was submitted, so it is replaced.
+  if (journal && !journal.planComplete) journal = undefined;
 
   // The journal's copy in the state directory stands in for a journal beside --out
   // that is gone (deleted, another folder, another --out) or older than the copy.
@@ -125,19 +92,52 @@ async function choose(
       copyPath = undefined;
     }
   }
-  const copy = copyPath ? await readCopyIfAhead(copyPath, journal ? journalPath : undefined) : undefined;
-  if (copy?.state) opened.push(copy.state);
-  if (copy?.state) {
-    refuseOtherRun(copy.state, copy.path, { batch, input: input.sha256, seal: opts.seal });
-    deps.notice(
-      journal
-        ? `the copy of this batch's journal (${copy.path}) is further along than ${journalPath}: resuming from the copy`
-        : `no journal beside ${opts.out}: resuming batch ${batch} from the copy of its journal (${copy.path})`,
-    );
-    journal = copy.state;
-    torn = false;
+  let fromCopy = false;
+  if (copyPath) {
+    await checkCompanions([copyPath]);
+    const size = await journalSize(copyPath);
+    const beside = journal ? await journalSize(journalPath) : -1;
+    const copy = size > beside ? await loadJournal(copyPath) : undefined;
+    if (copy?.batch && copy.planComplete) {
+      refuseOtherRun(copy, copyPath, { batch, input: input.sha256, seal: opts.seal });
+      deps.notice(
+        journal
+          ? `the copy of this batch's journal (${copyPath}) is further along than ${journalPath}: resuming from the copy`
+          : `no journal beside ${opts.out}: resuming batch ${batch} from the copy of its journal (${copyPath})`,
+      );
+      journal = copy;
+      fromCopy = true;
+    }
   }
-  return { journalPath, journal, torn, displaced, rebuy, copyPath, copy };
+  return {
+    journalPath,
+    ...(journal ? { journal } : {}),
+    fromCopy,
+    ...(displaced !== undefined ? { displaced } : {}),
+    ...(rebuy ? { rebuy } : {}),
+    ...(copyPath ? { copyPath } : {}),
+  };
+}
+
+/**
+ * A journal written for another base URL or key (its account fingerprint) is never
+ * resumed: its unsubmitted orders would be bought a second time elsewhere. The message
+ * says which of the two differs.
+ */
+function refuseOtherAccount(
+  journal: JournalState,
+  journalPath: string,
+  opts: BulkOptions,
+  url: string | undefined,
+): void {
+  const header = journal.batch;
+  if (!header?.account || !opts.accountFingerprint || header.account === opts.accountFingerprint) return;
+  const otherUrl = header.baseUrl !== undefined && url !== undefined && header.baseUrl !== url;
+  throw new UsageError(
+    otherUrl
+      ? `${journalPath} was written for ${header.baseUrl}, and this run uses ${url}: resume it with --base-url ${header.baseUrl} (and the key it was bought with), or use another --out`
+      : `${journalPath} was written with another API key${header.baseUrl ? ` (at ${header.baseUrl})` : ''}: resume it with that key, or use another --out`,
+  );
 }
 
 /**
@@ -154,7 +154,7 @@ function refuseOtherRun(
   if (!header) return;
   if (header.input !== expect.input)
     throw new UsageError(
-      `batch ${expect.batch} was bought from another input file (${describeBought(boughtSoFar(state))}; its journal is kept at ${path}): ` +
+      `batch ${expect.batch} was bought from another input file (${describeBought(boughtSoFar(path, state))}; its journal is kept at ${path}): ` +
         'pass another --batch to buy this file',
     );
   if (header.seal !== expect.seal)

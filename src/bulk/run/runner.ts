@@ -1,29 +1,32 @@
 /**
  * Buying the plan: each order submitted under its ref, read until it is finished,
- * and its codes written to its part of the output. The scheduler decides what runs
+ * and its rows of the codes file journaled (`done`). The scheduler decides what runs
  * when; this module is the two steps it runs (submit, read) and what each outcome
- * means for the journal, the queue and the results.
+ * means for the journal and the queue.
  *
  * Money rules, each enforced here:
- * - every outcome (created, unknown, rejected, split) is journaled before it is acted on;
+ * - every outcome (created, unknown, rejected, split, done) is journaled before it is acted on;
  * - a re-split happens only after the service said no order exists for the old ref;
  * - the anchor goes alone: nothing else of the batch is sent before it exists;
- * - codes are never journaled: they go to the output's parts, re-read on every run.
+ * - a settled order (done or refused) is never sent or read again.
  */
 import { getAccount } from '../../api/account.js';
 import { createOrder, getOrder } from '../../api/orders.js';
+import { DEFAULT_RETRY_POLICY } from '../../api/retry.js';
 import { ApiError, InterruptedError, RateLimitError, UnexpectedResponseError } from '../../errors.js';
+import { formatDuration } from '../../io/format.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { limitsFrom, orderUsd, splitOrder } from '../plan/plan.js';
-import { orderRecords, rejectedRecords } from '../report/records.js';
-import type { Results } from '../report/results.js';
+import { orderRecords } from '../records.js';
 import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats, RunnerOutcome } from '../run-types.js';
 import {
-  heapBudget,
   type JournalRecord,
   type JournalState,
-  linesOf,
-  type OrderState,
+  needsBuying,
+  type OrderPhase,
+  type OrderView,
+  type PlanOrder,
+  phaseOf,
 } from '../store/index.js';
 import { heldByAnchor } from './anchor-gate.js';
 import { type CapWindow, capWindowOf, waitForReset } from './cap-reset.js';
@@ -33,6 +36,11 @@ import { computeShortfall, describeShortfall } from './shortfall.js';
 import { SpendBudget } from './spend-budget.js';
 import { classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
 import { DEFAULT_WINDOW, OrderWindow } from './window.js';
+
+/** A wait the service asks for beyond this is not made (docs/retries.md): the run stops instead. */
+export const SERVICE_WAIT_MAX_MS = DEFAULT_RETRY_POLICY.maxRetryAfterMs;
+
+const tooLong = (ms: number | undefined) => ms !== undefined && ms > SERVICE_WAIT_MAX_MS;
 
 /** The stop reason until the shortfall is known (see execute). */
 const INSUFFICIENT_BALANCE = 'insufficient balance';
@@ -44,11 +52,14 @@ export interface RunnerInput {
   opts: BulkOptions;
   deps: BulkDeps;
   state: JournalState;
-  /** Journals a record (durably, in every copy), then folds it into `state`. */
-  record(rec: JournalRecord): Promise<void>;
+  /** Journals records (durably, in every copy, in one write), then folds them into `state`. */
+  record(...recs: JournalRecord[]): Promise<void>;
+  /** What the journal says of an order, a settled one's record read at its place. */
+  view(order: PlanOrder): OrderView;
+  /** The plan, read back from the journal in plan order. */
+  walk(): Iterable<PlanOrder>;
   refOf(row: number): string;
   stats: BulkStats;
-  results: Results;
   /** This run's id, written as `paidBy` in the `created` records of the orders its sends created. */
   runId: string;
 }
@@ -66,40 +77,30 @@ export class Runner {
   private readonly deps: BulkDeps;
   private readonly state: JournalState;
   private readonly stats: BulkStats;
-  private readonly results: Results;
   /** The plan, drawn a window at a time (set by execute). */
-  private window: OrderWindow<OrderState> | undefined;
-  /** Collections at checkpoints, so garbage does not pile up with the run's length (heap-budget.ts). */
-  private readonly heap = heapBudget();
+  private window: OrderWindow<PlanOrder> | undefined;
   /**
    * Orders an earlier run sent without learning the outcome (few: those in flight when
-   * it stopped). Whether that send or this run's created the order decides whose charge
-   * it is, so each is looked up by its ref before this run sends it (see submit).
+   * it stopped), by ref. Whether that send or this run's created the order decides whose
+   * charge it is, so each is looked up by its ref before this run sends it (see submit).
    */
-  private readonly sentBefore = new Set<number>();
+  private readonly sentBefore = new Set<string>();
+  /** The anchor's phase once its create was answered (it never goes back). */
+  private anchorCreated = false;
   /** --max-spend (spend-budget.ts). */
   private readonly budget: SpendBudget;
   /** The spend-cap window that stopped the run, when --continue-after-reset waits it out. */
   private capWindow: CapWindow | undefined;
 
   constructor(private readonly input: RunnerInput) {
-    ({
-      opts: this.opts,
-      deps: this.deps,
-      state: this.state,
-      stats: this.stats,
-      results: this.results,
-    } = input);
-    this.budget = new SpendBudget(this.opts.maxSpendUsd);
+    ({ opts: this.opts, deps: this.deps, state: this.state, stats: this.stats } = input);
+    this.budget = new SpendBudget(this.opts.maxSpend);
     this.scheduler = new Scheduler(
       {
         ...this.deps,
-        afterStep: () => {
-          this.heap.check();
-          this.deps.progress?.(this.stats);
-        },
+        afterStep: () => this.deps.progress?.(this.stats),
       },
-      { concurrency: this.opts.concurrency, waitTimeoutMs: this.opts.waitTimeoutMs },
+      { concurrency: this.opts.concurrency, waitTimeoutMs: this.opts.waitTimeout },
       {
         submit: (order) => this.submit(order),
         poll: (order, attempt) => this.poll(order, attempt),
@@ -113,16 +114,16 @@ export class Runner {
    * Buys `orders` (the effective plan, in plan order, walked lazily: the scheduler
    * draws a window of it at a time) until done, stopped or interrupted.
    */
-  async execute(orders: Iterable<OrderState>): Promise<RunnerOutcome> {
-    this.window = new OrderWindow(orders, this.opts.windowOrders ?? DEFAULT_WINDOW);
+  async execute(): Promise<RunnerOutcome> {
+    this.window = new OrderWindow(this.input.walk(), this.deps.tuning?.windowOrders ?? DEFAULT_WINDOW);
     this.scheduler.feed(this.window);
     // An anchor refused for good stops every run of the batch; an unknown one is sent again.
-    if (this.anchor()?.phase === 'rejected') this.stopIfAnchorBlocked();
+    if (this.anchorPhase() === 'rejected') this.stopIfAnchorBlocked();
     for (;;) {
       await this.scheduler.run();
       if (this.balanceStop) {
         // Only now, with every order in flight settled, is the shortfall exact.
-        this.shortfall = await computeShortfall(this.deps, this.state);
+        this.shortfall = await computeShortfall(this.deps, this.stillToBuy());
         if (this.scheduler.stopReason === INSUFFICIENT_BALANCE)
           this.scheduler.stopReason = describeShortfall(this.shortfall);
       }
@@ -159,42 +160,29 @@ export class Runner {
     return this.window?.peak ?? 0;
   }
 
-  /** An order drawn from the plan: read back, written as refused, parked or queued. */
-  private async place(order: OrderState, stopped: boolean): Promise<void> {
-    if (order.phase === 'submitted' || order.phase === 'unknown') this.sentBefore.add(order.index);
-    if (order.phase === 'rejected') {
-      await this.results.add(
-        order.index,
-        rejectedRecords(order.ref, this.lines(order), order.outcome.message ?? '', this.input.refOf),
-      );
-    } else if (order.phase === 'created') {
-      if (!(await this.reuse(order))) this.scheduler.pollAt(order, 0, this.deps.now());
-    } else if (stopped) this.window?.park(order);
+  /** An order drawn from the plan: skipped when settled, read back, parked or queued. */
+  private async place(order: PlanOrder, stopped: boolean): Promise<void> {
+    const { settled, entry } = phaseOf(this.state, order);
+    if (settled || entry?.final) return;
+    const phase = entry?.phase ?? 'planned';
+    if (phase === 'rejected' || phase === 'split') return;
+    if (phase === 'created') {
+      this.scheduler.pollAt(order, 0, this.deps.now());
+      return;
+    }
+    if (phase === 'submitted' || phase === 'unknown') this.sentBefore.add(order.ref);
+    if (stopped) this.window?.park(order);
     else this.scheduler.submitLater(order);
   }
 
-  /**
-   * A created order whose part an earlier run wrote (the parts file, output.ts) and
-   * whose final status the journal holds is counted from them: no read.
-   */
-  private async reuse(order: OrderState): Promise<boolean> {
-    const { checkoutId, status } = order.outcome;
-    if (!checkoutId || !status || !TERMINAL_ORDER_STATUSES.has(status)) return false;
-    const units = await this.results.reuse(order.index, checkoutId, status);
-    if (!units) return false;
-    this.stats.finished += 1;
-    this.stats.codes += units.delivered;
-    this.stats.failedUnits += units.failed;
-    return true;
-  }
-
-  private lines(order: OrderState) {
-    return linesOf(this.state, order);
+  /** The plan's orders still to buy, with their lines (for the shortfall). */
+  private *stillToBuy(): Generator<PlanOrder> {
+    for (const order of this.input.walk()) if (needsBuying(this.state, order)) yield order;
   }
 
   /** "row 4" or "rows 4-6": where an order's lines come from in the input file. */
-  private rowsOf(order: OrderState): string {
-    const rows = this.lines(order).map((l) => l.row);
+  private rowsOf(order: PlanOrder): string {
+    const rows = order.lines.map((l) => l.row);
     const first = Math.min(...rows);
     const last = Math.max(...rows);
     return first === last ? `row ${first}` : `rows ${first}-${last}`;
@@ -204,32 +192,53 @@ export class Runner {
     this.scheduler.stop(reason);
   }
 
-  private anchor(): OrderState | undefined {
+  /**
+   * The service asked for a wait longer than a run makes (its Retry-After): the run ends
+   * now, resumably, naming the wait; orders still being fulfilled are read by the next run.
+   */
+  private halt(waitMs: number): void {
+    this.stop(
+      `the service asked to wait ${formatDuration(waitMs)} before the next request (Retry-After), longer than the ${formatDuration(SERVICE_WAIT_MAX_MS)} a run waits`,
+    );
+    this.scheduler.abandonReads();
+  }
+
+  /** The anchor as the journal says it now (undefined: a plan without one). */
+  private anchor(): OrderView | undefined {
     const ref = this.state.batch?.anchor;
-    return ref ? this.state.orders.get(ref) : undefined;
+    if (!ref) return undefined;
+    if (this.anchorCreated) return { ref, phase: 'created', lines: [] };
+    const anchor = this.input.view({ index: 0, ref, lines: [], part: false });
+    if (anchor.phase === 'created') this.anchorCreated = true;
+    return anchor;
+  }
+
+  private anchorPhase(): OrderPhase | undefined {
+    return this.anchor()?.phase;
   }
 
   /**
    * The anchor goes alone: no other order of the batch is sent until the service has
    * answered that the anchor exists (discovery.ts relies on it).
    */
-  private heldByAnchor(order: OrderState): boolean {
-    return heldByAnchor(this.anchor(), order);
+  private heldByAnchor(order: PlanOrder): boolean {
+    const ref = this.state.batch?.anchor;
+    return heldByAnchor(ref ? { ref, phase: this.anchorPhase() ?? 'planned' } : undefined, order);
   }
 
   /** After the anchor's submission failed for good (or its outcome is unknown), the run stops. */
   private stopIfAnchorBlocked(): void {
     const anchor = this.anchor();
     if (!anchor || this.scheduler.stopReason) return;
-    if (anchor.phase === 'rejected') {
-      const { message, code } = anchor.outcome;
+    const { ref, phase } = anchor;
+    if (phase === 'rejected') {
       this.stop(
-        `the batch's first order (${anchor.ref}: one unit of row ${this.lines(anchor)[0]?.row ?? 1}) was refused: ${message ?? code ?? ''}; ` +
+        `the batch's first order (${ref}: one unit of row 1) was refused: ${anchor.message ?? anchor.code ?? ''}; ` +
           'nothing else of the batch is sent before it exists. Correct that row and run the file again (an edited file is a new batch)',
       );
-    } else if (anchor.phase === 'unknown')
+    } else if (phase === 'unknown')
       this.stop(
-        `the batch's first order (${anchor.ref}) has an unknown outcome (${anchor.outcome.message ?? 'no answer'}); ` +
+        `the batch's first order (${ref}) has an unknown outcome (${anchor.message ?? 'no answer'}); ` +
           'nothing else of the batch is sent before it is known: run the same command again',
       );
   }
@@ -239,7 +248,7 @@ export class Runner {
    * create's answer or a read): with the fulfilment pace learned so far, it says when
    * the order should be finished, and the read is due then rather than on a blind backoff.
    */
-  private schedulePoll(order: OrderState, attempt: number, seen?: Order): void {
+  private schedulePoll(order: PlanOrder, attempt: number, seen?: Order): void {
     const now = this.deps.now();
     let expectedInMs: number | undefined;
     if (seen) {
@@ -248,34 +257,34 @@ export class Runner {
       if (since !== undefined) expectedInMs = this.pace.expectedIn(seen, now - since);
     }
     const delay = pollDelay(attempt, {
-      firstMs: this.opts.pollFirstMs ?? 300,
-      maxMs: this.opts.pollMaxMs ?? 5_000,
+      firstMs: this.deps.tuning?.pollFirstMs ?? 300,
+      maxMs: this.deps.tuning?.pollMaxMs ?? 5_000,
       expectedInMs,
     });
     this.scheduler.pollAt(order, attempt, now + delay);
   }
 
   /** A read that met a 429: again at the (now lower) pace, keeping the poll schedule. */
-  private reschedulePoll(order: OrderState, attempt: number): void {
+  private reschedulePoll(order: PlanOrder, attempt: number): void {
     const pace = this.deps.limit.pace;
     this.scheduler.pollAt(order, attempt, this.deps.now() + (pace ? Math.ceil(1000 / pace) : 100));
   }
 
-  private async submit(order: OrderState): Promise<void> {
+  private async submit(order: PlanOrder): Promise<void> {
     // An earlier run's send with no known outcome: if the order exists, that send made
     // it (an earlier run's charge) and nothing is sent; if not, this run's send is the
     // first that can create it.
-    if (this.sentBefore.has(order.index)) {
+    if (this.sentBefore.has(order.ref)) {
       const seen = await this.lookUp(order);
       if (seen === 'found' || this.deps.signal.aborted) return;
-      if (seen === 'absent') this.sentBefore.delete(order.index);
+      if (seen === 'absent') this.sentBefore.delete(order.ref);
     }
     if (!this.withinBudget(order)) return;
     await this.input.record({ t: 'submit', ref: order.ref, at: this.deps.now() });
     this.stats.submitted += 1;
     const body = {
       externalRef: order.ref,
-      items: this.lines(order).map((l) => ({
+      items: order.lines.map((l) => ({
         productId: l.productId,
         skuId: l.skuId,
         amount: l.amount,
@@ -297,7 +306,7 @@ export class Runner {
       // A 2xx whose body is not an order (the spec does not show the create's body):
       // the order exists; its ref finds it.
       if (error instanceof UnexpectedResponseError && error.status >= 200 && error.status < 300) {
-        const ours = error.status === 201 || !this.sentBefore.has(order.index);
+        const ours = error.status === 201 || !this.sentBefore.has(order.ref);
         const seen = await this.lookUp(order, ours ? 'this-run' : undefined);
         if (seen === 'found') return;
       }
@@ -308,11 +317,12 @@ export class Runner {
     // A 201 is this send's creation; a 200 replays an earlier send of the same ref: this
     // run's own (a lost answer retried), unless an earlier run sent it without an answer
     // and the look-up above could not tell.
-    this.budget.settled(order.index);
-    const paidBy = !replayed || !this.sentBefore.has(order.index) ? this.input.runId : undefined;
-    this.sentBefore.delete(order.index);
+    this.budget.settled(order.ref);
+    const paidBy = !replayed || !this.sentBefore.has(order.ref) ? this.input.runId : undefined;
+    this.sentBefore.delete(order.ref);
     await this.recordCreated(order, created, paidBy);
     this.stats.created += 1;
+    if (order.ref === this.state.batch?.anchor) this.anchorCreated = true;
     if (TERMINAL_ORDER_STATUSES.has(String(created.status))) await this.finishOrder(order, created);
     else {
       this.createdLocal.set(order.ref, this.deps.now());
@@ -321,17 +331,8 @@ export class Runner {
   }
 
   /** The journal's word that `order` exists, with what the answer said it cost. */
-  private async recordCreated(order: OrderState, seen: Order, paidBy: string | undefined): Promise<void> {
-    await this.input.record({
-      t: 'created',
-      ref: order.ref,
-      checkoutId: seen.checkoutId,
-      status: String(seen.status),
-      at: this.deps.now(),
-      total: seen.totalAmount,
-      ...(seen.paymentCurrency !== undefined ? { currency: seen.paymentCurrency } : {}),
-      ...(paidBy !== undefined ? { paidBy } : {}),
-    });
+  private async recordCreated(order: PlanOrder, seen: Order, paidBy: string | undefined): Promise<void> {
+    await this.input.record(createdRecord(order, seen, paidBy, this.deps.now()));
   }
 
   /**
@@ -339,7 +340,7 @@ export class Runner {
    * (by `paidBy`: this run, or an earlier one) and read until finished. `unverifiable`:
    * the list does not filter, so nothing is concluded.
    */
-  private async lookUp(order: OrderState, paidBy?: 'this-run'): Promise<'found' | 'absent' | 'unverifiable'> {
+  private async lookUp(order: PlanOrder, paidBy?: 'this-run'): Promise<'found' | 'absent' | 'unverifiable'> {
     let seen: Awaited<ReturnType<typeof lookupRef>>;
     try {
       seen = await patient(this.deps, () => lookupRef(this.deps.http, order.ref));
@@ -349,7 +350,8 @@ export class Runner {
       return 'unverifiable';
     }
     if (seen.kind !== 'found') return seen.kind;
-    this.sentBefore.delete(order.index);
+    this.sentBefore.delete(order.ref);
+    if (order.ref === this.state.batch?.anchor) this.anchorCreated = true;
     await this.input.record({
       t: 'created',
       ref: order.ref,
@@ -365,24 +367,24 @@ export class Runner {
   }
 
   /** --max-spend: `order` is sent only within the budget; else it goes back and the run stops. */
-  private withinBudget(order: OrderState): boolean {
-    const over = this.budget.take(order.index, orderUsd({ lines: this.lines(order) }));
+  private withinBudget(order: PlanOrder): boolean {
+    const over = this.budget.take(order.ref, orderUsd(order));
     if (over === undefined) return true;
     this.scheduler.submitNext(order);
     this.stop(over);
     return false;
   }
 
-  private async onSubmitError(order: OrderState, error: unknown): Promise<void> {
+  private async onSubmitError(order: PlanOrder, error: unknown): Promise<void> {
     await this.settleSubmitError(order, error);
     if (order.ref === this.state.batch?.anchor) this.stopIfAnchorBlocked();
   }
 
-  private async settleSubmitError(order: OrderState, error: unknown): Promise<void> {
+  private async settleSubmitError(order: PlanOrder, error: unknown): Promise<void> {
     const failure = classifySubmitError(error);
     // Nothing was created (or it may have been: then its estimate stays committed).
     if (failure.kind !== 'unknown' && failure.kind !== 'interrupted' && failure.kind !== 'fatal')
-      this.budget.release(order.index);
+      this.budget.release(order.ref);
     const at = this.deps.now();
     const record = this.input.record;
     switch (failure.kind) {
@@ -393,10 +395,18 @@ export class Runner {
         this.scheduler.fatal ??= failure.error;
         return;
       case 'unknown':
+        this.deps.limit.onFault();
         await record({ t: 'unknown', ref: order.ref, reason: failure.reason, at });
         this.deps.notice(`order ${order.ref}: outcome unknown (${failure.reason}); a re-run resolves it`);
         return;
       case 'throttled': {
+        if (tooLong(failure.retryAfterMs)) {
+          // Nothing was created: sent again by the next run, once the wait is over.
+          await record({ t: 'unsent', ref: order.ref, reason: 'rate limited', at });
+          this.scheduler.submitNext(order);
+          this.halt(failure.retryAfterMs as number);
+          return;
+        }
         // Nothing was created: back to the head of the queue, with everyone slowed down.
         const count = (this.throttles.get(order.ref) ?? 0) + 1;
         this.stats.retries += 1;
@@ -412,11 +422,7 @@ export class Runner {
         return;
       }
       case 'rejected':
-        await record({ t: 'rejected', ref: order.ref, code: failure.code, message: failure.message, at });
-        await this.results.add(
-          order.index,
-          rejectedRecords(order.ref, this.lines(order), failure.message, this.input.refOf),
-        );
+        await record(rejectedRecord(order, failure.code, failure.message, at));
         this.deps.notice(
           `order ${order.ref} (${this.rowsOf(order)}) refused, nothing charged: ${failure.code}: ${failure.message}; ` +
             'correct the row and buy it in a file of its own (an edited file is a new batch)',
@@ -450,7 +456,7 @@ export class Runner {
   }
 
   /** A per-order limit: nothing was created for this ref (checked), so its parts get new refs. */
-  private async resplit(order: OrderState, limit: string): Promise<void> {
+  private async resplit(order: PlanOrder, limit: string): Promise<void> {
     const found = await patient(this.deps, () => findByRef(this.deps.http, order.ref));
     if (found) {
       // An earlier attempt did create it (e.g. before the limit changed): keep that order.
@@ -465,33 +471,20 @@ export class Runner {
       return;
     }
     const account = await patient(this.deps, () => getAccount(this.deps.http, 'b2b'));
-    const parts = splitOrder({ ref: order.ref, lines: this.lines(order) }, limitsFrom(account.data));
+    const parts = splitOrder(order, limitsFrom(account.data));
     if (!parts) {
       const message = `cannot be split below the account's ${limit}`;
-      await this.input.record({
-        t: 'rejected',
-        ref: order.ref,
-        code: 'B2B_LIMIT_EXCEEDED',
-        message,
-        at: this.deps.now(),
-      });
-      await this.results.add(
-        order.index,
-        rejectedRecords(order.ref, this.lines(order), message, this.input.refOf),
-      );
+      await this.input.record(rejectedRecord(order, 'B2B_LIMIT_EXCEEDED', message, this.deps.now()));
       return;
     }
     await this.input.record({ t: 'split', ref: order.ref, children: parts, at: this.deps.now() });
     this.deps.notice(`order ${order.ref} exceeded ${limit}: split into ${parts.length} orders`);
-    const children = parts
-      .map((p) => this.state.orders.get(p.ref))
-      .filter((o): o is OrderState => Boolean(o));
-    this.stats.orders += children.length - 1;
-    this.scheduler.submitNext(...children);
+    this.stats.orders += parts.length - 1;
+    this.scheduler.submitNext(...parts.map((part) => ({ ...part, index: order.index, part: true })));
   }
 
-  private async poll(order: OrderState, attempt: number): Promise<void> {
-    const { checkoutId } = order.outcome;
+  private async poll(order: PlanOrder, attempt: number): Promise<void> {
+    const checkoutId = this.state.open.get(order.ref)?.checkoutId;
     if (!checkoutId) return;
     let fetched: Order;
     try {
@@ -504,12 +497,17 @@ export class Runner {
         return;
       }
       if (error instanceof RateLimitError) {
+        if (tooLong(error.retryAfterMs)) {
+          this.halt(error.retryAfterMs as number);
+          return;
+        }
         // Nothing was read; try again at the (now lower) pace, keeping the poll schedule.
         this.deps.limit.onRateLimited(error.retryAfterMs);
         this.stats.retries += 1;
         this.reschedulePoll(order, attempt);
         return;
       }
+      this.deps.limit.onFault();
       this.deps.notice(`order ${checkoutId}: could not read it (${(error as Error).message}); trying again`);
       this.schedulePoll(order, attempt + 1);
       return;
@@ -522,28 +520,61 @@ export class Runner {
     } else this.schedulePoll(order, attempt + 1, fetched);
   }
 
-  private async finishOrder(order: OrderState, fetched: Order): Promise<void> {
-    // Already written (and counted) once: a second read changes nothing.
-    if (this.results.has(order.index)) return;
+  private async finishOrder(order: PlanOrder, fetched: Order): Promise<void> {
+    // Already settled (and counted) once: a second read changes nothing.
+    const { settled, entry } = phaseOf(this.state, order);
+    if (settled || entry?.final) return;
     const { records, error } = orderRecords(
       { ...fetched, externalRef: fetched.externalRef ?? order.ref },
-      this.lines(order),
+      order.lines,
       this.input.refOf,
     );
     if (error) {
       this.stop(`order ${fetched.checkoutId} does not match its plan (${error}); its codes are not written`);
       return;
     }
-    // The journal holds what the order cost (the create's answer may not have said):
-    // the run's money is summed from it (accounting.ts).
-    const known = order.outcome;
-    if (known.status !== fetched.status || known.total !== fetched.totalAmount)
-      await this.recordCreated(order, fetched, known.paidBy);
-    await this.results.add(order.index, records, order.ref, fetched);
+    // The journal holds what the order cost (the create's answer may not have said), and
+    // its rows of the codes file: the run's money and the file are made from it.
+    const paidBy = entry?.paidBy;
+    const total = fetched.totalAmount ?? entry?.total;
+    const currency = fetched.paymentCurrency ?? entry?.currency;
+    await this.input.record({
+      t: 'done',
+      ref: order.ref,
+      ...(order.part ? {} : { i: order.index }),
+      checkoutId: fetched.checkoutId,
+      status: String(fetched.status),
+      ...(total !== undefined ? { total } : {}),
+      ...(currency !== undefined ? { currency } : {}),
+      ...(paidBy !== undefined ? { paidBy } : {}),
+      spent: fetched.items
+        .filter((item) => item.unitPrice !== undefined)
+        .map((item) => [item.productId, item.costCurrency ?? '', (item.unitPrice ?? 0) * item.quantity]),
+      records,
+    });
     this.stats.finished += 1;
     for (const r of records) {
       if (r.status === 'completed') this.stats.codes += 1;
       else this.stats.failedUnits += 1;
     }
   }
+}
+
+/** The journal's word that `order` exists, with what the answer said it cost. */
+function createdRecord(order: PlanOrder, seen: Order, paidBy: string | undefined, at: number): JournalRecord {
+  return {
+    t: 'created',
+    ref: order.ref,
+    checkoutId: seen.checkoutId,
+    status: String(seen.status),
+    at,
+    total: seen.totalAmount,
+    ...(seen.paymentCurrency !== undefined ? { currency: seen.paymentCurrency } : {}),
+    ...(paidBy !== undefined ? { paidBy } : {}),
+  };
+}
+
+/** Refused for good, nothing charged: a plan order's refusal settles its place. */
+function rejectedRecord(order: PlanOrder, code: string, message: string, at: number): JournalRecord {
+  return { t: 'rejected', ref: order.ref, code, message, at, ...(order.part ? {} : { i: order.index }) };
 }

@@ -10,13 +10,11 @@
  * whole plan.
  */
 import { InterruptedError } from '../../errors.js';
-import type { OrderState } from '../store/index.js';
+import type { PlanOrder } from '../store/index.js';
 import type { AdaptiveLimit } from './submit.js';
 import type { OrderWindow } from './window.js';
 
-export type Task =
-  | { kind: 'submit'; order: OrderState }
-  | { kind: 'poll'; order: OrderState; attempt: number };
+export type Task = { kind: 'submit'; order: PlanOrder } | { kind: 'poll'; order: PlanOrder; attempt: number };
 
 export interface SchedulerDeps {
   now(): number;
@@ -28,20 +26,20 @@ export interface SchedulerDeps {
 }
 
 export interface Steps {
-  submit(order: OrderState): Promise<void>;
-  poll(order: OrderState, attempt: number): Promise<void>;
+  submit(order: PlanOrder): Promise<void>;
+  poll(order: PlanOrder, attempt: number): Promise<void>;
   /** False holds a submission back for now (the anchor goes alone). */
-  maySubmit(order: OrderState): boolean;
+  maySubmit(order: PlanOrder): boolean;
   /**
    * An order just drawn from the plan: queue it (`submitLater`, `pollAt`), write what
    * is already known of it, or, while `stopped`, park it (`OrderWindow.park`).
    */
-  place?(order: OrderState, stopped: boolean): Promise<void>;
+  place?(order: PlanOrder, stopped: boolean): Promise<void>;
 }
 
 export class Scheduler {
-  private readonly submitQueue: OrderState[] = [];
-  private readonly polls: Array<{ order: OrderState; attempt: number; due: number }> = [];
+  private readonly submitQueue: PlanOrder[] = [];
+  private readonly polls: Array<{ order: PlanOrder; attempt: number; due: number }> = [];
   private inflight = 0;
   private inflightSubmits = 0;
   private pollPhaseStart: number | undefined;
@@ -50,7 +48,7 @@ export class Scheduler {
   /** Idle workers: every one is woken when something changes (an answer may free several). */
   private readonly sleepers = new Set<() => void>();
   /** The plan, drawn a window at a time (see `feed`); none: only what was queued. */
-  private window: OrderWindow<OrderState> | undefined;
+  private window: OrderWindow<PlanOrder> | undefined;
   private filling = false;
   /** Why no more orders are submitted (reads of created orders go on). */
   stopReason: string | undefined;
@@ -66,7 +64,7 @@ export class Scheduler {
   ) {}
 
   /** The plan to draw orders from, as room frees up (each handed to `Steps.place`). */
-  feed(window: OrderWindow<OrderState>): void {
+  feed(window: OrderWindow<PlanOrder>): void {
     this.window = window;
   }
 
@@ -99,20 +97,26 @@ export class Scheduler {
   }
 
   /** Queues an order for submission, after those already queued. */
-  submitLater(order: OrderState): void {
+  submitLater(order: PlanOrder): void {
     this.submitQueue.push(order);
   }
 
   /** Puts orders back at the head of the queue (a throttled order, a stop, re-split parts). */
-  submitNext(...orders: OrderState[]): void {
+  submitNext(...orders: PlanOrder[]): void {
     this.submitQueue.unshift(...orders);
   }
 
   /** A read of `order`, due at `due` (local clock). */
-  pollAt(order: OrderState, attempt: number, due: number): void {
+  pollAt(order: PlanOrder, attempt: number, due: number): void {
     let i = this.polls.length;
     while (i > 0 && (this.polls[i - 1]?.due ?? 0) > due) i--;
     this.polls.splice(i, 0, { order, attempt, due });
+    this.notify();
+  }
+
+  /** No more reads this run either: orders being fulfilled are left for the next run. */
+  abandonReads(): void {
+    this.polls.length = 0;
     this.notify();
   }
 

@@ -5,27 +5,20 @@
  * the same estimate the plan and the confirmation show) minus the live balance.
  */
 import { getBalance } from '../../api/account.js';
-import { formatMoney } from '../../io/format.js';
+import { formatMoney, plural } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
-import { needsBuying } from '../report/accounting.js';
-import type { BalanceShortfall } from '../run-types.js';
-import {
-  collectEvery,
-  eachEffectiveOrder,
-  type JournalState,
-  linesOf,
-  WALK_COLLECT_ORDERS,
-} from '../store/index.js';
+import type { BalanceShortfall, PlannedLine } from '../types.js';
 import { type DiscoveryDeps, patient } from './discovery.js';
 
 /**
- * Every order of the plan not yet created (nor refused for good), at its planned
- * estimate, minus the live balance read first: orders that finish meanwhile are then
- * not counted as still to pay. A balance that cannot be read is said so, never taken as 0.
+ * `remaining` (the orders of the plan not yet created nor refused for good, walked after
+ * the balance is read: orders that finish meanwhile are then not counted as still to
+ * pay) at their planned estimate, minus the live balance. A balance that cannot be read
+ * is said so, never taken as 0.
  */
 export async function computeShortfall(
   deps: Pick<DiscoveryDeps, 'http' | 'limit' | 'sleep' | 'signal'>,
-  state: JournalState,
+  remaining: Iterable<{ lines: readonly PlannedLine[] }>,
 ): Promise<BalanceShortfall> {
   let balanceUsd: number | null = null;
   try {
@@ -35,12 +28,9 @@ export async function computeShortfall(
   }
   let remainingUsd = 0;
   let remainingOrders = 0;
-  const step = collectEvery(WALK_COLLECT_ORDERS);
-  for (const order of eachEffectiveOrder(state)) {
-    if (!needsBuying(order)) continue;
+  for (const order of remaining) {
     remainingOrders += 1;
-    remainingUsd += orderUsd({ lines: linesOf(state, order) });
-    await step();
+    remainingUsd += orderUsd(order);
   }
   return {
     missingUsd:
@@ -54,8 +44,8 @@ export async function computeShortfall(
 export function describeShortfall(shortfall: BalanceShortfall): string {
   const { missingUsd, balanceUsd, remainingOrders, remainingUsd } = shortfall;
   if (missingUsd === undefined || balanceUsd === null)
-    return `insufficient balance: the balance could not be read; the remaining ${remainingOrders} orders cost about ${formatMoney(remainingUsd, 'USD')} in all (run \`giftcodes balance\` to see how much more is needed)`;
-  return `insufficient balance: about ${formatMoney(missingUsd, 'USD')} more is needed for the remaining ${remainingOrders} orders (balance ${formatMoney(balanceUsd, 'USD')})`;
+    return `insufficient balance: the balance could not be read; the remaining ${plural(remainingOrders, 'order')} cost about ${formatMoney(remainingUsd, 'USD')} in all (run \`giftcodes balance\` to see how much more is needed)`;
+  return `insufficient balance: about ${formatMoney(missingUsd, 'USD')} more is needed for the remaining ${plural(remainingOrders, 'order')} (balance ${formatMoney(balanceUsd, 'USD')})`;
 }
 
 /** The top-up question on a terminal; never claims a shortfall the balance read did not show. */
@@ -63,12 +53,12 @@ export function topUpQuestion(shortfall: BalanceShortfall): { message: string; s
   const { missingUsd, remainingOrders, remainingUsd } = shortfall;
   if (missingUsd === undefined)
     return {
-      message: `The balance could not be read; the remaining ${remainingOrders} orders cost about ${formatMoney(remainingUsd, 'USD')}. Top up now?`,
+      message: `The balance could not be read; the remaining ${plural(remainingOrders, 'order')} cost about ${formatMoney(remainingUsd, 'USD')}. Top up now?`,
       suggestedUsd: Math.ceil(remainingUsd),
     };
   const missing = Math.ceil(missingUsd * 100) / 100;
   return {
-    message: `The balance is about ${formatMoney(missing, 'USD')} short for the remaining ${remainingOrders} orders. Top up now?`,
+    message: `The balance is about ${formatMoney(missing, 'USD')} short for the remaining ${plural(remainingOrders, 'order')}. Top up now?`,
     suggestedUsd: Math.ceil(missing),
   };
 }

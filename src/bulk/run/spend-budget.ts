@@ -15,16 +15,16 @@ export const MAX_SPEND_MARGIN = 0.02;
 export class SpendBudget {
   private committed = 0;
   /** The estimate of each order sent and not yet known to exist or not. */
-  private readonly byOrder = new Map<number, number>();
+  private readonly byOrder = new Map<string, number>();
 
   /** `maxUsd` undefined: no budget, every order fits. */
   constructor(private readonly maxUsd: number | undefined) {}
 
   /**
-   * Counts order `index` (estimated at `estimateUsd`) if it fits: undefined. Otherwise
+   * Counts order `key` (its ref) (estimated at `estimateUsd`) if it fits: undefined. Otherwise
    * nothing is counted and the reason to stop is returned.
    */
-  take(index: number, estimateUsd: number): string | undefined {
+  take(key: string, estimateUsd: number): string | undefined {
     if (this.maxUsd === undefined) return undefined;
     const estimate = Math.round(estimateUsd * MICROS * (1 + MAX_SPEND_MARGIN));
     if (this.committed + estimate > Math.round(this.maxUsd * MICROS))
@@ -34,20 +34,20 @@ export class SpendBudget {
         'run again with a larger --max-spend to go on'
       );
     this.committed += estimate;
-    this.byOrder.set(index, estimate);
+    this.byOrder.set(key, estimate);
     return undefined;
   }
 
   /** The order exists (it stays counted, and is no longer tracked on its own). */
-  settled(index: number): void {
-    this.byOrder.delete(index);
+  settled(key: string): void {
+    this.byOrder.delete(key);
   }
 
   /** The service did nothing for the order: its estimate no longer counts. */
-  release(index: number): void {
-    const estimate = this.byOrder.get(index);
+  release(key: string): void {
+    const estimate = this.byOrder.get(key);
     if (estimate === undefined) return;
     this.committed -= estimate;
-    this.byOrder.delete(index);
+    this.byOrder.delete(key);
   }
 }

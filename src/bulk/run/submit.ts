@@ -93,8 +93,9 @@ export function classifySubmitError(error: unknown): SubmitFailure {
  *   429 comes at a pace. A 429 while paced lowers the ceiling to the pace it came at, or
  *   to what went through in the last second if that is less, a step lower again when it
  *   follows the last cut closely (what went through then counted the service's burst).
- *   Every `CLEAN_WINDOW` successes in a row without a 429 the ceiling is probed upwards,
- *   by a step that doubles with each clean window (3%, 6%, 12%...): a low ceiling is left
+ *   Every `CLEAN_WINDOW` successes in a row without a 429 (soon after faults, every
+ *   `CLEAN_WINDOW_MS` without one) the ceiling is probed upwards, by a step that doubles with each clean window (3%, 6%,
+ *   12%...): a low ceiling is left
  *   within a few windows, and a right one is overshot only briefly, once per several
  *   hundred requests, so 429s stay rare.
  * - A 429 before the run has seen anything go through (nothing to learn a rate from):
@@ -116,8 +117,11 @@ export class AdaptiveLimit {
   private lastCut = Number.NEGATIVE_INFINITY;
   private rate: number | undefined;
   private ceiling: number | undefined;
-  /** Successes in a row since the last 429 or probe. */
+  /** Successes in a row since the last 429 or probe, and when that was. */
   private clean = 0;
+  private cleanSince = 0;
+  /** When a request last failed for another reason than a 429 (5xx, no answer in time, a cut body). */
+  private faultAt = Number.NEGATIVE_INFINITY;
   /** The next probe's step, doubled after each clean window. */
   private step = FIRST_PROBE_STEP;
   /** From the first estimate until a 429 at a pace: the ceiling grows with every success. */
@@ -162,6 +166,7 @@ export class AdaptiveLimit {
     const again = t - this.lastCut <= 2 * this.cooldownMs;
     this.lastCut = t;
     this.clean = 0;
+    this.cleanSince = t;
     this.step = FIRST_PROBE_STEP;
     if (this.rate !== undefined) {
       // Refused at this pace: the limit is below it, and at most what went through in the
@@ -189,6 +194,15 @@ export class AdaptiveLimit {
     this.successes = 0;
   }
 
+  /**
+   * A request failed without a 429 (5xx, no answer in time, a cut answer). Successes are
+   * then few for reasons other than the rate limit, and a ceiling learned meanwhile is
+   * too low: for a while after, it is probed upwards by time, not by count.
+   */
+  onFault(): void {
+    this.faultAt = this.now();
+  }
+
   onSuccess(): void {
     const t = this.now();
     this.recent.push(t);
@@ -198,8 +212,12 @@ export class AdaptiveLimit {
         // Doubles a second of clean answers, however few they are at a low first estimate.
         this.ceiling *= 2 ** (Math.max(0, t - this.grewAt) / SLOW_START_DOUBLING_MS);
         this.grewAt = t;
-      } else if (++this.clean >= CLEAN_WINDOW) {
+      } else if (
+        ++this.clean >= CLEAN_WINDOW ||
+        (t - this.cleanSince >= CLEAN_WINDOW_MS && t - this.faultAt < FAULT_MEMORY_MS)
+      ) {
         this.clean = 0;
+        this.cleanSince = t;
         this.ceiling *= 1 + this.step;
         this.step *= 2;
       }
@@ -248,6 +266,13 @@ const RECOVERY = 1.02;
 const SLOW_START_DOUBLING_MS = 1_000;
 /** Successes in a row without a 429 before the ceiling is probed upwards. */
 const CLEAN_WINDOW = 200;
+/**
+ * Within `FAULT_MEMORY_MS` of a fault, a clean window is also this long, whatever the
+ * count: a ceiling learned while faults slowed every answer (few successes a second) is
+ * left within a few windows once they clear (issue 32: back at full pace within 10 s).
+ */
+const CLEAN_WINDOW_MS = 1_500;
+const FAULT_MEMORY_MS = 60_000;
 const FIRST_PROBE_STEP = 0.03;
 /** Successes in the last second needed to learn a rate from them. */
 const MIN_SAMPLES = 5;

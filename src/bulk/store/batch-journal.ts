@@ -12,6 +12,9 @@
 import { rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { JournalDamagedError } from '../../errors.js';
+import { fsyncDir } from '../../io/safe-write.js';
+import { pathId } from '../ids.js';
+import { ensurePrivateDir, openOwn } from './files.js';
 import {
   emptyState,
   type JournalRecord,
@@ -19,10 +22,9 @@ import {
   loadJournal,
   readJournalSnapshot,
 } from './journal.js';
-import { copyJournal, fsyncDir, JournalWriter, journalSize } from './journal-writer.js';
+import { copyJournal, JournalAppender, journalSize } from './journal-writer.js';
 import { REFUNDS_ONLY_REMEDY, readLegacyRefundLog } from './legacy-refund-log.js';
 import { foldRefund, isRefundRecord, type RefundRecord, type RefundState, refundSummary } from './refunds.js';
-import { ensurePrivateDir, openOwn } from './safe-files.js';
 
 /** Where a batch's refunds are, and were, recorded. */
 export interface BatchFiles {
@@ -38,7 +40,7 @@ export interface BatchFiles {
 
 /** The journal of refund records of a batch refunded without its journal (found on the account). */
 export function refundJournalPathFor(configDir: string, batch: string): string {
-  return join(configDir, 'batches', `${batch}.refunds.journal`);
+  return join(configDir, 'batches', `${pathId(batch, 'the batch id')}.refunds.journal`);
 }
 
 export interface BatchJournalDeps {
@@ -49,7 +51,7 @@ export interface BatchJournalDeps {
 
 export class BatchJournal {
   private constructor(
-    private readonly writer: JournalWriter,
+    private readonly writer: JournalAppender,
     /** Each order's refund, by checkoutId, as the journal says now. */
     private readonly refunds: Map<string, RefundState>,
     /** The journal refunds are appended to, and its copy when there is one. */
@@ -62,11 +64,7 @@ export class BatchJournal {
     if (!files.journal) await ensurePrivateDir(dirname(main));
     const copy = files.journal && files.copy ? await levelCopy(main, files.copy, deps) : undefined;
     const state = await loadQuietly(main, files.refunds);
-    const writer = await JournalWriter.open(
-      main,
-      state ? 'append' : 'create',
-      copy ? { path: copy, mode: 'append' } : undefined,
-    );
+    const writer = await JournalAppender.open(main, copy, !state);
     const journal = new BatchJournal(writer, state?.refunds ?? new Map(), copy ? [main, copy] : [main]);
     try {
       for (const log of files.legacy) await journal.carryIn(log, await legacyRefunds(log), deps);
@@ -86,7 +84,7 @@ export class BatchJournal {
 
   /** Appends one refund record; resolves once it is durable in every copy. */
   async record(record: RefundRecord): Promise<void> {
-    await this.writer.append(record);
+    await this.writer.append([record]);
     foldRefund(this.refunds, record);
   }
 
@@ -106,7 +104,7 @@ export class BatchJournal {
   ): Promise<void> {
     if (!states) return;
     const records = refundSummary(states);
-    if (records.length) await this.writer.appendAll(records);
+    if (records.length) await this.writer.append(records);
     for (const record of records) foldRefund(this.refunds, record);
     const kept = `${source}.${deps.now()}.migrated`;
     await rename(source, kept);
@@ -130,20 +128,13 @@ async function journalRefunds(path: string): Promise<Map<string, RefundState> | 
   return (await loadQuietly(path, path))?.refunds;
 }
 
-/**
- * A journal's state with its plan's lines left on disk (nothing of them is needed here).
- * `refundJournal`: the path of the batch's refund journal, whose damage is told as such.
- */
+/** A journal's state; `refundJournal`: the path of the batch's refund journal, whose damage is told as such. */
 async function loadQuietly(path: string, refundJournal?: string): Promise<JournalState | undefined> {
-  let state: JournalState | undefined;
   try {
-    state = await loadJournal(path, { linesOnDisk: true });
+    return await loadJournal(path);
   } catch (error) {
     throw path === refundJournal ? refundJournalDamaged(error) : error;
   }
-  await state?.disk?.close();
-  if (state) delete state.disk;
-  return state;
 }
 
 /**
@@ -209,9 +200,9 @@ async function levelCopy(main: string, copy: string, deps: BatchJournalDeps): Pr
   const states = new Map<string, RefundState>();
   for (const record of tail) if (isRefundRecord(record)) foldRefund(states, record);
   const carried = [...tail.filter((r) => isSideRecord(r) && !isRefundRecord(r)), ...refundSummary(states)];
-  const writer = await JournalWriter.open(base, 'append');
+  const writer = await JournalAppender.open(base);
   try {
-    if (carried.length) await writer.appendAll(carried);
+    if (carried.length) await writer.append(carried);
   } finally {
     await writer.close();
   }

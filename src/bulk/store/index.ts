@@ -1,10 +1,7 @@
 /**
  * The one face of a batch's storage: everything outside `store/` reads and writes a
- * batch through these names, never through the modules behind them (the journal and
- * its copy, the order book and ref index, the row spool and columns, the parts store and
- * codes file, the heap budget, safe files and the lock). test/bulk/store-face.test.ts
- * holds the rule, so the storage can change behind this file without touching the
- * planner, the runner or the report.
+ * batch through these names (test/bulk/store-face.test.ts holds the rule). Callers hand
+ * the store records and read plain state back; none reads or writes a journal line.
  */
 
 export type { OutputFormat } from '../types.js';
@@ -15,60 +12,62 @@ export {
   readBatchRefunds,
   refundJournalPathFor,
 } from './batch-journal.js';
-// Memory: when the long walks collect, and what the heap may hold.
-export { collectEvery, heapBudget, WALK_COLLECT_ORDERS } from './heap-budget.js';
-// A batch's journal read: the records callers hand the store, the snapshot it gives back
-// (its orders in plan order, an order's lines), and the two reading verbs (the run's, which
-// cuts a torn tail, and the after-batch commands', which changes nothing).
-export {
-  carriesRowRefs,
-  eachEffectiveOrder,
-  effectiveOrders,
-  type JournalRecord,
-  type JournalState,
-  linesOf,
-  type OrderPhase,
-  type OrderState,
-  type OutputSummary,
-} from './journal.js';
-// Where a batch's files are, and the plan staged before the confirmation (the planner hands
-// it orders; RunJournals commits it).
+// Where a batch's files are, and how the files beside --out are checked and opened.
 export {
   accountFingerprint,
-  type JournalCopy,
+  assertNotInput,
+  assertOutPathUsable,
+  assertOutReplaceable,
+  checkCompanions,
+  diskStop,
+  ensurePrivateDir,
+  fileExists,
   journalCopyPathFor,
   journalPathFor,
-  loadBatch,
-  PlanStage,
-  partsPathFor,
-  readCopyIfAhead,
-} from './journal-files.js';
+  sha256File,
+} from './files.js';
+// A batch's journal read: the records callers hand the store and the plain state it
+// gives back (the plan walked in plan order, each order's phase, the run's money).
+export {
+  type BatchHeader,
+  carriesRowRefs,
+  effectiveOrderCount,
+  type JournalRecord,
+  type JournalState,
+  loadJournal,
+  moneyOfState,
+  needsBuying,
+  type OrderEntry,
+  type OrderPhase,
+  type OrderView,
+  type PlanOrder,
+  phaseOf,
+  planWalk,
+  readBatch,
+  viewOf,
+} from './journal.js';
+// Writing: a new plan (temporary until committed), a run's records, and a journal alone.
+export {
+  JournalAppender,
+  journalSize,
+  PlanWriter,
+  RunJournals,
+  removeStalePlans,
+} from './journal-writer.js';
 export { legacyBatchRefundLogPathFor, legacyRefundLogPathFor } from './legacy-refund-log.js';
 export { acquireLock, type HeldLock, type LockDeps, lockPathFor, lockWarning } from './lock.js';
-export { assertOutPathUsable, assertOutReplaceable } from './out-path.js';
-// The codes file: parts kept per order, assembled in plan order, written atomically.
+// The codes file: its rows from the journal in plan order, rendered, written atomically.
 export {
   assembleOutput,
-  fileExists,
   formatFor,
+  journalRecords,
   OUTPUT_FORMATS,
   type OutputStyle,
   outputChunks,
-  type PartMeta,
-  PartStore,
   renderOutput,
-  renderPart,
-  sha256File,
+  settledRows,
   writeAtomic,
 } from './output.js';
-export { readBatch } from './read-batch.js';
 // What `refund batch` asked for: records of the journal, folded per order.
 export type { RefundRecord, RefundState } from './refunds.js';
-// A run's journals (beside --out and its copy) held as one object: records in, state out.
-export { type BatchHeader, RunJournals } from './run-journals.js';
-// Files beside the output: private, regular, the user's own; and the lock of a run.
-export { checkCompanions, ensurePrivateDir } from './safe-files.js';
-// The input's rows on disk, and refs kept as columns.
-export { RowSpool } from './spool.js';
-export { RefColumn } from './table.js';
 export { tooManyForWorkbook, XLSX_MAX_ROWS } from './xlsx.js';

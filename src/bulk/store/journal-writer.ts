@@ -1,129 +1,79 @@
 /**
- * Writing a batch's journal: appends made durable in every copy before they count
- * (group commit), a copy made byte for byte, and the small file operations around
- * them (sync a folder, set an old journal aside, sizes).
+ * Writing a batch's journal: the journal beside --out and its copy in the state
+ * directory, kept byte for byte alike.
+ *
+ * - A new plan (`PlanWriter`) is written while it is made, to temporary files beside
+ *   both; it counts only once confirmed: `commit` appends `planned`, syncs both and
+ *   renames them into place. A declined plan, an error or a kill leaves no journal a
+ *   later run could take for a committed plan (a kill leaves a temporary file, removed
+ *   by the next run).
+ * - A run's records (`RunJournals`) are appended with group commit: each resolves only
+ *   once its bytes are fsync'd in both copies, so nothing is acted on that one copy lacks.
  */
-import { type FileHandle, rename, stat } from 'node:fs/promises';
+import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { FileWriteError } from '../../errors.js';
-import { type FileOps, fsyncDir, writeAll, writeFailure } from '../../io/safe-write.js';
-import type { JournalRecord, RecordPlace } from './journal.js';
-import { chunksOf, createExclusive, currentUid, openOwn } from './safe-files.js';
+import { type FileOps, fsyncDir, tempPathFor, writeAll, writeFailure } from '../../io/safe-write.js';
+import type { PlannedOrder } from '../types.js';
+import {
+  checkCompanions,
+  chunksOf,
+  createExclusive,
+  currentUid,
+  ensurePrivateDir,
+  openOwn,
+} from './files.js';
+import {
+  apply,
+  type BatchHeader,
+  emptyState,
+  JOURNAL_VERSION,
+  type JournalRecord,
+  type JournalState,
+  LineSplitter,
+  loadJournal,
+  type Place,
+} from './journal.js';
 
-// The folder sync lives with the one safe writer; re-exported for the journal's callers.
-export { fsyncDir } from '../../io/safe-write.js';
+type Handle = Awaited<ReturnType<typeof createExclusive>>;
 
-/** Moves a journal of another batch aside (only with --force), keeping it for audit. */
-export async function archiveJournal(path: string, batch: string | undefined, now: number): Promise<string> {
-  const target = `${path}.${batch ?? 'unknown'}.${now}.old`;
-  await rename(path, target);
-  return target;
-}
-
-export async function journalExists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export type OpenMode = 'create' | 'truncate' | 'append';
+const STOPPED =
+  'the journal that makes a crash safe is not whole, so the run stopped before sending anything more; free space and run the same command again';
 
 /**
- * Appends with group commit: every append resolves only once its bytes are fsync'd
- * in every copy (the journal beside --out and, when given, its copy in the state
- * directory), so nothing is acted on that one copy lacks. Each append resolves with
- * where its records sit in the file, so the run can read an order's outcome back
- * from the journal instead of keeping it in memory.
+ * Appends to one or two files with group commit: appends made while a write is under way
+ * wait for it and go together in the next one, one fsync each. After a failed write
+ * nothing more is written (a record after a torn one would damage the journal).
  */
-export class JournalWriter {
-  private queue: Array<{ bytes: string | Buffer; resolve: () => void; reject: (e: unknown) => void }> = [];
+class Appender {
+  private queue: Array<{ bytes: string; resolve: () => void; reject: (e: unknown) => void }> = [];
   private flushing: Promise<void> | undefined;
-  /** The byte the next record starts at: bytes are written in the order appends are made. */
-  private end: number;
-  /**
-   * A write failed: what reached the file is not known, so nothing more is written
-   * after it (a record after a torn one would leave a damaged journal) and no place
-   * is told from here on.
-   */
   private failure: { error: unknown } | undefined;
 
-  private constructor(
-    private readonly handles: FileHandle[],
-    /** Each handle's file, to name the one a write failed in. */
+  constructor(
+    private readonly handles: Handle[],
     private readonly paths: string[],
-    readonly path: string,
-    start: number,
-  ) {
-    this.end = start;
-  }
+    /** Where the next record starts (both files hold the same bytes). */
+    public end: number,
+  ) {}
 
-  /**
-   * `create` starts a journal where none exists, `truncate` rewrites the user's own
-   * torn one (a fresh plan), `append` resumes. None of them follows a link.
-   */
-  static async open(
-    path: string,
-    mode: OpenMode,
-    copy?: { path: string; mode: OpenMode },
-    ops?: FileOps,
-  ): Promise<JournalWriter> {
-    const handles: FileHandle[] = [];
-    const paths: string[] = [];
-    const sizes: number[] = [];
-    try {
-      for (const target of copy ? [{ path, mode }, copy] : [{ path, mode }]) {
-        const handle =
-          target.mode === 'create'
-            ? await createExclusive(target.path, { ops })
-            : await openOwn(target.path, target.mode, currentUid(), ops);
-        handles.push(handle);
-        paths.push(target.path);
-        await handle.chmod(0o600);
-        fsyncDir(target.path);
-        sizes.push((await handle.stat()).size);
-      }
-    } catch (error) {
-      await Promise.all(handles.map((h) => h.close()));
-      throw error;
-    }
-    // Both copies hold the same bytes (openJournals makes sure); if not, places are not told.
-    const start = sizes.every((size) => size === sizes[0]) ? (sizes[0] ?? 0) : Number.NaN;
-    return new JournalWriter(handles, paths, path, start);
-  }
-
-  /** Appends one record; resolves with its place in the file once durable (undefined: not known). */
-  async append(record: JournalRecord): Promise<RecordPlace | undefined> {
-    return (await this.appendAll([record]))[0];
-  }
-
-  appendAll(records: JournalRecord[]): Promise<Array<RecordPlace | undefined>> {
+  /** Appends records; resolves with each one's place once durable in every file. */
+  append(records: JournalRecord[]): Promise<Place[]> {
+    // After a failed write nothing more is appended, and the caller learns it now.
+    if (this.failure) return Promise.reject(this.failure.error);
     const lines = records.map((r) => `${JSON.stringify(r)}\n`);
     const places = lines.map((line) => {
       const len = Buffer.byteLength(line);
-      const place = Number.isNaN(this.end) ? undefined : { at: this.end, len };
+      const place = { at: this.end, len: len - 1 };
       this.end += len;
       return place;
     });
-    return this.enqueue(lines.join(''), places);
-  }
-
-  /**
-   * Appends whole records already serialized (JSON lines, each ending in a newline): the
-   * plan staged before the confirmation is copied in so, never parsed again. Resolves with
-   * the place of the whole chunk once durable (undefined: not known).
-   */
-  appendLines(bytes: Buffer): Promise<RecordPlace | undefined> {
-    const place = Number.isNaN(this.end) ? undefined : { at: this.end, len: bytes.length };
-    this.end += bytes.length;
-    return this.enqueue(bytes, place);
-  }
-
-  private enqueue<T>(bytes: string | Buffer, value: T): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ bytes, resolve: () => resolve(value), reject });
-      this.flushing ??= this.flush();
+      this.queue.push({ bytes: lines.join(''), resolve: () => resolve(places), reject });
+      // Started on the next tick: were the flush to finish without awaiting anything, it
+      // would clear `flushing` before this assignment, which would then stay set for ever
+      // and every later append would wait on a flush that never comes.
+      this.flushing ??= Promise.resolve().then(() => this.flush());
     });
   }
 
@@ -135,18 +85,10 @@ export class JournalWriter {
         continue;
       }
       try {
-        // One append alone (a staged plan's chunk) is written as it is: no copy of a megabyte.
-        const only = batch.length === 1 ? batch[0]?.bytes : undefined;
-        const text =
-          only ??
-          (batch.every((b) => typeof b.bytes === 'string')
-            ? batch.map((b) => b.bytes).join('')
-            : Buffer.concat(
-                batch.map((b) => (typeof b.bytes === 'string' ? Buffer.from(b.bytes) : b.bytes)),
-              ));
+        const text = batch.map((b) => b.bytes).join('');
         await Promise.all(
           this.handles.map(async (handle, i) => {
-            const path = this.paths[i] ?? this.path;
+            const path = this.paths[i] as string;
             await writeAll(handle, text, path);
             await handle.sync().catch((error: unknown) => {
               throw writeFailure(path, error);
@@ -155,13 +97,7 @@ export class JournalWriter {
         );
         for (const b of batch) b.resolve();
       } catch (raw) {
-        // The records that make a crash safe are missing: nothing more may be sent.
-        const error =
-          raw instanceof FileWriteError
-            ? raw.withAdvice(
-                'the journal that makes a crash safe is not whole, so the run stopped before sending anything more; free space and run the same command again',
-              )
-            : raw;
+        const error = raw instanceof FileWriteError ? raw.withAdvice(STOPPED) : raw;
         this.failure = { error };
         for (const b of batch) b.reject(error);
       }
@@ -175,16 +111,270 @@ export class JournalWriter {
   }
 }
 
+/** Bytes of plan records gathered before each write while a plan is made (no fsync until commit). */
+const PLAN_CHUNK = 1 << 20;
+
 /**
- * Makes `to` a byte-for-byte copy of the journal at `from` (a new file, or the
- * user's own rewritten in place), fsync'd, so both copies continue from the same
- * records. Streams: a large journal is never one buffer.
+ * A new plan, written as it is made to temporary files beside the journal and its copy,
+ * and made the batch's journal by `commit` once the purchase is confirmed.
+ */
+export class PlanWriter {
+  private buffer: string[] = [];
+  private buffered = 0;
+  private orders = 0;
+  private finished = false;
+
+  private constructor(
+    private readonly handles: Handle[],
+    private readonly temps: string[],
+    private readonly targets: string[],
+    private readonly header: Extract<JournalRecord, { t: 'batch' }>,
+  ) {}
+
+  /** Temporary files for `journalPath` (and `copyPath`), the batch header written first. */
+  static async open(
+    journalPath: string,
+    copyPath: string | undefined,
+    header: BatchHeader,
+    ops?: FileOps,
+  ): Promise<PlanWriter> {
+    const targets = copyPath ? [journalPath, copyPath] : [journalPath];
+    const temps = targets.map((target) => tempPathFor(target));
+    const handles: Handle[] = [];
+    try {
+      for (const temp of temps) handles.push(await createExclusive(temp, { ops }));
+    } catch (error) {
+      await Promise.all(handles.map((h) => h.close()));
+      await Promise.all(temps.map((temp) => rm(temp, { force: true })));
+      throw error;
+    }
+    const writer = new PlanWriter(handles, temps, targets, { t: 'batch', v: JOURNAL_VERSION, ...header });
+    writer.push(writer.header);
+    return writer;
+  }
+
+  /** Adds one order of the plan, in plan order (a megabyte at a time reaches the files). */
+  async add(order: PlannedOrder): Promise<void> {
+    // A plan is whole once committed (or discarded): an order after that belongs to no plan.
+    if (this.finished) throw new Error('the plan is already committed: no order can be added to it');
+    this.orders += 1;
+    this.push({ t: 'order', ref: order.ref, lines: order.lines });
+    if (this.buffered >= PLAN_CHUNK) await this.flush();
+  }
+
+  private push(record: JournalRecord): void {
+    const line = `${JSON.stringify(record)}\n`;
+    this.buffer.push(line);
+    this.buffered += line.length;
+  }
+
+  private async flush(): Promise<void> {
+    if (!this.buffer.length) return;
+    const text = this.buffer.join('');
+    this.buffer = [];
+    this.buffered = 0;
+    const bytes = Buffer.from(text);
+    await Promise.all(this.handles.map((h, i) => writeAll(h, bytes, this.targets[i] as string)));
+  }
+
+  /** The refs of the plan written so far (the rare check of a batch found on the account compares them). */
+  async refs(): Promise<Set<string>> {
+    await this.flush();
+    const refs = new Set<string>();
+    const handle = await openOwn(this.temps[0] as string, 'read');
+    try {
+      const lines = new LineSplitter();
+      for await (const chunk of chunksOf(handle))
+        for (const { bytes } of lines.push(chunk)) {
+          const record = JSON.parse(bytes.toString('utf8')) as JournalRecord;
+          if (record.t === 'order') refs.add(record.ref);
+        }
+    } finally {
+      await handle.close();
+    }
+    return refs;
+  }
+
+  /**
+   * Makes the plan the batch's journal: `planned` appended, both files synced, then
+   * renamed into place (the journal beside --out last: it is the one a run looks for
+   * first, and the copy alone already resumes the batch). Returns the run's state.
+   */
+  async commit(): Promise<JournalState> {
+    this.push({ t: 'planned', orders: this.orders });
+    try {
+      await this.flush();
+      await Promise.all(
+        this.handles.map((h, i) =>
+          h.sync().catch((error: unknown) => {
+            throw writeFailure(this.targets[i] as string, error);
+          }),
+        ),
+      );
+    } catch (error) {
+      await this.discard();
+      throw error instanceof FileWriteError
+        ? error.withAdvice(
+            'the plan was not made durable, and nothing was bought; free space and run the same command again',
+          )
+        : error;
+    }
+    this.finished = true;
+    await Promise.all(this.handles.map((h) => h.close()));
+    for (let i = this.targets.length - 1; i >= 0; i--) {
+      await rename(this.temps[i] as string, this.targets[i] as string);
+      fsyncDir(this.targets[i] as string);
+    }
+    const state = emptyState();
+    state.batch = this.header;
+    state.planOrders = this.orders;
+    state.planComplete = true;
+    return state;
+  }
+
+  /** Removes the temporary files (a declined or failed plan): nothing remains of it. */
+  async discard(): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    await Promise.all(this.handles.map((h) => h.close().catch(() => {})));
+    await Promise.all(this.temps.map((temp) => rm(temp, { force: true })));
+  }
+}
+
+/** Temporary plan files a killed run left beside `path` (its own regular files only). */
+export async function removeStalePlans(path: string, uid = currentUid()): Promise<void> {
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(`${base}.`) || !/^\.[0-9a-f]{16}\.tmp$/.test(name.slice(base.length))) continue;
+    try {
+      const full = join(dirname(path), name);
+      const info = await stat(full);
+      if (info.isFile() && (uid === undefined || info.uid === uid)) await rm(full, { force: true });
+    } catch {
+      // Gone already, or not ours: nothing depends on it.
+    }
+  }
+}
+
+/**
+ * A run's journal beside --out and its copy, held as one object: records in (durable in
+ * both before `record` resolves), folded into the run's state with their place.
+ */
+export class RunJournals {
+  private constructor(
+    private readonly appender: Appender,
+    /** The run's state: the records so far folded in. */
+    readonly state: JournalState,
+    /** The journal beside --out. */
+    readonly path: string,
+  ) {}
+
+  /**
+   * Opens the batch's journal for its run's records. `copyPath`: its copy in the state
+   * directory, first made level with the journal (whichever is behind becomes a copy of
+   * the other; `fromCopy`: the copy is the one to resume from).
+   */
+  static async open(
+    journalPath: string,
+    copyPath: string | undefined,
+    opts: { fromCopy?: boolean; state?: JournalState; ops?: FileOps } = {},
+  ): Promise<RunJournals> {
+    if (copyPath) {
+      await ensurePrivateDir(dirname(copyPath));
+      if (opts.fromCopy) await copyJournal(copyPath, journalPath);
+      else if ((await journalSize(copyPath)) !== (await journalSize(journalPath)))
+        await copyJournal(journalPath, copyPath);
+    }
+    const paths = copyPath ? [journalPath, copyPath] : [journalPath];
+    const handles: Handle[] = [];
+    try {
+      for (const path of paths) {
+        const handle = await openOwn(path, 'append', currentUid(), opts.ops);
+        await handle.chmod(0o600);
+        handles.push(handle);
+      }
+    } catch (error) {
+      await Promise.all(handles.map((h) => h.close()));
+      throw error;
+    }
+    // The state read before (the journal, or the copy it is now a copy of) holds the same
+    // places; read now, a torn tail is cut before the end is taken.
+    const state = opts.state ?? (await loadJournal(journalPath)) ?? emptyState();
+    const end = (await handles[0]?.stat())?.size ?? 0;
+    return new RunJournals(new Appender(handles, paths, end), state, journalPath);
+  }
+
+  /** Moves a journal of another batch aside (only with --force), keeping it for audit; says where. */
+  static async archive(journalPath: string, batch: string | undefined, now: number): Promise<string> {
+    const target = `${journalPath}.${batch ?? 'unknown'}.${now}.old`;
+    await checkCompanions([target]);
+    await rename(journalPath, target);
+    return target;
+  }
+
+  /** Records one step of an order, durable in both copies, then folds it into `state`. */
+  async record(record: JournalRecord): Promise<void> {
+    await this.recordAll([record]);
+  }
+
+  /** Several records in one durable write (a group commit), folded in the order given. */
+  async recordAll(records: JournalRecord[]): Promise<void> {
+    const places = await this.appender.append(records);
+    for (const [k, record] of records.entries()) apply(this.state, record, places[k]);
+  }
+
+  close(): Promise<void> {
+    return this.appender.close();
+  }
+}
+
+/**
+ * Appends records to a journal alone (no copy): the codes file `order export` rebuilds,
+ * the refund records `refund batch` adds (batch-journal.ts).
+ */
+export class JournalAppender {
+  private constructor(private readonly appender: Appender) {}
+
+  static async open(path: string, copyPath?: string, create = false): Promise<JournalAppender> {
+    const paths = copyPath ? [path, copyPath] : [path];
+    const handles: Handle[] = [];
+    try {
+      for (const p of paths) {
+        const handle = create && p === path ? await createExclusive(p) : await openOwn(p, 'append');
+        await handle.chmod(0o600);
+        handles.push(handle);
+      }
+    } catch (error) {
+      await Promise.all(handles.map((h) => h.close()));
+      throw error;
+    }
+    return new JournalAppender(new Appender(handles, paths, (await handles[0]?.stat())?.size ?? 0));
+  }
+
+  async append(records: JournalRecord[]): Promise<void> {
+    await this.appender.append(records);
+  }
+
+  close(): Promise<void> {
+    return this.appender.close();
+  }
+}
+
+/**
+ * Makes `to` a byte-for-byte copy of the journal at `from` (a new file, or the user's own
+ * rewritten in place), fsync'd, so both copies continue from the same records.
  */
 export async function copyJournal(from: string, to: string): Promise<void> {
   const source = await openOwn(from, 'read');
-  let target: FileHandle | undefined;
+  let target: Handle | undefined;
   try {
-    target = (await journalExists(to)) ? await openOwn(to, 'truncate') : await createExclusive(to);
+    target = (await journalSize(to)) >= 0 ? await openOwn(to, 'truncate') : await createExclusive(to);
     await target.chmod(0o600);
     for await (const chunk of chunksOf(source)) await writeAll(target, chunk, to);
     await target.sync();

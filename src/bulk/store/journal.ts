@@ -1,60 +1,61 @@
 /**
- * The journal: an append-only JSON-lines file beside the output that makes the plan
- * and every order's state durable before and after each submission. Appends are
- * fsync'd (grouped: concurrent appends share one fsync), so after a kill -9 at any
- * point the file holds everything that happened before the last acknowledged
- * append. Codes are never written here: they are re-read from the service.
+ * The journal: an append-only JSON-lines file beside the output (and its byte-for-byte
+ * copy in the state directory) that makes the plan and every order's state durable
+ * before and after each submission. It is the one record of a batch: the plan, every
+ * outcome, and each finished order's rows of the codes file (its `done` record, codes
+ * included: the file is 0600, as the codes file is), from which the codes file is written.
  *
- * A torn last line (killed mid-append) is dropped on load and cut from the file
- * before the next append; what it described is redone, and redoing is safe because
- * every submission replays the same externalRef.
+ * Reading it folds the records into plain state. Memory does not grow with the plan:
+ * the plan's lines stay in the file (read back in plan order by `planWalk`), an order
+ * that is settled (done or refused) keeps only the place of its last record, and the
+ * orders still open (sent, created, unknown: a run's window of them) keep one plain
+ * record each. What the summary needs of settled orders is summed as they settle.
+ *
+ * A torn last line (killed mid-append) is dropped on load and cut from the file before
+ * the next append; what it described is redone, and redoing is safe because every
+ * submission replays the same externalRef. A damaged line before the last is refused.
  */
 
-import { readSync } from 'node:fs';
+import { constants, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { JournalDamagedError } from '../../errors.js';
-import type { OutputFormat, PlannedLine, PlannedOrder, TallySnapshot } from '../types.js';
-import { collectEvery } from './heap-budget.js';
-import {
-  type LinesPlace,
-  OrderBook,
-  type OrderOutcome,
-  type OrderPhase,
-  type OrderState,
-  type PartOf,
-  type RecordPlace,
-} from './order-book.js';
+import { JournalDamagedError, UsageError } from '../../errors.js';
+import { type DoneRecord, moneyOf, SettledSums } from '../accounting.js';
+import type { OutputFormat, PlannedLine, PlannedOrder, RunMoney } from '../types.js';
+import { chunksOf, openOwn } from './files.js';
 import { foldRefund, type RefundRecord, type RefundState } from './refunds.js';
-import { chunksOf, openOwn } from './safe-files.js';
-import { LineTable } from './table.js';
 
 /**
  * 2: plans begin with the batch's anchor order (`anchor` in the batch record).
  * 3: planned lines carry the buyer's row ref (`PlannedLine.ref`). 1 and 2 are still read.
+ * (`done` records and the plan place `i` were added without a new version: earlier
+ * readers skip a record type they do not know, and read the orders again.)
  */
 export const JOURNAL_VERSION = 3;
-/** The first version whose planned lines carry their row's ref. */
-export const LINES_CARRY_REFS = 3;
 
 /** Whether a journal of this version keeps each planned line's row ref (else only the input has it). */
 export function carriesRowRefs(version: number): boolean {
-  return version >= LINES_CARRY_REFS;
+  return version >= 3;
 }
 
+export type BatchRecord = {
+  t: 'batch';
+  v: number;
+  batch: string;
+  input: string;
+  seal: boolean;
+  at: number;
+  account?: string;
+  /** The base URL the batch was bought at (not secret), so a later command can name it. */
+  baseUrl?: string;
+  /** The anchor's ref: no other order is sent before it exists (absent in version 1). */
+  anchor?: string;
+};
+
+/** What starts every journal: the batch, its input, and its anchor. */
+export type BatchHeader = Omit<BatchRecord, 't' | 'v'>;
+
 export type JournalRecord =
-  | {
-      t: 'batch';
-      v: number;
-      batch: string;
-      input: string;
-      seal: boolean;
-      at: number;
-      account?: string;
-      /** The base URL the batch was bought at (not secret), so a later command can name it. */
-      baseUrl?: string;
-      /** The anchor's ref: no other order is sent before it exists (absent in version 1). */
-      anchor?: string;
-    }
+  | BatchRecord
   | { t: 'order'; ref: string; lines: PlannedLine[] }
   | { t: 'planned'; orders: number }
   | { t: 'submit'; ref: string; at: number }
@@ -76,94 +77,280 @@ export type JournalRecord =
       paidBy?: string;
     }
   | { t: 'unknown'; ref: string; reason: string; at: number }
-  /** The service answered that it did not act (a cap, the balance, a 429): sent again later. */
+  /** The service answered that it did not act (a cap, the balance, a 4xx): sent again later. */
   | { t: 'unsent'; ref: string; reason: string; at: number }
-  | { t: 'rejected'; ref: string; code: string; message: string; at: number }
+  /** Refused for good, nothing charged. `i`: its place in the plan (absent for a part, and in older journals). */
+  | { t: 'rejected'; ref: string; code: string; message: string; at: number; i?: number }
   | { t: 'split'; ref: string; children: PlannedOrder[]; at: number }
-  | { t: 'output-pending'; sha256: string }
   /**
-   * The codes file is written (its sha256). `complete`: it holds every order of the plan
-   * (each delivered or refused), with the counts the summary shows, so a re-run of the
-   * batch whose file is intact counts without reading an order (engine.ts).
+   * Replacements for failed units of the finished plan (`order rebuy`): orders after the
+   * plan's own, their places following its (`planOrders`, then in the order given).
+   * `products`: the product each replaced product was mapped to.
    */
-  | { t: 'output'; sha256: string; complete?: OutputSummary }
+  | { t: 'rebuy'; orders: PlannedOrder[]; products?: Record<string, string>; at: number }
+  | DoneRecord
+  | { t: 'output-pending'; sha256: string }
+  /** The codes file is written (its sha256); `complete`: it holds every order of the plan. */
+  | { t: 'output'; sha256: string; complete?: { format: OutputFormat } }
   | { t: 'stop'; reason: string; at: number }
   /** What `refund batch` asked for and was answered (refunds.ts): not orders, never read by a bulk run. */
   | RefundRecord;
 
-export type { OrderPhase, OrderState, RecordPlace } from './order-book.js';
+export type { DoneRecord };
 
-/** What a complete output's record keeps of the run's counts (results.ts). */
-export interface OutputSummary {
-  format: OutputFormat;
-  tally: TallySnapshot;
-  spent: Array<[productId: string, currency: string, amount: number]>;
+export type OrderPhase = 'planned' | 'submitted' | 'unknown' | 'created' | 'rejected' | 'split';
+
+/** An order the journal has said something of and that is not settled by its place alone. */
+export interface OrderEntry {
+  ref: string;
+  phase: OrderPhase;
+  checkoutId?: string;
+  status?: string;
+  total?: number;
+  currency?: string;
+  paidBy?: string;
+  /** Why it is unknown, or why it was refused. */
+  message?: string;
+  code?: string;
+  /**
+   * Settled, but not in the plan's place list (a part, or a refusal of an older
+   * journal): its `done` or `rejected` record, and where it is when known.
+   */
+  final?: { place?: Place };
 }
 
+/** Where a record sits in the journal: its line's first byte and, when known, its length. */
+export interface Place {
+  at: number;
+  len?: number;
+}
+
+/** A batch's journal as read: plain state; the plan's lines and the settled orders' rows stay in the file. */
 export interface JournalState {
-  batch?: Extract<JournalRecord, { t: 'batch' }>;
+  batch?: BatchRecord;
   planComplete: boolean;
-  /** Every order, by number (see order-book.ts): its plan's orders are `orders.roots()`. */
-  orders: OrderBook;
-  /** The lines of orders held in memory (a small plan, a split made in this run). */
-  lines: LineTable;
+  /** Orders of the plan (`order` records), before any re-split. */
+  planOrders: number;
+  /**
+   * Where each settled order of the plan (by its place in the plan) has its `done` or
+   * `rejected` record: the byte its line starts at (one number an order, read back to
+   * the line's end).
+   */
+  settled: Array<number | undefined>;
+  /** Orders with an open state (sent, unknown, created but not done), parts, and older refusals: by ref. */
+  open: Map<string, OrderEntry>;
+  /** Each re-split order's parts, by the parent's ref. */
+  splits: Map<string, PlannedOrder[]>;
+  /** Orders bought in place of failed units (`rebuy` records), after the plan's: few, so held. */
+  replacements: PlannedOrder[];
+  /** What the settled orders add up to (done records and refusals). */
+  sums: SettledSums;
   outputs: Set<string>;
   /** The last `output` record: the codes file as the last run that wrote it left it. */
   lastOutput?: Extract<JournalRecord, { t: 'output' }>;
-  /** Each refunded order's refund, by checkoutId, folded from the refund records (refunds.ts). */
+  /** Each refunded order's refund, by checkoutId (refunds.ts). */
   refunds: Map<string, RefundState>;
-  /**
-   * A read-only descriptor of the journal when the plan's lines are left on disk and
-   * read back one order at a time (a large plan): see `loadJournal` and `PlanStage.commit` (journal-files.ts).
-   * Orders' outcomes are then read back from it too.
-   */
-  disk?: { fd: number; close(): Promise<void>; path?: string };
 }
 
 export function emptyState(): JournalState {
-  const state: JournalState = {
+  return {
     planComplete: false,
-    orders: new OrderBook((place, ref) => outcomeAt(state, place, ref)),
-    lines: new LineTable(),
+    planOrders: 0,
+    settled: [],
+    open: new Map(),
+    splits: new Map(),
+    replacements: [],
+    sums: new SettledSums(),
     outputs: new Set(),
     refunds: new Map(),
   };
-  return state;
 }
 
 /**
- * One buffer for every record read back from disk, grown to the largest record seen.
- * Reads are synchronous and the bytes are decoded before the next one, so it is never
- * shared; a fresh buffer per read would leave one off-heap allocation per order for
- * the collector (measured: a walk of the plan of 20,000 orders, 20-36 MB of RSS).
+ * Folds one record into the state. `place`: where it sits in the journal (known when it
+ * was read from, or appended to, the file); a settling record without one keeps nothing
+ * to read it back by, so it is kept as an open entry.
  */
-let scratchBuffer = Buffer.alloc(0);
-function scratch(size: number): Buffer {
-  if (scratchBuffer.length < size) scratchBuffer = Buffer.allocUnsafe(Math.max(size, 64 * 1024));
-  return scratchBuffer;
+export function apply(state: JournalState, record: JournalRecord, place?: Place): JournalState {
+  const { open } = state;
+  const entry = 'ref' in record && record.t !== 'refund-intent' ? open.get(record.ref) : undefined;
+  const settle = (i: number | undefined, ref: string, update: Partial<OrderEntry>) => {
+    const places = state.planOrders + state.replacements.length;
+    if (i !== undefined && place && state.settled[i] === undefined && i < places) {
+      state.settled[i] = place.at;
+      open.delete(ref);
+    } else
+      open.set(ref, {
+        ...entry,
+        ...update,
+        ref,
+        phase: update.phase ?? 'created',
+        final: place ? { place } : {},
+      });
+  };
+  switch (record.t) {
+    case 'batch':
+      state.batch = record;
+      break;
+    case 'order':
+      state.planOrders += 1;
+      break;
+    case 'planned':
+      state.planComplete = true;
+      // Every place at once, so a place settled out of order never makes the array sparse.
+      if (state.settled.length === 0) state.settled = new Array(state.planOrders).fill(undefined);
+      break;
+    case 'submit':
+      if (!entry || entry.phase === 'unknown') open.set(record.ref, { ref: record.ref, phase: 'submitted' });
+      break;
+    case 'created':
+      if (entry?.final) break;
+      open.set(record.ref, {
+        ref: record.ref,
+        phase: 'created',
+        checkoutId: record.checkoutId,
+        status: record.status,
+        // A later read keeps what an earlier answer said it cost and who paid.
+        ...(record.total !== undefined
+          ? { total: record.total }
+          : entry?.total !== undefined
+            ? { total: entry.total }
+            : {}),
+        ...(record.currency !== undefined
+          ? { currency: record.currency }
+          : entry?.currency !== undefined
+            ? { currency: entry.currency }
+            : {}),
+        ...(record.paidBy !== undefined
+          ? { paidBy: record.paidBy }
+          : entry?.paidBy !== undefined
+            ? { paidBy: entry.paidBy }
+            : {}),
+      });
+      break;
+    case 'unsent':
+      if (entry?.phase === 'submitted') open.delete(record.ref);
+      break;
+    case 'unknown':
+      if (entry?.phase !== 'created' && !entry?.final)
+        open.set(record.ref, { ref: record.ref, phase: 'unknown', message: record.reason });
+      break;
+    case 'rejected':
+      if (entry?.phase === 'created' || entry?.final) break;
+      if (record.i !== undefined && state.settled[record.i] !== undefined) break;
+      state.sums.refused += 1;
+      settle(record.i, record.ref, { phase: 'rejected', code: record.code, message: record.message });
+      break;
+    case 'rebuy':
+      for (const order of record.orders)
+        if (!state.replacements.some((o) => o.ref === order.ref)) {
+          state.replacements.push(order);
+          state.settled.push(undefined);
+        }
+      break;
+    case 'split':
+      if (entry?.phase === 'created' || entry?.final) break;
+      open.set(record.ref, { ref: record.ref, phase: 'split' });
+      state.splits.set(record.ref, record.children);
+      break;
+    case 'done': {
+      if (entry?.final) break;
+      if (record.i !== undefined && state.settled[record.i] !== undefined) break;
+      state.sums.addDone(record);
+      settle(record.i, record.ref, {
+        phase: 'created',
+        checkoutId: record.checkoutId,
+        status: record.status,
+        ...(record.total !== undefined ? { total: record.total } : {}),
+        ...(record.currency !== undefined ? { currency: record.currency } : {}),
+        ...(record.paidBy !== undefined ? { paidBy: record.paidBy } : {}),
+      });
+      break;
+    }
+    case 'output-pending':
+      state.outputs.add(record.sha256);
+      break;
+    case 'output':
+      state.outputs.add(record.sha256);
+      state.lastOutput = record;
+      break;
+    case 'stop':
+      break;
+    case 'refund-intent':
+    case 'refund-answer':
+    case 'refund-error':
+      foldRefund(state.refunds, record);
+      break;
+  }
+  return state;
 }
 
-/** The record at `place` in the journal behind `state.disk`, or undefined when the bytes there are not one. */
-function recordAt(state: JournalState, place: RecordPlace): JournalRecord | undefined {
-  if (!state.disk) throw new Error('journal records on disk without a descriptor');
-  const bytes = scratch(place.len);
+/** The orders of the plan once every re-split order is replaced by its parts. */
+export function effectiveOrderCount(state: JournalState): number {
+  let count = state.planOrders + state.replacements.length;
+  const visit = (children: PlannedOrder[]) => {
+    count += children.length - 1;
+    for (const child of children) {
+      const grand = state.splits.get(child.ref);
+      if (grand) visit(grand);
+    }
+  };
+  for (const [parent, children] of state.splits) if (!isPart(state, parent)) visit(children);
+  return count;
+}
+
+/** A ref that is one of a re-split order's parts. */
+function isPart(state: JournalState, ref: string): boolean {
+  for (const children of state.splits.values()) if (children.some((c) => c.ref === ref)) return true;
+  return false;
+}
+
+/** The run's money as the journal's state holds it now (accounting.ts); `runId`: this run's id. */
+export function moneyOfState(state: JournalState, runId: string): RunMoney {
+  return moneyOf(state.sums, state.open.values(), effectiveOrderCount(state), runId);
+}
+
+/**
+ * One buffer for every record read back by place, grown to the largest record seen:
+ * reads are synchronous and decoded before the next one, so it is never shared.
+ */
+let scratchBuffer = Buffer.alloc(0);
+
+/** The record at `place` in the file behind `fd`; undefined when the bytes there are not one. */
+export function recordAt(fd: number, place: Place): JournalRecord | undefined {
   let read = 0;
-  while (read < place.len) {
-    const n = readSync(state.disk.fd, bytes, read, place.len - read, place.at + read);
+  let end = -1;
+  // A known length is read at once; else a chunk at a time up to the line's end.
+  for (;;) {
+    const want = place.len !== undefined ? place.len - read : 64 * 1024;
+    if (want <= 0) break;
+    if (scratchBuffer.length < read + want) {
+      const grown = Buffer.allocUnsafe(Math.max(read + want, 2 * scratchBuffer.length, 64 * 1024));
+      scratchBuffer.copy(grown, 0, 0, read);
+      scratchBuffer = grown;
+    }
+    const n = readSync(fd, scratchBuffer, read, want, place.at + read);
     if (n === 0) break;
+    if (place.len === undefined) {
+      end = scratchBuffer.subarray(read, read + n).indexOf(10);
+      if (end >= 0) {
+        read += end;
+        break;
+      }
+    }
     read += n;
   }
   try {
-    return JSON.parse(bytes.toString('utf8', 0, read)) as JournalRecord;
+    return JSON.parse(scratchBuffer.toString('utf8', 0, read)) as JournalRecord;
   } catch {
     return undefined;
   }
 }
 
-/** A journal changed under the run (or a wrong place) must never send other lines nor read another order. */
-function changedUnderRun(state: JournalState, ref: string, at: number): JournalDamagedError {
+/** A journal changed under the run must never be read as another order. */
+export function changedUnderRun(path: string, ref: string, at: number): JournalDamagedError {
   return new JournalDamagedError(
-    state.disk?.path ?? 'the journal',
+    path,
     `(the journal changed under the run: order ${ref || '?'} is not at byte ${at})`,
     'the run stopped before sending anything for that order; run the same command again once nothing else writes to the file',
   );
@@ -183,284 +370,259 @@ function damagedAt(path: string, at: number, batch: string | undefined): Journal
   );
 }
 
-/** An order's outcome, read back from its record in the journal. */
-function outcomeAt(state: JournalState, place: RecordPlace, ref: string): OrderOutcome {
-  const record = recordAt(state, place);
-  if (!record || !('ref' in record) || record.ref !== ref) throw changedUnderRun(state, ref, place.at);
-  return outcomeIn(record) ?? {};
-}
-
-/** What an outcome record says of its order (created, unknown, rejected). */
-function outcomeIn(record: JournalRecord): OrderOutcome | undefined {
-  switch (record.t) {
-    case 'created':
-      return {
-        checkoutId: record.checkoutId,
-        status: record.status,
-        ...(record.total !== undefined ? { total: record.total } : {}),
-        ...(record.currency !== undefined ? { currency: record.currency } : {}),
-        ...(record.paidBy !== undefined ? { paidBy: record.paidBy } : {}),
-      };
-    case 'unknown':
-      return { message: record.reason };
-    case 'rejected':
-      return { code: record.code, message: record.message };
-    default:
-      return undefined;
-  }
-}
-
-/** An order's lines as objects, made on demand (the state keeps them as columns or on disk). */
-export function linesOf(state: JournalState, order: { ref?: string; where: LinesPlace }): PlannedLine[] {
-  const where = order.where;
-  if ('first' in where) return state.lines.slice(where.first, where.count);
-  const record = recordAt(state, where);
-  const found =
-    record?.t === 'order'
-      ? record
-      : record?.t === 'split' && where.k !== undefined
-        ? record.children[where.k]
-        : undefined;
-  if (!found || (order.ref !== undefined && found.ref !== order.ref))
-    throw changedUnderRun(state, order.ref ?? '', where.at);
-  return found.lines;
-}
-
-function addOrder(
-  state: JournalState,
-  ref: string,
-  lines: readonly PlannedLine[],
-  place?: RecordPlace,
-  part?: PartOf,
-): number {
-  if (place && state.disk) return state.orders.add(ref, place, part);
-  const first = state.lines.length;
-  for (const line of lines) state.lines.push(line);
-  return state.orders.add(ref, { first, count: lines.length }, part);
-}
-
-/** Pure: fold one record into the state. */
-export function apply(state: JournalState, record: JournalRecord): JournalState {
-  return applyAt(state, record);
-}
-
 /**
- * `apply`, given where the record sits in the journal: a state with `disk` then keeps
- * an order's place instead of its lines, and its outcome's place instead of its text.
+ * Whole lines of a file's chunks, each with where it starts; the last line, when it has
+ * no newline (a torn append), is left in `rest`.
  */
-export function applyAt(state: JournalState, record: JournalRecord, place?: RecordPlace): JournalState {
-  const book = state.orders;
-  // A refund's intent names its order's ref, but refund records fold apart from the orders' phases.
-  const index = 'ref' in record && record.t !== 'refund-intent' ? book.indexOf(record.ref) : -1;
-  const phase = index >= 0 ? book.phaseAt(index) : undefined;
-  const outcome = (to: OrderPhase) => {
-    book.setPhase(index, to);
-    book.setOutcome(index, state.disk ? place : undefined, outcomeIn(record) ?? {});
-  };
-  switch (record.t) {
-    case 'batch':
-      state.batch = record;
-      break;
-    case 'order':
-      if (index < 0) addOrder(state, record.ref, record.lines, place);
-      break;
-    case 'planned':
-      state.planComplete = true;
-      break;
-    case 'submit':
-      if (phase === 'planned' || phase === 'unknown') book.setPhase(index, 'submitted');
-      break;
-    case 'created':
-      if (index >= 0) outcome('created');
-      break;
-    case 'unsent':
-      if (phase === 'submitted') book.setPhase(index, 'planned');
-      break;
-    case 'unknown':
-    case 'rejected':
-      if (index >= 0 && phase !== 'created') outcome(record.t);
-      break;
-    case 'split':
-      if (index >= 0 && phase !== 'created') {
-        book.setPhase(index, 'split');
-        const parts = record.children.map((child, k) => {
-          const known = book.indexOf(child.ref);
-          return known >= 0 ? known : addOrder(state, child.ref, child.lines, place, { parent: index, k });
-        });
-        book.setChildren(index, parts);
-      }
-      break;
-    case 'output-pending':
-      state.outputs.add(record.sha256);
-      break;
-    case 'output':
-      state.outputs.add(record.sha256);
-      state.lastOutput = record;
-      break;
-    case 'stop':
-      break;
-    case 'refund-intent':
-    case 'refund-answer':
-    case 'refund-error':
-      foldRefund(state.refunds, record);
-      break;
-  }
-  return state;
-}
-
-/** The orders to buy, in plan order, with each split order replaced by its parts. */
-export function effectiveOrders(state: JournalState): OrderState[] {
-  return [...eachEffectiveOrder(state)];
-}
-
-/** `effectiveOrders` one at a time, read as the state is then (a split seen live is followed). */
-export function* eachEffectiveOrder(state: JournalState): Generator<OrderState> {
-  const book = state.orders;
-  function* visit(index: number): Generator<OrderState> {
-    const parts = book.childrenOf(index);
-    if (parts) for (const part of parts) yield* visit(part);
-    else yield book.at(index);
-  }
-  for (let n = 0; n < book.rootCount; n++) yield* visit(book.rootAt(n));
-}
-
-/**
- * Folds journal text into a state, line by line. Fed in chunks by `loadJournal`, so
- * a large journal is never one string in memory.
- */
-class JournalReader {
-  readonly state = emptyState();
-  constructor(
-    /** The file read, named by a damage error. */
-    private readonly path: string,
-    private readonly onDisk = false,
-  ) {}
-  /** Bytes of complete, valid lines so far. */
-  goodBytes = 0;
-  torn = false;
+export class LineSplitter {
   private pending: Buffer[] = [];
-  /** A line that did not parse: fatal unless it turns out to be the last one. */
-  private bad: number | undefined;
+  /** Bytes of the lines handed out so far. */
+  offset = 0;
 
-  push(chunk: Buffer): void {
+  *push(chunk: Buffer): Generator<{ bytes: Buffer; at: number }> {
     let start = 0;
     for (;;) {
       const end = chunk.indexOf(10, start);
       if (end === -1) break;
       const piece = chunk.subarray(start, end + 1);
-      const line = this.pending.length ? Buffer.concat([...this.pending, piece]) : piece;
+      const bytes = this.pending.length ? Buffer.concat([...this.pending, piece]) : piece;
       this.pending = [];
-      this.line(line);
+      const at = this.offset;
+      this.offset += bytes.length;
+      yield { bytes, at };
       start = end + 1;
     }
     if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)));
   }
 
-  private line(bytes: Buffer): void {
-    if (this.bad !== undefined) {
+  /** Whether bytes are left after the last newline. */
+  get rest(): boolean {
+    return this.pending.some((b) => b.length > 0);
+  }
+}
+
+/** Folds journal text into a state, line by line, fed in chunks. */
+class JournalReader {
+  readonly state = emptyState();
+  /** Bytes of complete, valid lines so far. */
+  goodBytes = 0;
+  torn = false;
+  private readonly lines = new LineSplitter();
+  /** A line that did not parse: fatal unless it turns out to be the last one. */
+  private bad: number | undefined;
+
+  constructor(private readonly path: string) {}
+
+  push(chunk: Buffer): void {
+    for (const { bytes, at } of this.lines.push(chunk)) {
       // Only the last line can be torn; anything else is damage we must not paper over.
-      throw damagedAt(this.path, this.bad, this.state.batch?.batch);
-    }
-    const text = bytes.toString('utf8', 0, bytes.length - 1);
-    if (text.trim() !== '') {
-      let record: JournalRecord;
-      try {
-        record = JSON.parse(text) as JournalRecord;
-      } catch {
-        this.bad = this.goodBytes;
-        return;
+      if (this.bad !== undefined) throw damagedAt(this.path, this.bad, this.state.batch?.batch);
+      const text = bytes.toString('utf8', 0, bytes.length - 1);
+      if (text.trim() !== '') {
+        let record: JournalRecord;
+        try {
+          record = JSON.parse(text) as JournalRecord;
+        } catch {
+          this.bad = at;
+          continue;
+        }
+        apply(this.state, record, { at, len: bytes.length - 1 });
       }
-      applyAt(this.state, record, this.onDisk ? { at: this.goodBytes, len: bytes.length } : undefined);
+      this.goodBytes = at + bytes.length;
     }
-    this.goodBytes += bytes.length;
   }
 
   end(): void {
-    if (this.bad !== undefined || this.pending.some((b) => b.length > 0)) this.torn = true;
-    this.pending = [];
+    if (this.bad !== undefined || this.lines.rest) this.torn = true;
   }
 }
 
-export function parseJournal(
-  text: string,
-  path = 'the journal',
-): { state: JournalState; goodBytes: number; torn: boolean } {
+/** Folds journal text (a whole file in memory: tests and small files). */
+export function parseJournal(text: string, path = 'the journal'): { state: JournalState; torn: boolean } {
   const reader = new JournalReader(path);
   reader.push(Buffer.from(text));
   reader.end();
-  return { state: reader.state, goodBytes: reader.goodBytes, torn: reader.torn };
+  return { state: reader.state, torn: reader.torn };
 }
 
 /**
- * The journal's state, read in chunks. With `linesOnDisk` the plan's lines are not
- * kept: each order keeps its place in the file, and `state.disk` (to be closed by the
- * caller) reads them back one order at a time, so memory does not grow with the plan.
+ * The journal's state, read in chunks, under the run's lock: a torn tail is cut through
+ * the descriptor (never by name: a link). Undefined when there is no journal.
  */
-export async function loadJournal(
-  path: string,
-  opts: { linesOnDisk?: boolean } = {},
-): Promise<JournalState | undefined> {
+export async function loadJournal(path: string): Promise<JournalState | undefined> {
   let handle: FileHandle;
   try {
-    // Read-write: a torn tail is cut through this descriptor, never by name (a link).
     handle = await openOwn(path, 'update');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const reader = new JournalReader(path, opts.linesOnDisk);
-  if (opts.linesOnDisk) reader.state.disk = await openLines(path);
   try {
-    await foldChunks(handle, reader);
+    const reader = await foldFile(handle, path);
     if (reader.torn) await handle.truncate(reader.goodBytes);
-  } catch (error) {
-    await reader.state.disk?.close();
-    throw error;
-  } finally {
-    await handle.close();
-  }
-  return reader.state;
-}
-
-/**
- * The journal's state read as a snapshot, without changing it (a torn last line is
- * ignored, not cut: cutting is a run's business, under its lock), in chunks as
- * `loadJournal` reads it, never as one string of the whole file.
- */
-export async function readJournalSnapshot(path: string): Promise<JournalState | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const reader = new JournalReader(path);
-    await foldChunks(handle, reader);
     return reader.state;
   } finally {
     await handle.close();
   }
 }
 
-/** Every chunk of the file folded in, then the end (a torn last line noted, not cut). */
-async function foldChunks(handle: FileHandle, reader: JournalReader): Promise<void> {
-  // Each planned line's row ref is interned as it is parsed: a collection every few
-  // MB read keeps a large plan's from piling up (see heap-budget.ts, collectEvery).
-  const step = collectEvery(COLLECT_EVERY_CHUNKS);
-  for await (const chunk of chunksOf(handle)) {
-    reader.push(chunk);
-    await step();
+/**
+ * The journal's state read as a snapshot, without changing it (a torn last line is
+ * ignored, not cut: cutting is a run's business, under its lock).
+ */
+export async function readJournalSnapshot(path: string): Promise<JournalState | undefined> {
+  let handle: FileHandle;
+  try {
+    // Non-blocking: a FIFO planted at the name must not hang the command.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
-  reader.end();
+  try {
+    if (!(await handle.stat()).isFile()) throw new UsageError(`${path} is not a regular file`);
+    return (await foldFile(handle, path)).state;
+  } finally {
+    await handle.close();
+  }
 }
 
-/** Chunks of the journal (256 KB each, so 2 MB: about 15,000 planned lines) between two collections. */
-const COLLECT_EVERY_CHUNKS = 8;
+async function foldFile(handle: FileHandle, path: string): Promise<JournalReader> {
+  const reader = new JournalReader(path);
+  for await (const chunk of chunksOf(handle)) reader.push(chunk);
+  reader.end();
+  return reader;
+}
 
-/** A read-only descriptor of the user's own journal, for `JournalState.disk`. */
-export async function openLines(path: string): Promise<NonNullable<JournalState['disk']>> {
-  const handle = await openOwn(path, 'read');
-  return { fd: handle.fd, close: () => handle.close(), path };
+/** One order of the effective plan as the walk meets it. */
+export interface PlanOrder {
+  /** The place in the plan of the order (of a part: its plan order's). */
+  index: number;
+  ref: string;
+  lines: PlannedLine[];
+  /** Whether it is a re-split order's part (its records carry no place). */
+  part: boolean;
+}
+
+/**
+ * The plan in plan order, read back from the journal's `order` records a chunk at a time
+ * (synchronously: the run's window draws from it one order at a time), each re-split
+ * order replaced by its parts as the state knows them when the walk reaches it.
+ */
+export function* planWalk(fd: number, path: string, state: JournalState): Generator<PlanOrder> {
+  const buffer = Buffer.allocUnsafe(256 * 1024);
+  const lines = new LineSplitter();
+  let position = 0;
+  let index = 0;
+  for (;;) {
+    const n = readSync(fd, buffer, 0, buffer.length, position);
+    if (n === 0) return;
+    position += n;
+    for (const { bytes, at } of lines.push(buffer.subarray(0, n))) {
+      let record: JournalRecord;
+      try {
+        record = JSON.parse(bytes.toString('utf8', 0, bytes.length - 1)) as JournalRecord;
+      } catch {
+        throw changedUnderRun(path, '', at);
+      }
+      if (record.t === 'planned') {
+        // Then the replacements `order rebuy` added, in the places after the plan's.
+        for (const [k, order] of state.replacements.entries())
+          yield* withParts(state, { index: state.planOrders + k, ...order, part: false });
+        return;
+      }
+      if (record.t !== 'order') continue;
+      yield* withParts(state, { index, ref: record.ref, lines: record.lines, part: false });
+      index += 1;
+    }
+  }
+}
+
+function* withParts(state: JournalState, order: PlanOrder): Generator<PlanOrder> {
+  const parts = state.splits.get(order.ref);
+  if (!parts) {
+    yield order;
+    return;
+  }
+  for (const part of parts) yield* withParts(state, { index: order.index, ...part, part: true });
+}
+
+/** What the state says of one order of the walk: settled in place, open, or only planned. */
+export function phaseOf(
+  state: JournalState,
+  order: Pick<PlanOrder, 'index' | 'ref' | 'part'>,
+): { settled?: Place; entry?: OrderEntry } {
+  const at = order.part ? undefined : state.settled[order.index];
+  if (at !== undefined) return { settled: { at } };
+  const entry = state.open.get(order.ref);
+  return entry ? { entry, ...(entry.final?.place ? { settled: entry.final.place } : {}) } : {};
+}
+
+/** Orders still to buy: neither created nor refused for good. */
+export function needsBuying(state: JournalState, order: PlanOrder): boolean {
+  const { settled, entry } = phaseOf(state, order);
+  if (settled || entry?.final) return false;
+  return entry?.phase !== 'created' && entry?.phase !== 'rejected';
+}
+
+/** One order of a batch as the after-batch commands see it: a plain snapshot, its lines included. */
+export interface OrderView {
+  ref: string;
+  phase: OrderPhase;
+  lines: PlannedLine[];
+  checkoutId?: string;
+  status?: string;
+  code?: string;
+  message?: string;
+}
+
+/**
+ * A batch's journal read whole, without changing it, for the commands that work on a
+ * bought batch (locate, export, refund batch): its state and every order of the
+ * effective plan as a snapshot. Undefined when there is no journal at `path`.
+ */
+export async function readBatch(
+  path: string,
+): Promise<{ state: JournalState; orders: OrderView[] } | undefined> {
+  let state: JournalState | undefined;
+  try {
+    state = await readJournalSnapshot(path);
+  } catch (error) {
+    if (error instanceof JournalDamagedError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${path}: ${code ? (error as Error).message : String(error)}`);
+  }
+  if (!state) return undefined;
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const orders: OrderView[] = [];
+    for (const order of planWalk(handle.fd, path, state)) orders.push(viewOf(handle.fd, path, state, order));
+    return { state, orders };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What the state says of one order of the walk, as a snapshot (a settled one's record read at its place). */
+export function viewOf(fd: number, path: string, state: JournalState, order: PlanOrder): OrderView {
+  const { settled, entry } = phaseOf(state, order);
+  const base = { ref: order.ref, lines: order.lines };
+  if (settled) {
+    const record = recordAt(fd, settled);
+    if (!record || !('ref' in record) || record.ref !== order.ref)
+      throw changedUnderRun(path, order.ref, settled.at);
+    if (record.t === 'done')
+      return { ...base, phase: 'created', checkoutId: record.checkoutId, status: record.status };
+    if (record.t === 'rejected')
+      return { ...base, phase: 'rejected', code: record.code, message: record.message };
+  }
+  if (!entry) return { ...base, phase: 'planned' };
+  return {
+    ...base,
+    phase: entry.phase,
+    ...(entry.checkoutId !== undefined ? { checkoutId: entry.checkoutId } : {}),
+    ...(entry.status !== undefined ? { status: entry.status } : {}),
+    ...(entry.code !== undefined ? { code: entry.code } : {}),
+    ...(entry.message !== undefined ? { message: entry.message } : {}),
+  };
 }

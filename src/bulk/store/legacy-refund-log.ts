@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalDamagedError } from '../../errors.js';
+import { pathId } from '../ids.js';
 import type { RefundRecord } from './refunds.js';
 
 /** The log an earlier version kept beside a codes file. */
@@ -17,7 +18,7 @@ export function legacyRefundLogPathFor(codesFile: string): string {
 
 /** The log an earlier version kept for a batch named by its id alone, in the config directory. */
 export function legacyBatchRefundLogPathFor(configDir: string, batch: string): string {
-  return join(configDir, 'batches', `${batch}.refunds`);
+  return join(configDir, 'batches', `${pathId(batch, 'the batch id')}.refunds`);
 }
 
 /** What to do with a damaged file that holds nothing but refunds: moving it aside would lose them. */

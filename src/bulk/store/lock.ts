@@ -24,6 +24,7 @@ import { constants, readFileSync, unlinkSync } from 'node:fs';
 import { link, open, rm, unlink } from 'node:fs/promises';
 import { hostname, uptime } from 'node:os';
 import { InterruptedError, LockedError, UsageError } from '../../errors.js';
+import { failureWords } from '../../io/errno.js';
 import { formatDuration } from '../../io/format.js';
 
 export interface LockRecord {
@@ -123,12 +124,12 @@ function parseRecord(text: string): LockRecord | undefined {
 export async function readLock(path: string): Promise<LockState> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = errno(error);
     if (code === 'ENOENT') return { kind: 'free' };
     if (code === 'ELOOP') return { kind: 'corrupt', reason: 'is a symbolic link, not a lock file' };
-    return { kind: 'corrupt', reason: `cannot be read (${code ?? String(error)})` };
+    return { kind: 'corrupt', reason: `cannot be read (${failureWords(error)})` };
   }
   try {
     const info = await handle.stat();
@@ -139,7 +140,7 @@ export async function readLock(path: string): Promise<LockState> {
     if (!record) return { kind: 'corrupt', reason: 'does not hold a readable lock record' };
     return { kind: 'held', record, id: idOf(text) };
   } catch (error) {
-    return { kind: 'corrupt', reason: `cannot be read (${errno(error) ?? String(error)})` };
+    return { kind: 'corrupt', reason: `cannot be read (${failureWords(error)})` };
   } finally {
     await handle.close();
   }
@@ -233,7 +234,7 @@ async function tryCreate(path: string, record: LockRecord): Promise<HeldLock | u
   try {
     handle = await open(tmp, EXCL, 0o600);
   } catch (error) {
-    throw new UsageError(`cannot create the lock file beside ${path}: ${errno(error) ?? String(error)}`);
+    throw new UsageError(`cannot create the lock file beside ${path}: ${failureWords(error)}`);
   }
   try {
     await handle.writeFile(text);
@@ -251,7 +252,7 @@ async function tryCreate(path: string, record: LockRecord): Promise<HeldLock | u
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') {
       return tryCreateInPlace(path, record, text);
     }
-    throw new UsageError(`cannot create ${path}: ${code ?? String(error)}`);
+    throw new UsageError(`cannot create ${path}: ${failureWords(error)}`);
   } finally {
     await rm(tmp, { force: true });
   }
@@ -264,7 +265,7 @@ async function tryCreateInPlace(path: string, record: LockRecord, text: string) 
     handle = await open(path, EXCL, 0o600);
   } catch (error) {
     if (errno(error) === 'EEXIST') return undefined;
-    throw new UsageError(`cannot create ${path}: ${errno(error) ?? String(error)}`);
+    throw new UsageError(`cannot create ${path}: ${failureWords(error)}`);
   }
   try {
     await handle.writeFile(text);
@@ -293,8 +294,7 @@ export async function takeOver(
   try {
     handle = await open(guard, EXCL, 0o600);
   } catch (error) {
-    if (errno(error) !== 'EEXIST')
-      throw new UsageError(`cannot create ${guard}: ${errno(error) ?? String(error)}`);
+    if (errno(error) !== 'EEXIST') throw new UsageError(`cannot create ${guard}: ${failureWords(error)}`);
     let taker: Partial<LockRecord> | undefined;
     try {
       taker = JSON.parse(readFileSync(guard, 'utf8'));

@@ -1,7 +1,7 @@
 /** `giftcodes account`: tier, status, limits, daily and monthly usage, rebates progress. */
 import type { Context } from '../../context.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { err, out } from '../../io/streams.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { surfaceOption } from '../shared/options.js';
 
 const options = { surface: surfaceOption } as const;

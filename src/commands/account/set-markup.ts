@@ -6,10 +6,10 @@
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { CliError, ExitCode, UsageError } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
+import { nonNegativeAmount } from '../../flags/parse.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
-import { nonNegativeAmount } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { precheck } from '../shared/precheck.js';
 

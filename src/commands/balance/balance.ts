@@ -1,8 +1,8 @@
 /** `giftcodes balance`: the prepaid balance (USD). */
 import type { Context } from '../../context.js';
+import { defineCommand } from '../../flags/define.js';
 import { formatMoney } from '../../io/format.js';
 import { out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'balance',

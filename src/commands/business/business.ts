@@ -1,5 +1,5 @@
 /** `giftcodes business`: the group of the account's business capabilities. */
-import { defineCommand } from '../define.js';
+import { defineCommand } from '../../flags/define.js';
 
 export default defineCommand({
   command: 'business',

@@ -1,10 +1,10 @@
 /** `giftcodes business enable`: enable a capability (POST /user/business/enable); b2b stays on. */
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 
 const options = {

@@ -1,7 +1,7 @@
 /** `giftcodes catalog`: list products: name, id, currencies, denominations, countries. */
 import type { Context } from '../../context.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { surfaceOption } from '../shared/options.js';
 
 const options = {

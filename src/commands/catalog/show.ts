@@ -3,11 +3,11 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatMoney } from '../../io/format.js';
 import { printFields, printJson, printTable } from '../../io/output.js';
 import { out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
 import { inheritedSurfaceOption } from '../shared/options.js';
 import { findProduct } from './filter.js';
 

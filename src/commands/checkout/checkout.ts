@@ -1,5 +1,5 @@
 /** `giftcodes checkout`: the group of the retailer surface's checkouts. */
-import { defineCommand } from '../define.js';
+import { defineCommand } from '../../flags/define.js';
 
 export default defineCommand({
   command: 'checkout',

@@ -1,9 +1,9 @@
 /** `giftcodes checkout list`: retailer checkouts, newest first. */
 import type { listCheckouts } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';
 import { ORDER_STATUSES } from '../../schemas/enums.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { listOptions } from '../shared/options.js';
 
 const options = listOptions('checkouts', ORDER_STATUSES);

@@ -1,13 +1,13 @@
 /** `giftcodes checkout pay`: create (or re-quote an expired) payment invoice for a pending checkout. */
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatAmountOf } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { printInvoice } from '../../payments/invoice.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';

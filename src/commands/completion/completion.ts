@@ -1,8 +1,7 @@
 /** `giftcodes completion bash|zsh|fish`: prints the script for the command tree this binary has. */
 import type { Context } from '../../context.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { outOwn } from '../../io/streams.js';
-import { VERSION } from '../../version.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 
 const args = {
   shell: { usage: '<shell>', description: 'bash, zsh or fish', choices: ['bash', 'zsh', 'fish'] },
@@ -24,13 +23,12 @@ export default defineCommand({
 });
 
 export async function runCompletion(ctx: Context, opts: DeclaredValues<typeof args>): Promise<void> {
-  const [{ buildProgram }, { bashScript, fishScript, zshScript }, { describeTree }] = await Promise.all([
-    import('../../program.js'),
+  const [{ bashScript, fishScript, zshScript }, { describeTree }] = await Promise.all([
     import('./scripts.js'),
     import('./tree.js'),
   ]);
   // The whole tree: the one being run holds only the commands of the nouns typed.
-  const program = await buildProgram(ctx.io, VERSION, () => ctx);
+  const program = await ctx.commandTree();
   const scripts = { bash: bashScript, zsh: zshScript, fish: fishScript };
   outOwn(ctx.io, scripts[opts.shell](describeTree(program)));
 }

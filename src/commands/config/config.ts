@@ -1,5 +1,5 @@
 /** `giftcodes config`: the group of the profile commands (for scripts). */
-import { defineCommand } from '../define.js';
+import { defineCommand } from '../../flags/define.js';
 
 export default defineCommand({
   command: 'config',

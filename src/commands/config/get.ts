@@ -1,9 +1,9 @@
 /** `giftcodes config get <key>`. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { defineCommand } from '../../flags/define.js';
 import { printJson } from '../../io/output.js';
 import { out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'config get',

@@ -1,11 +1,11 @@
 /** `giftcodes config list`. */
 import { DEFAULT_PROFILE, profileName } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
+import { defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { redactUrls } from '../../io/redact-url.js';
 import { err } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'config list',

@@ -1,7 +1,7 @@
 /** `giftcodes config set <key> <value>`. */
 import type { Context } from '../../context.js';
+import { defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'config set',

@@ -1,8 +1,8 @@
 /** `giftcodes config unset <key>`. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'config unset',

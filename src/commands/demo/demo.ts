@@ -5,35 +5,30 @@
  */
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatMoney } from '../../io/format.js';
 import { giftcodesCommand, operand, shellWord } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { packageFile } from '../../package-files.js';
-import { defineCommand } from '../define.js';
-import { nonNegativeInt } from '../parse.js';
+
+const options = {
+  out: { flags: '--out <path>', description: 'where to write the codes', default: 'demo-codes.csv' },
+  input: {
+    flags: '--input <csv>',
+    description: 'the order file (default: the bundled fixtures/demo-orders.csv)',
+  },
+  keep: {
+    flags: '--keep',
+    description:
+      "keep the demo's sandbox running after the run (until Ctrl-C), to try refund batch and order reconcile on its codes file",
+  },
+} as const;
 
 export default defineCommand({
   command: 'demo',
   description:
     'start a local sandbox, fund an account, bulk-buy fixtures/demo-orders.csv, write demo-codes.csv',
-  options: {
-    out: { flags: '--out <path>', description: 'where to write the codes', default: 'demo-codes.csv' },
-    input: {
-      flags: '--input <csv>',
-      description: 'the order file (default: the bundled fixtures/demo-orders.csv)',
-    },
-    keep: {
-      flags: '--keep',
-      description:
-        "keep the demo's sandbox running after the run (until Ctrl-C), to try refund batch and order reconcile on its codes file",
-    },
-    fulfillmentMs: {
-      flags: '--fulfillment-ms <ms>',
-      description: "the demo sandbox's time per fulfilled unit (a slow run to watch, or to stop)",
-      parse: nonNegativeInt,
-      hidden: true,
-    },
-  },
+  options,
   examples: [
     'giftcodes demo',
     'giftcodes demo --out /tmp/demo-codes.csv --input my-orders.csv',
@@ -48,15 +43,15 @@ export const DEMO_TIER = 'growth';
 
 /** The demo may replace its own earlier output, never a file of a real batch. */
 async function earlierDemoOnly(out: string): Promise<boolean> {
-  const { journalPathFor, loadBatch, fileExists } = await import('../../bulk/index.js');
-  const journal = await loadBatch(journalPathFor(out));
+  const { journalPathFor, loadJournal, fileExists } = await import('../../bulk/index.js');
+  const journal = await loadJournal(journalPathFor(out));
   if (journal?.batch) return journal.batch.batch.startsWith('demo-');
   return !(await fileExists(out));
 }
 
 export async function runDemo(
   ctx: Context,
-  opts: { out: string; input?: string; fulfillmentMs?: number; keep?: boolean },
+  opts: DeclaredOptions<Record<never, never>, typeof options>,
 ): Promise<void> {
   const { journalPathFor } = await import('../../bulk/index.js');
   if (!(await earlierDemoOnly(opts.out))) {
@@ -64,15 +59,19 @@ export async function runDemo(
   }
   // undici's `default` (its module.exports): in the bundle, esbuild's code splitting
   // gives an import() of a CommonJS package that alone, without the named exports.
-  const [{ startSandbox }, { default: undici }, { DEFAULT_CONCURRENCY, runOrderBulk }] = await Promise.all([
-    import('../../sandbox/index.js'),
-    import('undici'),
-    import('../order/bulk.js'),
-  ]);
+  const [{ startSandbox }, { default: undici }, { runOrderBulk }, { DEFAULT_CONCURRENCY }] =
+    await Promise.all([
+      import('../../sandbox/index.js'),
+      import('undici'),
+      import('../../bulk/cli-run.js'),
+      import('../../bulk/options.js'),
+    ]);
+  // A slow demo (to watch, or to stop) is a test's tuning, never a flag.
+  const fulfillmentUnitMs = ctx.tuning.fulfillmentUnitMs;
   const sandbox = await startSandbox({
     port: 0,
     seed: 1,
-    ...(opts.fulfillmentMs === undefined ? {} : { tuning: { fulfillmentUnitMs: opts.fulfillmentMs } }),
+    ...(fulfillmentUnitMs === undefined ? {} : { tuning: { fulfillmentUnitMs } }),
   });
   try {
     const res = await undici.request(`${sandbox.url}/_sandbox/accounts`, {

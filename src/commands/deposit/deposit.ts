@@ -4,7 +4,7 @@
  */
 import type { Context } from '../../context.js';
 import { DeclinedError, ExitCode } from '../../errors.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { wrap } from '../help.js';
 import { pollOption } from '../shared/options.js';
 

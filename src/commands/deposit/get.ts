@@ -1,10 +1,10 @@
 /** `giftcodes deposit get`: one deposit and its invoice; --wait follows it to the end. */
 import type { Context } from '../../context.js';
 import { depositFields, failureAdvice, newDepositCommand } from '../../deposit/render.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { printFields, printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { isPayable, printInvoice } from '../../payments/invoice.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
 import { pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout } from '../shared/wait.js';
 

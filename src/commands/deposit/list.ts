@@ -2,8 +2,8 @@
 import type { listDeposits } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
 import { DEPOSIT_GIVE_WAY, DEPOSIT_HEAD, depositRow } from '../../deposit/render.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { DEPOSIT_STATUSES } from '../../schemas/enums.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { listOptions } from '../shared/options.js';
 
 const options = listOptions('deposits', DEPOSIT_STATUSES);

@@ -8,9 +8,9 @@
 import type { Settings } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, NetworkError } from '../../errors.js';
+import { defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
 import { out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 import type { Check, ProbeResult } from './checks.js';
 
 export default defineCommand({

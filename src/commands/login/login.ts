@@ -9,11 +9,11 @@ import { assertSafeTransport, normalizeBaseUrl, profileName, resolveSettings } f
 import type { Profile } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { ApiError, RejectedKeyError, UsageError } from '../../errors.js';
+import { defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
 import type { Prompter } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
 import { USER_AGENT } from '../../version.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'login',

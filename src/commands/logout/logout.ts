@@ -2,9 +2,9 @@
 import { profileName } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
 import { err } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'logout',

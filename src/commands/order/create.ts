@@ -2,14 +2,14 @@
 import type { Context } from '../../context.js';
 import { decimalText } from '../../decimal.js';
 import { ExitCode, UsageError, WaitTimeoutError } from '../../errors.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
+import { amount, duration, externalRef, positiveInt } from '../../flags/parse.js';
 import { formatAmountOf, formatDuration } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { waitUntilDone } from '../../wait.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
-import { amount, duration, externalRef, positiveInt } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { checkReplay, refReusedError, unverifiedRecipientWarning } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';

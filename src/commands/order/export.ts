@@ -13,11 +13,11 @@ import type { OutputFormat, OutputRecord } from '../../bulk/index.js';
 import type { InputRow } from '../../bulk/types.js';
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
+import { CODES_FILE_OPTIONS } from '../../flags/codes-file.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { failureWords } from '../../io/errno.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
-import { CODES_FILE_OPTIONS } from '../shared/codes-file-options.js';
 
 const args = { checkoutIds: { usage: '[checkoutIds...]' } } as const;
 
@@ -69,7 +69,7 @@ async function targetFor(ctx: Context, http: HttpClient, opts: Options): Promise
   const { journalCopies } = await import('../../batch/target.js');
   const notice = (line: string) => err(ctx.io, line);
   const journalPath = opts.journal ?? splitBatchPath(opts.out).journalPath;
-  const journal = await readBatch(journalPath);
+  const journal = (await readBatch(journalPath))?.state;
   const copies = await journalCopies(ctx, http);
   if (opts.checkoutIds.length === 0) {
     if (!journal?.batch && opts.batch === undefined)
@@ -158,7 +158,7 @@ export async function runOrderExport(ctx: Context, opts: Options): Promise<ExitC
 /** Everything after the lock: the journal beside --out is read and written only while it is held. */
 async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat): Promise<ExitCode> {
   const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
-  const { RunJournals, fileExists, outputChunks, sha256File, writeAtomic } = await import(
+  const { JournalAppender, fileExists, outputChunks, sha256File, writeAtomic } = await import(
     '../../bulk/index.js'
   );
   const http = await ctx.http();
@@ -209,7 +209,7 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
 
   if (format === 'xlsx' && records.length > XLSX_MAX_ROWS) throw tooManyForWorkbook(records.length);
   const journals =
-    target.journal?.batch && target.journalPath ? await RunJournals.append(target.journalPath) : undefined;
+    target.journal?.batch && target.journalPath ? await JournalAppender.open(target.journalPath) : undefined;
   let sha256: string;
   try {
     // Rows with an unknown input row render it as an empty cell, as any null.
@@ -218,10 +218,10 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
       outputChunks(records as OutputRecord[], format, { bom: opts.bom }),
       async (sha) => {
         // The rebuilt file is this batch's own: a later `order bulk` resume may replace it.
-        await journals?.recordOutputPending(sha);
+        await journals?.append([{ t: 'output-pending', sha256: sha }]);
       },
     );
-    await journals?.recordOutput(sha256);
+    await journals?.append([{ t: 'output', sha256 }]);
   } finally {
     await journals?.close();
   }

@@ -1,7 +1,7 @@
 /** `giftcodes order get`: one order with its items and codes (masked unless --reveal). */
 import type { Context } from '../../context.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { printJson } from '../../io/output.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
 import { printOrder } from './render.js';
 
 const args = { checkoutId: { usage: '<checkoutId>' } } as const;

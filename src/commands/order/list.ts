@@ -1,11 +1,11 @@
 /** `giftcodes order list`: B2B orders, newest first. */
 import { isRecord, ORDER_LIST_KEYS } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
+import { nonNegativeInt, positiveInt } from '../../flags/parse.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';
 import { err } from '../../io/streams.js';
 import { ORDER_STATUSES, SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
-import { nonNegativeInt, positiveInt } from '../parse.js';
 
 const options = {
   ref: { flags: '--ref <externalRef>', description: 'only the order with this externalRef' },

@@ -1,5 +1,5 @@
 /** `giftcodes order`: the group of the order commands. */
-import { defineCommand } from '../define.js';
+import { defineCommand } from '../../flags/define.js';
 
 export default defineCommand({
   command: 'order',

@@ -8,11 +8,11 @@ import type { CodesFileRecord } from '../../batch/codes-file.js';
 import type { DifferenceKind } from '../../batch/reconcile.js';
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
 
 const args = { file: { usage: '[codesFile]' } } as const;
 

@@ -3,8 +3,8 @@
  * fee, memo, eligibility.
  */
 import type { Context } from '../../context.js';
+import { defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'payment-methods',

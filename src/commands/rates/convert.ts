@@ -2,9 +2,9 @@
 import type { Context } from '../../context.js';
 import { readDecimal } from '../../decimal.js';
 import { UsageError } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatAmountFor } from '../../io/format.js';
 import { printFields, printJson } from '../../io/output.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
 import { inheritedSurfaceOption } from '../shared/options.js';
 
 const args = { amount: { usage: '<amount>' }, from: { usage: '<from>' }, to: { usage: '<to>' } } as const;

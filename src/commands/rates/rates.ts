@@ -1,7 +1,7 @@
 /** `giftcodes rates`: exchange rates: units of each currency per 1 USD. */
 import type { Context } from '../../context.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { surfaceOption } from '../shared/options.js';
 
 const options = { surface: surfaceOption } as const;

@@ -14,12 +14,12 @@ import type { BatchTarget } from '../../batch/locate.js';
 import type { BatchJournal } from '../../batch/target.js';
 import type { Context } from '../../context.js';
 import { ApiError, CliError, ExitCode, InterruptedError, writeOutcome } from '../../errors.js';
+import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
+import { duration } from '../../flags/parse.js';
 import { formatMoney, plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Refund } from '../../schemas/refunds.js';
-import { type DeclaredOptions, defineCommand } from '../define.js';
-import { duration } from '../parse.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { rerunCommand } from '../shared/rerun.js';
 

@@ -1,5 +1,5 @@
 /** `giftcodes refund`: the group of the refund requests. */
-import { defineCommand } from '../define.js';
+import { defineCommand } from '../../flags/define.js';
 
 export default defineCommand({
   command: 'refund',

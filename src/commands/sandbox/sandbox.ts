@@ -4,11 +4,11 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
+import { collect } from '../../flags/parse.js';
 import { failureWords } from '../../io/errno.js';
 import { shellWord } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
-import { collect } from '../parse.js';
 
 /**
  * The flags, parsed by the sandbox itself (`parseSandboxFlags`) when it runs: declared here,

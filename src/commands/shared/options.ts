@@ -3,10 +3,11 @@
  * the wait/poll flags and `--surface`. Loaded with the command files at start-up, so it imports
  * nothing but the flag parsers, the zod-free value sets and the default poll pace.
  */
+
+import type { OptionSpec } from '../../flags/define.js';
+import { duration, nonNegativeInt, oneOf, positiveInt } from '../../flags/parse.js';
 import { SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
 import { DEFAULT_POLL_MS } from '../../wait.js';
-import type { OptionSpec } from '../define.js';
-import { duration, nonNegativeInt, oneOf, positiveInt } from '../parse.js';
 
 /**
  * `--status`, `--limit`, `--offset`, `--sort-by`, `--sort-order`, `--all` (spec section 4).

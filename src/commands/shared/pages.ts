@@ -1,10 +1,10 @@
 /** Common list conventions (spec section 4): one page, or every page with --all. Flags: options.ts. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import type { DeclaredValues } from '../../flags/define.js';
 import { type Cell, printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { LIST_LIMIT_MAX } from '../../schemas/common.js';
-import type { DeclaredValues } from '../define.js';
 import type { listOptions } from './options.js';
 
 /** The paging flags as `listOptions` declares them. */

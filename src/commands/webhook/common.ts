@@ -1,9 +1,9 @@
 /** Helpers shared by the webhook verbs. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import type { OptionSpec } from '../../flags/define.js';
+import { duration } from '../../flags/parse.js';
 import { EVENT_TYPES, type EventType } from '../../schemas/enums.js';
-import type { OptionSpec } from '../define.js';
-import { duration } from '../parse.js';
 
 /** Secrets from the repeated flag, else GIFTCODES_WEBHOOK_SECRET (comma-separated: new,previous). */
 export function webhookSecrets(ctx: Context, fromFlags: readonly string[] = []): string[] {

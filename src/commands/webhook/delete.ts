@@ -1,9 +1,9 @@
 /** `giftcodes webhook delete`: remove the endpoint (deliveries stop). */
 import type { Context } from '../../context.js';
 import { isApiError } from '../../errors.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 
 const options = { yes: { flags: '-y, --yes', description: 'do not ask for confirmation' } } as const;

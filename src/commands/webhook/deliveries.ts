@@ -1,11 +1,11 @@
 /** `giftcodes webhook deliveries`: the delivery log, newest first (failed deliveries marked). */
 import type { Context } from '../../context.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { formatTime, plural } from '../../io/format.js';
 import { printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { DeliveryLogEntry } from '../../schemas/webhooks.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 
 const options = {
   checkout: { flags: '--checkout <id>', description: 'only deliveries for this checkout' },

@@ -2,9 +2,9 @@
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
+import { defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
 import { printFields, printJson } from '../../io/output.js';
-import { defineCommand } from '../define.js';
 import { describeEvents, looksUnmasked } from './common.js';
 
 export default defineCommand({

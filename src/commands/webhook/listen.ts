@@ -4,14 +4,14 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
+import { collect, nonNegativeInt } from '../../flags/parse.js';
 import { errnoWords } from '../../io/errno.js';
 import { formatTime } from '../../io/format.js';
 import { safeJson, sanitize } from '../../io/sanitize.js';
 import { err, out } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
 import type { ListenerEvent } from '../../webhooks/listener.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
-import { collect, nonNegativeInt } from '../parse.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
 
 const options = {

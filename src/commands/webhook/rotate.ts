@@ -5,11 +5,11 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { formatTime } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 
 const options = {

@@ -6,10 +6,10 @@
  */
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError, writeOutcome } from '../../errors.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { printFields, printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
 import { confirmWrite } from '../shared/consent.js';
 import { describeEvents, parseEvents } from './common.js';
 

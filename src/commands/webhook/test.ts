@@ -3,9 +3,9 @@
  */
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
+import { defineCommand } from '../../flags/define.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { defineCommand } from '../define.js';
 
 export default defineCommand({
   command: 'webhook test',

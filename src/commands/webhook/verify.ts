@@ -3,11 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import type { Context } from '../../context.js';
 import { ExitCode, MissingInputError, UsageError } from '../../errors.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
+import { collect, nonNegativeInt } from '../../flags/parse.js';
 import { failureWords } from '../../io/errno.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
-import { type DeclaredValues, defineCommand } from '../define.js';
-import { collect, nonNegativeInt } from '../parse.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
 
 const options = {

@@ -1,5 +1,5 @@
 /** `giftcodes webhook`: the group of the retailer surface's signed webhooks. */
-import { defineCommand } from '../define.js';
+import { defineCommand } from '../../flags/define.js';
 
 export default defineCommand({
   command: 'webhook',

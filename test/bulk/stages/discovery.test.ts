@@ -9,7 +9,7 @@ import { checkBatchIsNew, findByRef, lookupRef, patient } from '../../../src/bul
 import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
 import { RateLimitError, UsageError } from '../../../src/errors.js';
 import { type Handler, json, type Recorded } from '../../helpers/server.js';
-import { line, scriptedService, stateOf } from './fixtures.js';
+import { scriptedService } from './fixtures.js';
 
 const startService = scriptedService('gk_test_discovery');
 
@@ -54,12 +54,8 @@ const pages = (requests: Recorded[]) => requests.filter((r) => !r.query.has('ext
 
 const batch = 'b1';
 const anchor = 'gc-b1-anchor';
-/** Today's plan's refs, as the engine hands them over (only the rare history scan reads them). */
-const plan = () =>
-  stateOf([
-    { ref: anchor, lines: [line(1)] },
-    { ref: 'gc-b1-00001-abc', lines: [line(1, 2, { firstUnit: 2 })] },
-  ]).orders;
+/** Today's plan's refs, as the engine hands them over (`PlanWriter.refs`: only the rare history scan reads them). */
+const plan = () => new Set([anchor, 'gc-b1-00001-abc']);
 
 describe('lookupRef', () => {
   it('finds the order by the exact externalRef filter', async () => {

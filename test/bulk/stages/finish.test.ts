@@ -1,41 +1,25 @@
 /**
  * finishRun: the outcome (interrupted over stopped over failed units over done), the
  * reason a run stops when the runner gave none (unknown outcomes, orders not read
- * back, the wait timeout), and the output written from the parts in plan order with
- * its hash journaled.
+ * back, the wait timeout), and the output written from the journal's done records in
+ * plan order (whatever order the orders finished in) with its hash journaled.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { finishRun } from '../../../src/bulk/report/finish.js';
 import { buildReport } from '../../../src/bulk/report/report.js';
-import { Results } from '../../../src/bulk/report/results.js';
 import type { RunnerOutcome } from '../../../src/bulk/run-types.js';
 import {
-  effectiveOrders,
+  type DoneRecord,
   type JournalRecord,
-  type JournalState,
   loadJournal,
+  needsBuying,
 } from '../../../src/bulk/store/journal.js';
-import {
-  journalPathFor,
-  openJournals,
-  partsPathFor,
-  writePlan,
-} from '../../../src/bulk/store/journal-files.js';
-import { csvHeader, csvLine, PartStore } from '../../../src/bulk/store/output.js';
-import { RunJournals } from '../../../src/bulk/store/run-journals.js';
+import { csvHeader, csvLine } from '../../../src/bulk/store/output.js';
 import type { OutputRecord, PlannedLine } from '../../../src/bulk/types.js';
-import { tempDirFor } from '../../helpers/temp.js';
-import { freshStats, line, live, stateOf } from './fixtures.js';
+import { freshStats, journalOf, line, live, type StageJournal } from './fixtures.js';
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const handle of open.splice(0).reverse()) await handle.close();
-});
-
-const header = { batch: 'b1', input: 'a'.repeat(64), seal: false, at: 1, anchor: 'gc-b1-anchor' };
 // Plan order: the anchor (row 1 unit 1), A (row 1 units 2-3), B (row 2), C (row 3, split in two).
 const plan: Array<{ ref: string; lines: PlannedLine[] }> = [
   { ref: 'gc-b1-anchor', lines: [line(1)] },
@@ -104,66 +88,88 @@ const linesByRef: Record<string, PlannedLine[]> = {
 };
 
 async function setup(records: JournalRecord[]) {
-  const dir = tempDirFor('giftcodes-finish-');
-  const out = join(dir, 'codes.csv');
-  const state: JournalState = stateOf(plan, records);
-  const writer = await openJournals(journalPathFor(out), 'create', undefined, undefined);
-  await writePlan(writer, state, header);
-  await writer.close();
-  // The run's journals as finishRun holds them, after the plan.
-  const journals = await RunJournals.append(journalPathFor(out));
-  open.push(journals);
-  const parts = await PartStore.open(partsPathFor(out));
-  open.push(parts);
-  const results = new Results(parts, 'csv');
+  const journal = await journalOf(plan, records);
+  // The codes file beside its journal, as --out and its journal are.
+  const out = journal.path.slice(0, -'.journal'.length);
+  const { state } = journal;
   const stats = freshStats({ rows: 3, orders: 5, units: 6 });
   const base = {
     batch: 'b1',
     // Summed over the whole plan, as the engine's report is (the units ordered per product come from it).
-    report: await buildReport(state, effectiveOrders(state), live(), { batch: 'b1', resumed: false }),
+    report: buildReport(
+      [...journal.walk()].map((order) => ({ lines: order.lines, pending: needsBuying(state, order) })),
+      live(),
+      { batch: 'b1', resumed: false },
+    ),
     stats,
     products: live().products,
     refundable: [],
   };
-  const finish = (outcome: Partial<RunnerOutcome> = {}) =>
-    finishRun(
+  /** Lines of the journal before finishRun wrote anything: what it added comes after. */
+  let before = 0;
+  const finish = (outcome: Partial<RunnerOutcome> = {}) => {
+    before = lines(journal.path).length;
+    return finishRun(
       { out, format: 'csv' },
       {
-        state,
-        results,
-        journals,
+        journals: journal.journals,
+        fd: journal.fd,
         outcome: { interrupted: false, waitTimedOut: false, ...outcome },
         now: () => 99,
         runId: 'this-run',
+        refOf: (row) => `R${row}`,
       },
       base,
     );
-  const readJournal = async () => {
-    await journals.close();
-    open.splice(open.indexOf(journals), 1);
-    return readFileSync(journalPathFor(out), 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as JournalRecord)
-      .slice(plan.length + 2);
   };
-  return { out, state, results, finish, readJournal };
+  /** The records finishRun appended to the journal. */
+  const readJournal = () => lines(journal.path).slice(before);
+  return { out, state, journal, finish, readJournal };
 }
 
-/** Parts added out of plan order (as orders finish), for the given refs. */
-async function addParts(
-  s: { state: JournalState; results: Results },
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as JournalRecord);
+
+/** Plan order's places: a part has none (its record carries no `i`). */
+const placeOf: Record<string, number> = { 'gc-b1-anchor': 0, A: 1, B: 2 };
+
+/**
+ * Each of `refs` finished, in the order given, as the runner journals it: a `done`
+ * record with the order's rows of the codes file, and what the journal said it cost and
+ * who paid (its `created` record).
+ */
+async function finished(
+  s: { journal: StageJournal },
   refs: string[],
   status?: (row: number, index: number) => string,
 ) {
-  for (const ref of [...refs].reverse())
-    await s.results.add(s.state.orders.indexOf(ref), recordsOf(linesByRef[ref] ?? [], status));
+  for (const ref of refs) {
+    const rows = recordsOf(linesByRef[ref] ?? [], status);
+    const entry = s.journal.state.open.get(ref);
+    const done: DoneRecord = {
+      t: 'done',
+      ref,
+      ...(placeOf[ref] !== undefined ? { i: placeOf[ref] } : {}),
+      checkoutId: `co_${ref}`,
+      status: rows.every((r) => r.status === 'completed') ? 'completed' : 'partial',
+      ...(entry?.total !== undefined ? { total: entry.total } : {}),
+      ...(entry?.currency !== undefined ? { currency: entry.currency } : {}),
+      ...(entry?.paidBy !== undefined ? { paidBy: entry.paidBy } : {}),
+      spent: [],
+      records: rows,
+    };
+    await s.journal.record(done);
+  }
 }
 
 describe('finishRun', () => {
-  it('done: the output from the parts in plan order, its hash journaled before and after the rename', async () => {
+  it('done: the output from the done records in plan order, its hash journaled before and after the rename', async () => {
     const s = await setup(allCreated);
-    await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']);
+    // Finished out of plan order, as orders finish.
+    await finished(s, ['C.2', 'C.1', 'B', 'A', 'gc-b1-anchor']);
     const result = await s.finish();
     expect(result.outcome).toBe('done');
     expect(result.stopReason).toBeUndefined();
@@ -177,10 +183,10 @@ describe('finishRun', () => {
     expect(text).toBe(expected);
     const sha = createHash('sha256').update(text).digest('hex');
     expect(result.outputSha256).toBe(sha);
-    expect(await s.readJournal()).toEqual([
+    expect(s.readJournal()).toEqual([
       { t: 'output-pending', sha256: sha },
-      // Every order delivered: the record keeps the counts a re-run shows without reading an order.
-      { t: 'output', sha256: sha, complete: { format: 'csv', tally: result.tally.snapshot(), spent: [] } },
+      // Every order delivered: the file is the batch's whole output, in this format.
+      { t: 'output', sha256: sha, complete: { format: 'csv' } },
     ]);
     expect(result.complete).toBe(true);
     expect(result.ordered).toEqual(
@@ -195,7 +201,7 @@ describe('finishRun', () => {
 
   it('failed-items when units failed and nothing else went wrong', async () => {
     const s = await setup(allCreated);
-    await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2'], (row, index) =>
+    await finished(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2'], (row, index) =>
       row === 1 && index === 3 ? 'failed' : 'completed',
     );
     const result = await s.finish();
@@ -206,13 +212,13 @@ describe('finishRun', () => {
 
   it('stopped with the runner reason, which is journaled; failed units do not change that', async () => {
     const s = await setup([created('gc-b1-anchor'), created('A')]);
-    await addParts(s, ['gc-b1-anchor', 'A'], () => 'failed');
+    await finished(s, ['gc-b1-anchor', 'A'], () => 'failed');
     const shortfall = { missingUsd: 30, balanceUsd: 0, remainingUsd: 30, remainingOrders: 2 };
     const result = await s.finish({ stopReason: 'insufficient balance', shortfall });
     expect(result.outcome).toBe('stopped');
     expect(result.stopReason).toBe('insufficient balance');
     expect(result.shortfall).toBe(shortfall);
-    const journal = await s.readJournal();
+    const journal = s.readJournal();
     expect(journal.at(-1)).toEqual({ t: 'stop', reason: 'insufficient balance', at: 99 });
     // Only the finished orders are in the output.
     expect(readFileSync(s.out, 'utf8').trimEnd().split('\r\n')).toHaveLength(1 + 3);
@@ -220,7 +226,7 @@ describe('finishRun', () => {
 
   it('interrupted wins over a stop reason', async () => {
     const s = await setup([created('gc-b1-anchor')]);
-    await addParts(s, ['gc-b1-anchor']);
+    await finished(s, ['gc-b1-anchor']);
     const result = await s.finish({ interrupted: true, stopReason: 'daily cap' });
     expect(result.outcome).toBe('interrupted');
     expect(result.stopReason).toBe('daily cap');
@@ -228,11 +234,11 @@ describe('finishRun', () => {
 
   it('interrupted, with no reason made up for what it left unfinished', async () => {
     const s = await setup([created('gc-b1-anchor'), created('A'), { t: 'submit', ref: 'B', at: 3 }]);
-    await addParts(s, ['gc-b1-anchor']);
+    await finished(s, ['gc-b1-anchor']);
     const result = await s.finish({ interrupted: true });
     expect(result.outcome).toBe('interrupted');
     expect(result.stopReason).toBeUndefined();
-    expect((await s.readJournal()).some((r) => r.t === 'stop')).toBe(false);
+    expect(s.readJournal().some((r) => r.t === 'stop')).toBe(false);
   });
 
   it('stopped when orders have an unknown outcome (submitted or unknown)', async () => {
@@ -243,7 +249,7 @@ describe('finishRun', () => {
       { t: 'unknown', ref: 'B', reason: 'HTTP 503', at: 4 },
       created('C'),
     ]);
-    await addParts(s, ['gc-b1-anchor']);
+    await finished(s, ['gc-b1-anchor']);
     const result = await s.finish();
     expect(result.outcome).toBe('stopped');
     expect(result.stopReason).toBe(
@@ -266,7 +272,7 @@ describe('finishRun', () => {
       { ...created('C.1'), paidBy: 'this-run' }, // created, total not told yet
       { t: 'rejected', ref: 'C.2', code: 'VALIDATION_ERROR', message: 'amount', at: 5 },
     ]);
-    await addParts(s, ['gc-b1-anchor', 'A']);
+    await finished(s, ['gc-b1-anchor', 'A']);
     const { money } = await s.finish();
     expect(money).toEqual({
       orders: 5,
@@ -289,7 +295,7 @@ describe('finishRun', () => {
       { ...created('C.1'), total: 1.25, paidBy: 'this-run' },
       { ...created('C.2'), total: 0.25, currency: 'USD' },
     ]);
-    await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']);
+    await finished(s, ['gc-b1-anchor', 'A', 'B', 'C.1', 'C.2']);
     const { money } = await s.finish();
     expect(money?.thisRun).toEqual({
       orders: 4,
@@ -314,21 +320,27 @@ describe('finishRun', () => {
 
   it('stopped when created orders could not be read back', async () => {
     const s = await setup(allCreated);
-    await addParts(s, ['gc-b1-anchor', 'A', 'B']);
+    await finished(s, ['gc-b1-anchor', 'A', 'B']);
     const result = await s.finish();
     expect(result.outcome).toBe('stopped');
     expect(result.stopReason).toBe('2 orders could not be read back');
   });
 
-  it('stopped when --wait-timeout ended the wait, counting the orders still being fulfilled', async () => {
-    const s = await setup(allCreated);
-    await addParts(s, ['gc-b1-anchor', 'A', 'B', 'C.1']);
-    const result = await s.finish({ waitTimedOut: true });
-    expect(result.outcome).toBe('stopped');
-    expect(result.stopReason).toBe('1 orders were still being fulfilled when --wait-timeout ended the wait');
-    const journal = await s.readJournal();
-    expect(journal.at(-1)).toMatchObject({ t: 'stop', reason: result.stopReason });
-  });
+  it.each([
+    [['gc-b1-anchor', 'A', 'B', 'C.1'], '1 order was'],
+    [['gc-b1-anchor', 'A', 'B'], '2 orders were'],
+  ])(
+    'stopped when --wait-timeout ended the wait, counting the orders still being fulfilled (%j finished)',
+    async (done, said) => {
+      const s = await setup(allCreated);
+      await finished(s, done);
+      const result = await s.finish({ waitTimedOut: true });
+      expect(result.outcome).toBe('stopped');
+      expect(result.stopReason).toBe(`${said} still being fulfilled when --wait-timeout ended the wait`);
+      const journal = s.readJournal();
+      expect(journal.at(-1)).toMatchObject({ t: 'stop', reason: result.stopReason });
+    },
+  );
 
   it('a rejected order counts as failed units, never as unknown or unfinished', async () => {
     const rejected: JournalRecord = {
@@ -337,18 +349,17 @@ describe('finishRun', () => {
       code: 'PRODUCT_UNAVAILABLE',
       message: 'gone',
       at: 3,
+      i: 1,
     };
     const s = await setup(allCreated.map((r) => (r.t === 'created' && r.ref === 'A' ? rejected : r)));
-    await addParts(s, ['gc-b1-anchor', 'B', 'C.1', 'C.2']);
-    await s.results.add(
-      s.state.orders.indexOf('A'),
-      recordsOf(linesByRef.A ?? [], () => 'rejected'),
-    );
+    await finished(s, ['gc-b1-anchor', 'B', 'C.1', 'C.2']);
     const result = await s.finish();
     expect(result.outcome).toBe('failed-items');
     expect(result.stopReason).toBeUndefined();
     expect(result.tally.failed).toBe(2);
-    const loaded = await loadJournal(journalPathFor(s.out));
+    // The refused order's units are rows of the codes file (from its planned lines).
+    expect(readFileSync(s.out, 'utf8').match(/,rejected,/g)).toHaveLength(2);
+    const loaded = await loadJournal(s.journal.path);
     expect(loaded?.outputs.has(result.outputSha256 ?? '')).toBe(true);
   });
 });

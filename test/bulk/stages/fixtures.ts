@@ -1,29 +1,33 @@
 /**
  * Small, hand-made inputs for the stage tests: a catalog of two products, the live
- * reads, journal states built from records, and the options and parsed input a
- * stage is handed. No sandbox: each stage is tested through its own exported API.
+ * reads, journals written to a temporary folder as a run writes them (the runner reads
+ * the plan back from the file), and the options and parsed input a stage is handed.
+ * No sandbox: each stage is tested through its own exported API.
  */
-import { dirname } from 'node:path';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
-import { type PlanInputs, planSpool } from '../../../src/bulk/plan/stream-plan.js';
 import { productIndex } from '../../../src/bulk/plan/validate.js';
 import type { BulkOptions, BulkStats, Live, ParsedInput } from '../../../src/bulk/run-types.js';
+import { ensurePrivateDir } from '../../../src/bulk/store/files.js';
 import {
-  apply,
-  emptyState,
+  type BatchHeader,
   JOURNAL_VERSION,
   type JournalRecord,
   type JournalState,
+  type OrderView,
+  type PlanOrder,
+  planWalk,
+  viewOf,
 } from '../../../src/bulk/store/journal.js';
-import { type BatchHeader, writePlan } from '../../../src/bulk/store/journal-files.js';
-import { JournalWriter } from '../../../src/bulk/store/journal-writer.js';
-import { ensurePrivateDir } from '../../../src/bulk/store/safe-files.js';
-import type { RowSpool } from '../../../src/bulk/store/spool.js';
-import type { PlanLimits, PlannedLine } from '../../../src/bulk/types.js';
+import { JournalAppender, PlanWriter, RunJournals } from '../../../src/bulk/store/journal-writer.js';
+import { journalRecords } from '../../../src/bulk/store/output.js';
+import type { OutputRecord, PlanLimits, PlannedLine } from '../../../src/bulk/types.js';
 import type { Account } from '../../../src/schemas/account.js';
 import type { Product } from '../../../src/schemas/catalog.js';
 import { type Handler, startServer, type TestServer } from '../../helpers/server.js';
+import { tempDirFor } from '../../helpers/temp.js';
 
 export const rates = { base: 'USD', rates: { USD: 1, EUR: 0.5 } };
 
@@ -79,34 +83,139 @@ export function line(row: number, quantity = 1, extra: Partial<PlannedLine> = {}
   };
 }
 
-/** A journal state from records (the plan's orders first, `planned` included unless `torn`). */
-export function stateOf(orders: Array<{ ref: string; lines: PlannedLine[] }>, more: JournalRecord[] = []) {
-  const state: JournalState = emptyState();
-  for (const order of orders) apply(state, { t: 'order', ref: order.ref, lines: order.lines });
-  apply(state, { t: 'planned', orders: orders.length });
-  for (const record of more) apply(state, record);
-  return state;
-}
+/** The header a stage test's journal starts with: batch `b1`, its anchor `gc-b1-anchor`. */
+export const HEADER: BatchHeader = {
+  batch: 'b1',
+  input: 'a'.repeat(64),
+  seal: false,
+  at: 0,
+  anchor: 'gc-b1-anchor',
+};
+
+/** A plan as the stage tests write it: each order's ref and lines, in plan order. */
+export type Plan = ReadonlyArray<{ ref: string; lines: PlannedLine[] }>;
 
 /**
- * A fresh plan of the spooled rows held whole in memory, as `PlanStage` journals it
- * (without the `planned` record): what the assertions compare the run's sums with.
+ * Writes a journal as a run does: the plan through `PlanWriter` (temporary, then
+ * committed), then `more` appended; or, with `torn`, only the header and the orders: a
+ * plan an earlier version was writing in place when it was killed.
  */
-export async function planState(spool: RowSpool, inputs: PlanInputs): Promise<JournalState> {
-  const state = emptyState();
-  await planSpool(spool, inputs, (order) => {
-    apply(state, { t: 'order', ref: order.ref, lines: order.lines });
-    return undefined;
-  });
-  return state;
+export async function writeJournal(
+  path: string,
+  header: BatchHeader,
+  orders: Plan,
+  opts: { more?: JournalRecord[]; torn?: boolean } = {},
+): Promise<void> {
+  await ensurePrivateDir(dirname(path));
+  if (opts.torn) {
+    const records: JournalRecord[] = [
+      { t: 'batch', v: JOURNAL_VERSION, ...header },
+      ...orders.map((o) => ({ t: 'order' as const, ref: o.ref, lines: o.lines })),
+    ];
+    writeFileSync(path, records.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: 0o600 });
+    return;
+  }
+  await commitPlan(path, header, orders);
+  if (opts.more?.length) {
+    const appender = await JournalAppender.open(path);
+    try {
+      await appender.append(opts.more);
+    } finally {
+      await appender.close();
+    }
+  }
+}
+
+/** The plan written and committed at `path` by the store's own writer; the run's state it returns. */
+async function commitPlan(path: string, header: BatchHeader, orders: Plan): Promise<JournalState> {
+  const writer = await PlanWriter.open(path, undefined, header);
+  try {
+    for (const order of orders) await writer.add(order);
+    return await writer.commit();
+  } finally {
+    await writer.discard();
+  }
+}
+
+/** A journal a stage works on, open as a run holds it, with the runner's inputs made from it. */
+export interface StageJournal {
+  path: string;
+  /** The run's state: the journal's records so far folded in, with their places. */
+  state: JournalState;
+  journals: RunJournals;
+  /** A read-only descriptor of the journal (the engine's): the plan and settled records are read back from it. */
+  fd: number;
+  /** Records appended through `record` (the runner's), in the order they were written. */
+  written: JournalRecord[];
+  /** The runner's `record`: durable in the file, then folded into `state`. */
+  record(...records: JournalRecord[]): Promise<void>;
+  /** The runner's `walk`: the effective plan read back from the file. */
+  walk(): Iterable<PlanOrder>;
+  /** The runner's `view`: what the journal says of an order. */
+  view(order: PlanOrder): OrderView;
+  /** Every order of the effective plan as the journal says it now, in plan order. */
+  orders(): OrderView[];
+  /** One order of the effective plan by its ref (a split parent is not one). */
+  order(ref: string): OrderView | undefined;
+  /** The codes file's rows as the journal holds them now, in plan order. */
+  rows(refOf?: (row: number) => string): OutputRecord[];
+}
+
+/** The journals the stage tests opened, closed after each test. */
+const opened: StageJournal[] = [];
+afterEach(async () => {
+  for (const j of opened.splice(0)) {
+    closeSync(j.fd);
+    await j.journals.close();
+  }
+});
+
+/**
+ * A journal of `orders` (then `more`) in a fresh folder, written and opened as a run
+ * writes and opens it (`PlanWriter`, then `RunJournals`), closed after the test.
+ */
+export async function journalOf(
+  orders: Plan,
+  more: JournalRecord[] = [],
+  header: BatchHeader = HEADER,
+): Promise<StageJournal> {
+  const path = join(tempDirFor('giftcodes-stage-'), 'codes.csv.journal');
+  const state = await commitPlan(path, header, orders);
+  const journals = await RunJournals.open(path, undefined, { state });
+  const fd = openSync(path, 'r');
+  const written: JournalRecord[] = [];
+  const journal: StageJournal = {
+    path,
+    state,
+    journals,
+    fd,
+    written,
+    record: async (...records) => {
+      await journals.recordAll(records);
+      written.push(...records);
+    },
+    walk: () => planWalk(fd, path, state),
+    view: (order) => viewOf(fd, path, state, order),
+    orders: () => [...planWalk(fd, path, state)].map((order) => viewOf(fd, path, state, order)),
+    order: (ref) => journal.orders().find((o) => o.ref === ref),
+    rows: (refOf) => [...journalRecords(fd, path, state, refOf)],
+  };
+  opened.push(journal);
+  if (more.length) await journals.recordAll(more);
+  return journal;
+}
+
+/** Every order of the journal at `path` (read into `state`) as a snapshot, in plan order. */
+export function ordersIn(path: string, state: JournalState): OrderView[] {
+  const fd = openSync(path, 'r');
+  try {
+    return [...planWalk(fd, path, state)].map((order) => viewOf(fd, path, state, order));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A run's counters before anything was sent: `rows`, `orders` and `units` as planned. */
-/** The refs of a state's plan as first written, in plan order. */
-export function rootRefs(state: JournalState | undefined): string[] {
-  return [...(state?.orders.roots() ?? [])].map((o) => o.ref);
-}
-
 export function freshStats(planned: Pick<BulkStats, 'rows' | 'orders' | 'units'>): BulkStats {
   return {
     ...planned,
@@ -128,7 +237,7 @@ export function options(out: string, extra: Partial<BulkOptions> = {}): BulkOpti
     seal: false,
     dryRun: false,
     format: 'csv',
-    waitTimeoutMs: 60_000,
+    waitTimeout: 60_000,
     force: false,
     ...extra,
   };
@@ -140,33 +249,6 @@ export function parsedInput(
   extra: Partial<ParsedInput> = {},
 ): ParsedInput {
   return { rowCount: 2, errors: [], sha256, batch, ...extra };
-}
-
-/**
- * Writes a journal as a run would (the plan through `writePlan`, then `more`), or,
- * with `torn`, only the header and orders: a plan cut short by a kill.
- */
-export async function writeJournal(
-  path: string,
-  header: BatchHeader,
-  orders: Array<{ ref: string; lines: PlannedLine[] }>,
-  opts: { more?: JournalRecord[]; torn?: boolean } = {},
-): Promise<void> {
-  await ensurePrivateDir(dirname(path));
-  const writer = await JournalWriter.open(path, 'create');
-  try {
-    if (opts.torn) {
-      await writer.append({ t: 'batch', v: JOURNAL_VERSION, ...header });
-      await writer.appendAll(orders.map((o) => ({ t: 'order' as const, ref: o.ref, lines: o.lines })));
-      return;
-    }
-    const state = emptyState();
-    for (const order of orders) apply(state, { t: 'order', ref: order.ref, lines: order.lines });
-    await writePlan(writer, state, header);
-    if (opts.more?.length) await writer.appendAll(opts.more);
-  } finally {
-    await writer.close();
-  }
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
- * The journal's two files: the plan written by writePlan loads back the same, both
- * copies hold the same bytes after every append whichever one was behind, files are
- * 0600 in a 0700 folder, and a link planted at the copy's path is refused.
+ * The journal's two files: a new plan (`PlanWriter`) is written to temporary files beside
+ * the journal and its copy and only becomes the batch's journal once committed; a run's
+ * records (`RunJournals`) reach both copies, byte for byte, whichever one was behind;
+ * files are 0600 in a 0700 folder, and a link planted at the copy's path is refused.
  */
 import {
   chmodSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
@@ -15,28 +17,23 @@ import {
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  apply,
+  accountFingerprint,
+  ensurePrivateDir,
+  journalCopyPathFor,
+  journalPathFor,
+} from '../../../src/bulk/store/files.js';
+import {
+  type BatchHeader,
   emptyState,
   JOURNAL_VERSION,
   type JournalRecord,
-  type JournalState,
-  linesOf,
   loadJournal,
 } from '../../../src/bulk/store/journal.js';
-import {
-  accountFingerprint,
-  type BatchHeader,
-  journalCopyPathFor,
-  journalPathFor,
-  openJournals,
-  partsPathFor,
-  readJournalCopy,
-  writePlan,
-} from '../../../src/bulk/store/journal-files.js';
-import { ensurePrivateDir } from '../../../src/bulk/store/safe-files.js';
+import { PlanWriter, RunJournals, removeStalePlans } from '../../../src/bulk/store/journal-writer.js';
+import type { PlannedLine } from '../../../src/bulk/types.js';
 import { UnsafeFileError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
-import { line, rootRefs, writeJournal } from './fixtures.js';
+import { line, ordersIn, writeJournal } from './fixtures.js';
 
 const header: BatchHeader = {
   batch: 'b1',
@@ -67,19 +64,27 @@ function paths() {
   return { dir, journalPath, copyPath };
 }
 
-function planState(list = orders): JournalState {
-  const state = emptyState();
-  for (const o of list) apply(state, { t: 'order', ref: o.ref, lines: o.lines });
-  return state;
-}
-
 const mode = (path: string) => statSync(path).mode & 0o777;
 const bytes = (path: string) => readFileSync(path);
+/** The temporary plan files in `dir`: what a plan not (yet) committed leaves. */
+const temps = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.tmp')) : []);
+const recordsIn = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as JournalRecord);
+
+/** A new plan of `list` written beside `journalPath` (and `copyPath`), not yet committed. */
+async function planned(journalPath: string, copyPath: string | undefined, list = orders) {
+  if (copyPath) await ensurePrivateDir(dirname(copyPath));
+  const writer = await PlanWriter.open(journalPath, copyPath, header);
+  for (const order of list) await writer.add(order);
+  return writer;
+}
 
 describe('path helpers', () => {
   it('name the journal, the parts and the copy', () => {
     expect(journalPathFor('/o/codes.csv')).toBe('/o/codes.csv.journal');
-    expect(partsPathFor('/o/codes.csv')).toBe('/o/codes.csv.parts');
     expect(journalCopyPathFor('/s', 'f00d', 'b1')).toBe(join('/s', 'batches', 'b1.f00d.journal'));
     expect(journalCopyPathFor('/s', undefined, 'b1')).toBe(join('/s', 'batches', 'b1.no-key.journal'));
   });
@@ -95,62 +100,182 @@ describe('path helpers', () => {
   });
 });
 
-describe('writePlan', () => {
-  it('writes a plan that loads back the same, header first and `planned` last', async () => {
-    const { journalPath } = paths();
-    const state = planState();
-    const writer = await openJournals(journalPath, 'create', undefined, undefined);
-    await writePlan(writer, state, header);
-    await writer.close();
+describe('PlanWriter', () => {
+  it('commits a plan that loads back the same, header first and `planned` last, in both files', async () => {
+    const { dir, journalPath, copyPath } = paths();
+    const writer = await planned(journalPath, copyPath);
+    // Until committed there is no journal, only temporary files beside both.
+    expect(existsSync(journalPath)).toBe(false);
+    expect(existsSync(copyPath)).toBe(false);
+    expect(temps(dir)).toHaveLength(1);
+    expect(temps(dirname(copyPath))).toHaveLength(1);
+    expect(await writer.refs()).toEqual(new Set(orders.map((o) => o.ref)));
+    const state = await writer.commit();
     expect(state.planComplete).toBe(true);
+    expect(state.planOrders).toBe(2);
     expect(state.batch).toEqual({ t: 'batch', v: JOURNAL_VERSION, ...header });
+    expect(temps(dir)).toEqual([]);
+    expect(temps(dirname(copyPath))).toEqual([]);
+    expect(bytes(copyPath)).toEqual(bytes(journalPath));
 
     const loaded = await loadJournal(journalPath);
     expect(loaded?.planComplete).toBe(true);
     expect(loaded?.batch).toEqual(state.batch);
-    expect(rootRefs(loaded)).toEqual(rootRefs(state));
-    for (const ref of rootRefs(state)) {
-      const a = state.orders.get(ref);
-      const b = loaded?.orders.get(ref);
-      expect(a && b && loaded ? linesOf(loaded, b) : undefined).toEqual(a ? linesOf(state, a) : 'missing');
-    }
-    const lines = readFileSync(journalPath, 'utf8')
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.t)).toEqual(['batch', 'order', 'order', 'planned']);
-    expect(lines.at(-1)).toEqual({ t: 'planned', orders: 2 });
+    expect(ordersIn(journalPath, loaded ?? emptyState())).toEqual(
+      orders.map((o) => ({ ref: o.ref, phase: 'planned', lines: o.lines })),
+    );
+    const records = recordsIn(journalPath);
+    expect(records.map((r) => r.t)).toEqual(['batch', 'order', 'order', 'planned']);
+    expect(records.at(-1)).toEqual({ t: 'planned', orders: 2 });
+    expect(mode(journalPath)).toBe(0o600);
+    expect(mode(copyPath)).toBe(0o600);
   });
 
-  it('writes a plan larger than one chunk in full', async () => {
+  it('writes a plan larger than one chunk in full, and reads every line back exactly across its read chunks', async () => {
     const { journalPath } = paths();
-    const many = Array.from({ length: 2_500 }, (_, i) => ({ ref: `gc-b1-${i}`, lines: [line(i + 1)] }));
-    const state = planState(many);
-    const writer = await openJournals(journalPath, 'create', undefined, undefined);
-    await writePlan(writer, state, header);
-    await writer.close();
+    // Fractional amounts and prices, multi-byte refs and required fields: 20 lines an order.
+    const exotic = (i: number): PlannedLine => ({
+      row: i + 1,
+      productId: `p${i % 3}`,
+      skuId: `s${i % 4}`,
+      amount: 0.1 + i / 100,
+      quantity: 1 + (i % 7),
+      firstUnit: 1 + (i % 5),
+      unitUsd: 0.3 + i / 7,
+      ...(i % 2 ? { requiredFields: { playerId: `Ω-${i}`, zone: 'eu' } } : {}),
+      ...(i % 3 ? { ref: `ré-${i}` } : {}),
+    });
+    const many = Array.from({ length: 2_000 }, (_, o) => ({
+      ref: `gc-b1-${o}-é`,
+      lines: Array.from({ length: 20 }, (_, i) => exotic(o * 20 + i)),
+    }));
+    const writer = await planned(journalPath, undefined, many);
+    const state = await writer.commit();
+    // More than the megabyte the writer gathers before each write, and many of the walk's 256 KB reads.
+    expect(statSync(journalPath).size).toBeGreaterThan(4 << 20);
     const loaded = await loadJournal(journalPath);
     expect(loaded?.planComplete).toBe(true);
-    expect(rootRefs(loaded)).toEqual(many.map((o) => o.ref));
-    const last = loaded?.orders.get('gc-b1-2499');
-    expect(last && loaded ? linesOf(loaded, last)[0]?.row : undefined).toBe(2_500);
+    expect(loaded?.planOrders).toBe(2_000);
+    expect(ordersIn(journalPath, state)).toEqual(many.map((o) => ({ ...o, phase: 'planned' })));
+  });
+
+  it("each order's view says what the journal last said of it: its phase, checkout, status, code or message", async () => {
+    const { journalPath } = paths();
+    const refs = ['gc-b1-anchor', 'gc-b1-00001-a', 'gc-b1-00002-b', 'gc-b1-00003-c'];
+    await writeJournal(
+      journalPath,
+      header,
+      refs.map((ref, i) => ({ ref, lines: [line(i + 1)] })),
+      {
+        more: [
+          { t: 'submit', ref: 'gc-b1-anchor', at: 2 },
+          { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_anchor', status: 'processing', at: 3 },
+          { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_anchor', status: 'completed', at: 4 },
+          { t: 'unknown', ref: 'gc-b1-00001-a', reason: 'socket hang up', at: 5 },
+          {
+            t: 'rejected',
+            ref: 'gc-b1-00002-b',
+            code: 'INVALID_AMOUNT',
+            message: 'amount out of range',
+            at: 6,
+            i: 2,
+          },
+        ],
+      },
+    );
+    const state = await loadJournal(journalPath);
+    // Only the orders still open are held in memory; the refused one is settled in its place.
+    expect([...(state?.open.keys() ?? [])]).toEqual(['gc-b1-anchor', 'gc-b1-00001-a']);
+    expect(state?.settled[2]).toBeDefined();
+    expect(
+      ordersIn(journalPath, state ?? emptyState()).map((o) => [
+        o.ref,
+        o.phase,
+        o.checkoutId,
+        o.status,
+        o.code,
+        o.message,
+      ]),
+    ).toEqual([
+      ['gc-b1-anchor', 'created', 'co_anchor', 'completed', undefined, undefined],
+      ['gc-b1-00001-a', 'unknown', undefined, undefined, undefined, 'socket hang up'],
+      ['gc-b1-00002-b', 'rejected', undefined, undefined, 'INVALID_AMOUNT', 'amount out of range'],
+      ['gc-b1-00003-c', 'planned', undefined, undefined, undefined, undefined],
+    ]);
+  });
+
+  it('a plan discarded (declined, or failed) leaves nothing, and an older journal as it was', async () => {
+    const { dir, journalPath, copyPath } = paths();
+    await writeJournal(journalPath, { ...header, batch: 'b0' }, orders);
+    const before = bytes(journalPath);
+    const writer = await planned(journalPath, copyPath);
+    await writer.discard();
+    expect(temps(dir)).toEqual([]);
+    expect(temps(dirname(copyPath))).toEqual([]);
+    expect(existsSync(copyPath)).toBe(false);
+    expect(bytes(journalPath)).toEqual(before);
+  });
+
+  it('a new plan over one an earlier version tore in place replaces both files whole', async () => {
+    const { journalPath, copyPath } = paths();
+    await writeJournal(journalPath, header, orders, { torn: true });
+    await writeJournal(copyPath, header, orders, { torn: true });
+    expect((await loadJournal(journalPath))?.planComplete).toBe(false);
+    const writer = await planned(journalPath, copyPath, orders.slice(0, 1));
+    await writer.commit();
+    expect(bytes(copyPath)).toEqual(bytes(journalPath));
+    const loaded = await loadJournal(journalPath);
+    expect(ordersIn(journalPath, loaded ?? emptyState()).map((o) => o.ref)).toEqual(['gc-b1-anchor']);
+    expect(loaded?.planComplete).toBe(true);
+  });
+
+  it('the temporary plans a killed run left are removed by the next (only those, only its own files)', async () => {
+    const { dir, journalPath } = paths();
+    writeFileSync(`${journalPath}.0123456789abcdef.tmp`, 'a killed plan');
+    writeFileSync(`${journalPath}.not-hex.tmp`, 'not a plan of ours');
+    writeFileSync(join(dir, 'other.0123456789abcdef.tmp'), 'another file');
+    mkdirSync(`${journalPath}.fedcba9876543210.tmp`);
+    await removeStalePlans(journalPath);
+    expect(temps(dir).sort()).toEqual(
+      [
+        'codes.csv.journal.fedcba9876543210.tmp',
+        'codes.csv.journal.not-hex.tmp',
+        'other.0123456789abcdef.tmp',
+      ].sort(),
+    );
   });
 });
 
-describe('openJournals', () => {
-  it('a new plan: both copies identical after every append, files 0600, the copy folder 0700', async () => {
+describe('RunJournals', () => {
+  it('a new plan: both copies identical after every record, each folded in with its place; files 0600, the copy folder 0700', async () => {
     const { journalPath, copyPath } = paths();
-    const writer = await openJournals(journalPath, 'create', { path: copyPath, size: -1 }, copyPath);
-    await writePlan(writer, planState(), header);
-    expect(bytes(copyPath)).toEqual(bytes(journalPath));
-    await writer.append(submitted[0] as JournalRecord);
+    const state = await (await planned(journalPath, copyPath)).commit();
+    const journals = await RunJournals.open(journalPath, copyPath, { state });
+    expect(journals.state).toBe(state);
+    await journals.record(submitted[0] as JournalRecord);
     await Promise.all([
-      writer.append(submitted[1] as JournalRecord),
-      writer.append({ t: 'stop', reason: 'x', at: 8 }),
+      journals.record(submitted[1] as JournalRecord),
+      journals.record({
+        t: 'done',
+        ref: 'gc-b1-anchor',
+        i: 0,
+        checkoutId: 'co_1',
+        status: 'completed',
+        spent: [],
+        records: [],
+      }),
+      journals.record({ t: 'stop', reason: 'x', at: 8 }),
     ]);
-    await writer.close();
+    await journals.close();
     expect(bytes(copyPath)).toEqual(bytes(journalPath));
     expect(bytes(journalPath).toString()).toContain('"t":"stop"');
+    // The done record settled the anchor in its place: read back there, it is the anchor's.
+    expect(ordersIn(journalPath, state)[0]).toMatchObject({
+      phase: 'created',
+      checkoutId: 'co_1',
+      status: 'completed',
+    });
+    expect(state.open.has('gc-b1-anchor')).toBe(false);
     expect(mode(journalPath)).toBe(0o600);
     expect(mode(copyPath)).toBe(0o600);
     expect(mode(dirname(copyPath))).toBe(0o700);
@@ -160,42 +285,52 @@ describe('openJournals', () => {
     const { journalPath, copyPath } = paths();
     await writeJournal(journalPath, header, orders, { more: submitted });
     await writeJournal(copyPath, header, orders);
-    const writer = await openJournals(journalPath, 'append', { path: copyPath, size: 1 }, copyPath);
+    const state = await loadJournal(journalPath);
+    const journals = await RunJournals.open(journalPath, copyPath, { ...(state ? { state } : {}) });
     expect(bytes(copyPath)).toEqual(bytes(journalPath));
-    await writer.append({ t: 'output', sha256: 'f'.repeat(64) });
-    await writer.close();
+    await journals.record({ t: 'output', sha256: 'f'.repeat(64) });
+    await journals.close();
     expect(bytes(copyPath)).toEqual(bytes(journalPath));
-    expect((await loadJournal(copyPath))?.orders.get('gc-b1-anchor')?.phase).toBe('created');
+    const copy = await loadJournal(copyPath);
+    expect(ordersIn(copyPath, copy ?? emptyState())[0]?.phase).toBe('created');
   });
 
-  it('resuming from the copy: the journal beside --out is rewritten from it', async () => {
-    const { journalPath, copyPath } = paths();
-    await writeJournal(copyPath, header, orders, { more: submitted });
-    const copy = await readJournalCopy(copyPath, { outSize: -1 });
-    expect(copy.state).toBeDefined();
-    expect(existsSync(journalPath)).toBe(false);
-    const writer = await openJournals(journalPath, 'append', copy, copyPath);
-    expect(bytes(journalPath)).toEqual(bytes(copyPath));
-    await writer.append({ t: 'stop', reason: 'cap', at: 9 });
-    await writer.close();
-    // The copy's lines stay on disk behind a descriptor the caller closes (the engine does).
-    await copy.state?.disk?.close();
-    expect(bytes(journalPath)).toEqual(bytes(copyPath));
-    expect(mode(journalPath)).toBe(0o600);
+  it('resuming from the copy: the journal beside --out is made from it (gone, or behind)', async () => {
+    for (const beside of ['gone', 'behind'] as const) {
+      const { journalPath, copyPath } = paths();
+      await writeJournal(copyPath, header, orders, { more: submitted });
+      if (beside === 'behind') await writeJournal(journalPath, header, orders);
+      const state = await loadJournal(copyPath);
+      const journals = await RunJournals.open(journalPath, copyPath, {
+        fromCopy: true,
+        ...(state ? { state } : {}),
+      });
+      expect(bytes(journalPath)).toEqual(bytes(copyPath));
+      await journals.record({ t: 'stop', reason: 'cap', at: 9 });
+      await journals.close();
+      expect(bytes(journalPath)).toEqual(bytes(copyPath));
+      expect(mode(journalPath)).toBe(0o600);
+      // The places the copy's state holds are the journal's too.
+      expect(ordersIn(journalPath, state ?? emptyState())[0]?.phase).toBe('created');
+    }
   });
 
-  it('a new plan over a torn one truncates both', async () => {
+  it('a torn last line is cut from the journal as it is loaded, and the run appends after it', async () => {
     const { journalPath, copyPath } = paths();
-    await writeJournal(journalPath, header, orders, { torn: true });
-    await writeJournal(copyPath, header, orders, { torn: true });
-    const copy = await readJournalCopy(copyPath, { outSize: -1 });
-    const writer = await openJournals(journalPath, 'truncate', copy, copyPath);
-    await writePlan(writer, planState(orders.slice(0, 1)), header);
-    await writer.close();
+    await writeJournal(journalPath, header, orders, { more: submitted });
+    const whole = bytes(journalPath);
+    writeFileSync(journalPath, Buffer.concat([whole, Buffer.from('{"t":"submit","ref":"gc-b1-000')]));
+    const state = await loadJournal(journalPath);
+    expect(bytes(journalPath)).toEqual(whole);
+    const journals = await RunJournals.open(journalPath, copyPath, { ...(state ? { state } : {}) });
+    await journals.record({ t: 'submit', ref: 'gc-b1-00001-abc', at: 10 });
+    await journals.close();
     expect(bytes(copyPath)).toEqual(bytes(journalPath));
-    const loaded = await loadJournal(journalPath);
-    expect(rootRefs(loaded)).toEqual(['gc-b1-anchor']);
-    expect(loaded?.planComplete).toBe(true);
+    const again = await loadJournal(journalPath);
+    expect(ordersIn(journalPath, again ?? emptyState()).map((o) => o.phase)).toEqual([
+      'created',
+      'submitted',
+    ]);
   });
 
   it('narrows a copy folder the user made wider', async () => {
@@ -208,29 +343,29 @@ describe('openJournals', () => {
 
   it('refuses a link planted at the copy path, leaving its target alone', async () => {
     const { dir, journalPath, copyPath } = paths();
+    await writeJournal(journalPath, header, orders);
     mkdirSync(dirname(copyPath), { recursive: true, mode: 0o700 });
     const target = join(dir, 'victim.txt');
     writeFileSync(target, 'precious\n');
     symlinkSync(target, copyPath);
-    const error = await openJournals(journalPath, 'create', undefined, copyPath).then(
+    const error = await RunJournals.open(journalPath, copyPath, { state: emptyState() }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(UnsafeFileError);
     expect((error as Error).message).toContain(copyPath);
     expect(readFileSync(target, 'utf8')).toBe('precious\n');
-    await expect(readJournalCopy(copyPath, { outSize: -1 })).rejects.toThrow(
-      `${copyPath} is a symbolic link`,
-    );
+    await expect(loadJournal(copyPath)).rejects.toThrow(`${copyPath} is a symbolic link`);
   });
 
   it('refuses a copy folder that is a link', async () => {
     const { dir, journalPath, copyPath } = paths();
+    await writeJournal(journalPath, header, orders);
     const elsewhere = join(dir, 'elsewhere');
     mkdirSync(elsewhere, { mode: 0o700 });
     mkdirSync(dirname(dirname(copyPath)), { recursive: true });
     symlinkSync(elsewhere, dirname(copyPath));
-    await expect(openJournals(journalPath, 'create', undefined, copyPath)).rejects.toThrow(
+    await expect(RunJournals.open(journalPath, copyPath, { state: emptyState() })).rejects.toThrow(
       /is a symbolic link/,
     );
     expect(existsSync(join(elsewhere, 'b1.acct.journal'))).toBe(false);

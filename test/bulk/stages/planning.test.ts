@@ -1,94 +1,95 @@
 /**
- * planOrResume: a fresh plan begins with the batch's anchor (one unit of row 1, alone),
- * every bad row is reported at once against the live catalog, and a journaled plan is
- * taken as it is, whatever the live limits say now.
+ * The planning pass (planFile) over an input file: a fresh plan begins with the batch's
+ * anchor (one unit of row 1, alone), every bad row is reported at once against the live
+ * catalog, the sums the confirmation shows are those of the orders handed to the
+ * journal, and a file changed since it was hashed is refused. A journaled plan is taken
+ * as it is (the engine never plans it again), whatever the live limits say now, and
+ * never hides rows that no longer parse.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { planInputs, planOrResume as planStage } from '../../../src/bulk/plan/planning.js';
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runBulk } from '../../../src/bulk/engine.js';
+import { currencyOf } from '../../../src/bulk/plan/plan.js';
+import { planFile } from '../../../src/bulk/plan/planning.js';
 import { anchorRef, orderRef } from '../../../src/bulk/plan/refs.js';
-import { effectiveOrders, linesOf } from '../../../src/bulk/store/journal.js';
-import { RowSpool } from '../../../src/bulk/store/spool.js';
-import type { RowError } from '../../../src/bulk/types.js';
-import { InvalidInputError } from '../../../src/errors.js';
-import { line, live, parsedInput, planState, rootRefs, stateOf } from './fixtures.js';
+import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
+import type { Live } from '../../../src/bulk/run-types.js';
+import { journalPathFor } from '../../../src/bulk/store/files.js';
+import type { PlannedOrder } from '../../../src/bulk/types.js';
+import { InvalidInputError, UsageError } from '../../../src/errors.js';
+import { json } from '../../helpers/server.js';
+import { tempDirFor } from '../../helpers/temp.js';
+import { line, live, options, products, rates, scriptedService, writeJournal } from './fixtures.js';
 
-type Row = { row: number; productId?: string; skuId?: string; amount?: number; quantity?: number };
+type Row = { productId?: string; skuId?: string; amount?: number | string; quantity?: number | string };
 
-const spools: RowSpool[] = [];
-afterEach(async () => {
-  for (const spool of spools.splice(0)) await spool.close();
-});
-
-async function rowsOf(rows: Row[]): Promise<RowSpool> {
-  const spool = await RowSpool.create();
-  spools.push(spool);
-  for (const r of rows)
-    spool.push({
-      row: r.row,
-      productId: r.productId ?? 'usd',
-      skuId: r.skuId ?? `${r.productId ?? 'usd'}-range`,
-      amount: r.amount ?? 10,
-      quantity: r.quantity ?? 1,
-      ref: '',
-    });
-  return spool;
+/** An input file of `rows` (data row n is row n), and its sha256. */
+function inputOf(rows: Row[]): { path: string; sha256: string; dir: string } {
+  const dir = tempDirFor('giftcodes-planning-');
+  const path = join(dir, 'in.csv');
+  const text = [
+    'ref,productId,skuId,amount,quantity',
+    ...rows.map((r, i) => {
+      const productId = r.productId ?? 'usd';
+      return `r${i + 1},${productId},${r.skuId ?? `${productId}-range`},${r.amount ?? 10},${r.quantity ?? 1}`;
+    }),
+  ].join('\n');
+  writeFileSync(path, `${text}\n`);
+  return { path, sha256: createHash('sha256').update(`${text}\n`).digest('hex'), dir };
 }
 
 /**
- * planOrResume, with a fresh plan made whole (as the journal gets it) for the
- * assertions: the engine itself only sums it here.
+ * The planning pass as a fresh run makes it: each order handed over as it is made (a
+ * real run's PlanWriter), refused as the engine refuses it when a row is bad.
  */
-async function planOrResume(...args: Parameters<typeof planStage>) {
-  const [, input, spool, live] = args;
-  const planned = await planStage(...args);
-  if (planned.resumed) return { ...planned, legacyRef: undefined };
-  const state = await planState(spool, planInputs(input, live));
+async function plan(rows: Row[], at: Live = live(), batch = 'b1') {
+  const input = inputOf(rows);
+  const orders: PlannedOrder[] = [];
+  const checked = await planFile(
+    input.path,
+    input.sha256,
+    { products: at.products, rates: at.rates, limits: at.limits, batch },
+    currencyOf(at),
+    {
+      onOrder: async (order) => {
+        orders.push(order);
+      },
+    },
+  );
+  if (checked.problems.length || !checked.preview) throw new InvalidInputError(checked.problems, 'in.csv');
   // The sums the confirmation shows are those of the plan the journal gets.
-  expect(planned.preview.estimate.orders).toBe(state.orders.rootCount);
-  expect(planned.preview.firstRef).toBe(rootRefs(state)[0]);
-  return { ...planned, state };
+  expect(checked.preview.estimate.orders).toBe(orders.length);
+  expect(checked.preview.estimate.units).toBe(
+    orders.reduce((n, o) => n + o.lines.reduce((m, l) => m + l.quantity, 0), 0),
+  );
+  return { orders, preview: checked.preview, legacyRef: checked.preview.legacyRef };
 }
 
-const plainLines = (state: ReturnType<typeof stateOf>) =>
-  effectiveOrders(state).map((o) => ({
-    ref: o.ref,
-    lines: linesOf(state, o).map((l) => [l.row, l.firstUnit, l.quantity]),
-  }));
+const plainLines = (orders: PlannedOrder[]) =>
+  orders.map((o) => ({ ref: o.ref, lines: o.lines.map((l) => [l.row, l.firstUnit, l.quantity]) }));
 
-describe('planOrResume', () => {
+describe('planFile', () => {
   it('puts the anchor first: one unit of row 1, then the rest of row 1 and the other rows', async () => {
-    const rows = await rowsOf([
-      { row: 1, quantity: 3 },
-      { row: 2, quantity: 2, productId: 'eur', amount: 10 },
-    ]);
-    const planned = await planOrResume({}, parsedInput('b1'), rows, live(), 'in.csv');
-    expect(planned.resumed).toBe(false);
-    const orders = plainLines(planned.state);
+    const planned = await plan([{ quantity: 3 }, { quantity: 2, productId: 'eur', amount: 10 }]);
+    const orders = plainLines(planned.orders);
     expect(orders[0]).toEqual({ ref: anchorRef('b1'), lines: [[1, 1, 1]] });
     expect(orders.slice(1).flatMap((o) => o.lines)).toEqual([
       [1, 2, 2],
       [2, 1, 2],
     ]);
     expect(orders.slice(1).every((o) => o.ref.startsWith('gc-b1-000'))).toBe(true);
-    // Each line knows its unit price in USD (the EUR product at 0.5 EUR per USD).
-    const last = effectiveOrders(planned.state).at(-1);
-    expect(last && linesOf(planned.state, last).at(-1)?.unitUsd).toBe(20);
-    expect(planned.state.planComplete).toBe(false);
+    // Each line knows its unit price in USD (the EUR product at 0.5 EUR per USD), and its row's ref.
+    expect(planned.orders.at(-1)?.lines.at(-1)).toMatchObject({ unitUsd: 20, ref: 'r2' });
   });
 
   it('packs the rows after the anchor under the live limits', async () => {
-    const rows = await rowsOf([
-      { row: 1, quantity: 4 },
-      { row: 2, quantity: 1 },
-    ]);
-    const planned = await planOrResume(
-      {},
-      parsedInput('b1'),
-      rows,
+    const planned = await plan(
+      [{ quantity: 4 }, { quantity: 1 }],
       live({ limits: { maxQuantityPerItem: 2 } }),
-      'in.csv',
     );
-    expect(plainLines(planned.state).map((o) => o.lines)).toEqual([
+    expect(plainLines(planned.orders).map((o) => o.lines)).toEqual([
       [[1, 1, 1]],
       [
         [1, 2, 2],
@@ -99,41 +100,45 @@ describe('planOrResume', () => {
   });
 
   it('a one-unit first row is the anchor alone, and the next order begins at row 2', async () => {
-    const planned = await planOrResume(
-      {},
-      parsedInput('b1'),
-      await rowsOf([{ row: 1 }, { row: 2 }]),
-      live(),
-      'in.csv',
-    );
-    expect(plainLines(planned.state)).toEqual([
+    const planned = await plan([{}, {}]);
+    expect(plainLines(planned.orders)).toEqual([
       { ref: 'gc-b1-anchor', lines: [[1, 1, 1]] },
       { ref: expect.stringMatching(/^gc-b1-00001-/), lines: [[2, 1, 1]] },
     ]);
   });
 
   it('names the first order as a plan without an anchor (journal version 1) would have', async () => {
-    const rows = await rowsOf([
-      { row: 1, quantity: 3 },
-      { row: 2, quantity: 2 },
-    ]);
-    const planned = await planOrResume({}, parsedInput('b1'), rows, live(), 'in.csv');
+    const planned = await plan([{ quantity: 3 }, { quantity: 2 }]);
     const legacyLines = [line(1, 3, { unitUsd: 10 }), line(2, 2, { unitUsd: 10 })];
     expect(planned.legacyRef).toBe(orderRef('b1', 0, legacyLines));
-    expect(planned.state.orders.has(planned.legacyRef ?? '')).toBe(false);
+    expect(planned.orders.some((o) => o.ref === planned.legacyRef)).toBe(false);
   });
 
   it('reports every bad row at once, parse errors included, in row order, planning nothing', async () => {
-    const rows = await rowsOf([
-      { row: 1 },
-      { row: 2, productId: 'nope' },
-      { row: 4, amount: 7 },
-      { row: 5, skuId: 'eur-range' },
-    ]);
-    const parseErrors: RowError[] = [{ row: 3, message: 'quantity must be a positive integer' }];
     let error: unknown;
+    const handed: PlannedOrder[] = [];
     try {
-      await planOrResume({}, parsedInput('b1', undefined, { errors: parseErrors }), rows, live(), 'in.csv');
+      const input = inputOf([
+        {},
+        { productId: 'nope' },
+        { quantity: 'x' },
+        { amount: 7 },
+        { skuId: 'eur-range' },
+      ]);
+      const at = live();
+      const checked = await planFile(
+        input.path,
+        input.sha256,
+        { products: at.products, rates: at.rates, limits: at.limits, batch: 'b1' },
+        currencyOf(at),
+        {
+          onOrder: async (order) => {
+            handed.push(order);
+          },
+        },
+      );
+      expect(checked.preview).toBeUndefined();
+      throw new InvalidInputError(checked.problems, 'in.csv');
     } catch (e) {
       error = e;
     }
@@ -142,41 +147,96 @@ describe('planOrResume', () => {
     expect(invalid.message).toBe('4 problems in in.csv; nothing was bought');
     expect(invalid.problems.map((p) => p.row)).toEqual([2, 3, 4, 5]);
     expect(invalid.problems[0]?.message).toBe('product "nope" is not in the catalog');
+    expect(invalid.problems[1]?.message).toBe('quantity "x" is not a positive whole number');
     expect(invalid.problems[2]?.message).toMatch(/^amount 7 is not on the SKU's step of 5/);
     expect(invalid.problems[3]?.message).toBe('SKU "eur-range" does not belong to product "usd"');
+    // Nothing is planned past the first bad row: only the anchor was handed to the journal.
+    expect(handed.map((o) => o.ref)).toEqual([anchorRef('b1')]);
   });
 
   it('refuses a unit over the live maxOrderAmountUSD', async () => {
-    const rows = await rowsOf([{ row: 1, amount: 50 }]);
-    await expect(
-      planOrResume({}, parsedInput('b1'), rows, live({ limits: { maxOrderAmountUSD: 40 } }), 'in.csv'),
-    ).rejects.toThrow(InvalidInputError);
-  });
-
-  it('takes a journaled plan as it is, even when the live limits would pack it otherwise', async () => {
-    const journal = stateOf([
-      { ref: 'gc-b1-anchor', lines: [line(1)] },
-      { ref: 'gc-b1-00001-old', lines: [line(1, 5, { firstUnit: 2 })] },
-    ]);
-    const rows = await rowsOf([{ row: 1, quantity: 6 }]);
-    const planned = await planOrResume(
-      { journal },
-      parsedInput('b1'),
-      rows,
-      live({ limits: { maxQuantityPerItem: 1 } }),
-      'in.csv',
+    await expect(plan([{ amount: 50 }], live({ limits: { maxOrderAmountUSD: 40 } }))).rejects.toThrow(
+      InvalidInputError,
     );
-    expect(planned.resumed).toBe(true);
-    expect(planned.state).toBe(journal);
-    expect(planned.legacyRef).toBeUndefined();
   });
 
-  it('a journaled plan does not hide rows that no longer parse', async () => {
-    const journal = stateOf([{ ref: 'gc-b1-anchor', lines: [line(1)] }]);
-    const errors: RowError[] = [{ row: 2, message: 'bad amount' }];
-    const rows = await rowsOf([{ row: 1 }]);
+  it('refuses a file whose bytes changed since they were hashed', async () => {
+    const input = inputOf([{}]);
+    const at = live();
     await expect(
-      planOrResume({ journal }, parsedInput('b1', undefined, { errors }), rows, live(), 'in.csv'),
-    ).rejects.toThrow('1 problem in in.csv; nothing was bought');
+      planFile(
+        input.path,
+        'f'.repeat(64),
+        { products: at.products, rates: at.rates, limits: at.limits, batch: 'b1' },
+        currencyOf(at),
+      ),
+    ).rejects.toThrow(
+      new UsageError(`${input.path} changed while it was read: nothing was bought; run the command again`),
+    );
+  });
+});
+
+describe('a journaled plan', () => {
+  const startService = scriptedService('gk_test_planning');
+
+  /** A dry run of the engine over `rows`, with the plan `journaled` beside --out, at the live `limits`. */
+  async function dryRun(
+    rows: Row[],
+    journaled: Parameters<typeof writeJournal>[2],
+    limits: Record<string, number>,
+  ) {
+    const input = inputOf(rows);
+    const out = join(input.dir, 'codes.csv');
+    const batch = 'b1';
+    await writeJournal(
+      journalPathFor(out),
+      { batch, input: input.sha256, seal: false, at: 1, anchor: anchorRef(batch) },
+      journaled,
+    );
+    const { client, server } = await startService({
+      'GET /b2b/products': (_req, res) => json(res, 200, { products: [...products.values()] }),
+      'GET /b2b/account': (_req, res) =>
+        json(res, 200, { tier: 'growth', status: 'active', limits, usage: {} }),
+      'GET /b2b/rates': (_req, res) => json(res, 200, rates),
+      'GET /b2b/balance': (_req, res) => json(res, 200, { balance: 1_000, currency: 'USD' }),
+    });
+    const result = runBulk(options(out, { input: input.path, batch, dryRun: true }), {
+      http: client,
+      now: () => 0,
+      sleep: async () => {},
+      signal: new AbortController().signal,
+      limit: new AdaptiveLimit(4, () => 0),
+      notice: () => {},
+      confirm: async () => true,
+    });
+    return { result, server, batch };
+  }
+
+  it('is taken as it is, even when the live limits would pack it otherwise', async () => {
+    const { result, server, batch } = await dryRun(
+      [{ quantity: 6 }],
+      [
+        { ref: 'gc-b1-anchor', lines: [line(1)] },
+        { ref: 'gc-b1-00001-old', lines: [line(1, 5, { firstUnit: 2 })] },
+      ],
+      { maxQuantityPerItem: 1 },
+    );
+    const { report } = await result;
+    expect(report).toMatchObject({ batch, resumed: true });
+    // The journal's two orders, not the six the live limits would make now.
+    expect(report.total).toMatchObject({ orders: 2, units: 6 });
+    expect(server.requests.every((r) => r.method === 'GET')).toBe(true);
+  });
+
+  it('does not hide rows that no longer parse', async () => {
+    const { result } = await dryRun(
+      [{}, { quantity: 'x' }],
+      [
+        { ref: 'gc-b1-anchor', lines: [line(1)] },
+        { ref: 'gc-b1-00001-old', lines: [line(2)] },
+      ],
+      {},
+    );
+    await expect(result).rejects.toThrow('1 problem in in.csv; nothing was bought');
   });
 });

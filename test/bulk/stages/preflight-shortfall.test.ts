@@ -7,16 +7,18 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readFile } from '../../../src/bulk/plan/parse.js';
 import { defaultBatchId } from '../../../src/bulk/plan/refs.js';
 import { readInput, readLive } from '../../../src/bulk/run/preflight.js';
-import { computeShortfall, describeShortfall } from '../../../src/bulk/run/shortfall.js';
+import { computeShortfall, describeShortfall, topUpQuestion } from '../../../src/bulk/run/shortfall.js';
 import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
-import { journalPathFor } from '../../../src/bulk/store/journal-files.js';
+import { journalPathFor } from '../../../src/bulk/store/files.js';
+import { needsBuying } from '../../../src/bulk/store/journal.js';
 import type { InputRow } from '../../../src/bulk/types.js';
 import { InvalidInputError, UnsafeFileError, UsageError } from '../../../src/errors.js';
 import { type Handler, json } from '../../helpers/server.js';
 import { tempDirFor } from '../../helpers/temp.js';
-import { line, options, scriptedService, stateOf } from './fixtures.js';
+import { journalOf, line, options, scriptedService } from './fixtures.js';
 
 const startService = scriptedService('gk_test_preflight');
 
@@ -43,23 +45,16 @@ function files(csv = CSV) {
   return { dir, input, out: join(dir, 'codes.csv') };
 }
 
-/** readInput, its row spool closed at once. */
-async function inputOf(o: Parameters<typeof readInput>[0]) {
-  const read = await readInput(o);
-  await read.spool.close();
-  return read;
-}
-
 describe('readInput', () => {
-  it('parses the whole file: rows spooled to disk, bad rows kept for later, the batch id from the bytes', async () => {
+  it('parses the whole file: nothing of the rows kept, bad rows kept for later, the batch id from the bytes', async () => {
     const f = files();
-    const { input, spool } = await readInput(options(f.out, { input: f.input }));
+    const input = await readInput(options(f.out, { input: f.input }));
+    // The rows as the planning pass reads the same file again (readInput keeps none of them).
     const rows: InputRow[] = [];
-    try {
-      for await (const batch of spool.batches()) rows.push(...batch);
-    } finally {
-      await spool.close();
-    }
+    await readFile(f.input, (row) => {
+      rows.push(row);
+      return undefined;
+    });
     const sha = createHash('sha256').update(CSV).digest('hex');
     expect(input.sha256).toBe(sha);
     expect(input.batch).toBe(defaultBatchId(sha, { seal: false }));
@@ -73,15 +68,19 @@ describe('readInput', () => {
 
   it('takes --batch as given, and --seal makes another default batch', async () => {
     const f = files();
-    expect((await inputOf(options(f.out, { input: f.input, batch: 'mine_1' }))).input.batch).toBe('mine_1');
-    const sealed = await inputOf(options(f.out, { input: f.input, seal: true }));
-    const plain = await inputOf(options(f.out, { input: f.input }));
-    expect(sealed.input.batch).not.toBe(plain.input.batch);
+    expect((await readInput(options(f.out, { input: f.input, batch: 'mine_1' }))).batch).toBe('mine_1');
+    const sealed = await readInput(options(f.out, { input: f.input, seal: true }));
+    const plain = await readInput(options(f.out, { input: f.input }));
+    expect(sealed.batch).not.toBe(plain.batch);
   });
 
   it.each([
     ['a bad --batch', { batch: 'no spaces' }, '--batch must be 1-64 letters'],
-    ['a missing input', { input: '/nonexistent/in.csv' }, 'cannot read /nonexistent/in.csv: ENOENT'],
+    [
+      'a missing input',
+      { input: '/nonexistent/in.csv' },
+      'cannot read /nonexistent/in.csv: no such file or directory',
+    ],
   ])('refuses %s', async (_what, extra, message) => {
     const f = files();
     await expect(readInput(options(f.out, { input: f.input, ...extra }))).rejects.toThrow(message);
@@ -122,7 +121,7 @@ describe('readLive', () => {
       'GET /b2b/account': reply({
         tier: 'growth',
         status: 'active',
-        limits: { maxItemsPerOrder: 5, maxOrderAmountUSD: 0 },
+        limits: { maxItemsPerOrder: 5 },
       }),
       'GET /b2b/rates': reply(rates),
       'GET /b2b/balance': reply({ balance: 123.45, currency: 'USD' }),
@@ -169,25 +168,30 @@ describe('readLive', () => {
 
 describe('computeShortfall', () => {
   // 10 + 20 + 30 + 40 USD; the first is created, the second refused for good.
-  const state = () =>
-    stateOf(
+  const journal = () =>
+    journalOf(
       [
-        { ref: 'a', lines: [line(1, 1)] },
+        { ref: 'gc-b1-anchor', lines: [line(1, 1)] },
         { ref: 'b', lines: [line(2, 2)] },
         { ref: 'c', lines: [line(3, 3)] },
         { ref: 'd', lines: [line(4, 4)] },
       ],
       [
-        { t: 'created', ref: 'a', checkoutId: 'co_a', status: 'completed', at: 1 },
-        { t: 'rejected', ref: 'b', code: 'X', message: 'no', at: 1 },
+        { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_a', status: 'completed', at: 1 },
+        { t: 'rejected', ref: 'b', code: 'X', message: 'no', at: 1, i: 1 },
         { t: 'submit', ref: 'c', at: 1 },
         { t: 'unknown', ref: 'c', reason: 'timeout', at: 1 },
       ],
     );
+  /** The plan's orders still to buy, walked from the journal as the runner hands them over. */
+  const remaining = async () => {
+    const j = await journal();
+    return [...j.walk()].filter((order) => needsBuying(j.state, order));
+  };
 
   it('is every order still to buy at its estimate, minus the live balance', async () => {
     const { deps } = await serve({ 'GET /b2b/balance': reply({ balance: 12.345, currency: 'USD' }) });
-    const shortfall = await computeShortfall(deps, state());
+    const shortfall = await computeShortfall(deps, await remaining());
     expect(shortfall).toEqual({
       missingUsd: 57.66,
       balanceUsd: 12.345,
@@ -203,12 +207,63 @@ describe('computeShortfall', () => {
     const { deps } = await serve({
       'GET /b2b/balance': reply({ error: { code: 'BOOM', message: 'no' } }, 400),
     });
-    const unread = await computeShortfall(deps, state());
+    const unread = await computeShortfall(deps, await remaining());
     expect(unread).toMatchObject({ missingUsd: undefined, balanceUsd: null, remainingUsd: 70 });
     expect(describeShortfall(unread)).toBe(
       'insufficient balance: the balance could not be read; the remaining 2 orders cost about 70.00 USD in all (run `giftcodes balance` to see how much more is needed)',
     );
     const rich = await serve({ 'GET /b2b/balance': reply({ balance: 500, currency: 'USD' }) });
-    expect((await computeShortfall(rich.deps, state())).missingUsd).toBe(0);
+    expect((await computeShortfall(rich.deps, await remaining())).missingUsd).toBe(0);
+  });
+
+  it('rounds each sum to the cent: the estimate and what is missing', async () => {
+    const { deps } = await serve({ 'GET /b2b/balance': reply({ balance: 0.004, currency: 'USD' }) });
+    const shortfall = await computeShortfall(deps, [
+      { lines: [line(1, 1, { unitUsd: 0.333 })] },
+      { lines: [line(2, 1, { unitUsd: 0.333 })] },
+    ]);
+    expect(shortfall).toEqual({
+      missingUsd: 0.66,
+      balanceUsd: 0.004,
+      remainingUsd: 0.67,
+      remainingOrders: 2,
+    });
+  });
+});
+
+describe('topUpQuestion: the amount the top-up prompt suggests', () => {
+  it.each([
+    [
+      'a shortfall in cents: the missing amount, rounded up to the whole dollar',
+      { missingUsd: 57.66, balanceUsd: 12.345, remainingUsd: 70, remainingOrders: 2 },
+      'The balance is about 57.66 USD short for the remaining 2 orders. Top up now?',
+      58,
+    ],
+    [
+      'a whole-dollar shortfall is suggested as it is',
+      { missingUsd: 30, balanceUsd: 0, remainingUsd: 30, remainingOrders: 1 },
+      'The balance is about 30.00 USD short for the remaining 1 order. Top up now?',
+      30,
+    ],
+    [
+      'a fraction of a cent short still says a cent, and suggests a dollar',
+      { missingUsd: 0.001, balanceUsd: 9.999, remainingUsd: 10, remainingOrders: 1 },
+      'The balance is about 0.01 USD short for the remaining 1 order. Top up now?',
+      1,
+    ],
+    [
+      'nothing short (the balance read covers it): nothing suggested',
+      { missingUsd: 0, balanceUsd: 500, remainingUsd: 70, remainingOrders: 2 },
+      'The balance is about 0.00 USD short for the remaining 2 orders. Top up now?',
+      0,
+    ],
+    [
+      'the balance could not be read: the whole remainder, rounded up, never a made-up shortfall',
+      { missingUsd: undefined, balanceUsd: null, remainingUsd: 70.01, remainingOrders: 3 },
+      'The balance could not be read; the remaining 3 orders cost about 70.01 USD. Top up now?',
+      71,
+    ],
+  ])('%s', (_case, shortfall, message, suggestedUsd) => {
+    expect(topUpQuestion(shortfall)).toEqual({ message, suggestedUsd });
   });
 });

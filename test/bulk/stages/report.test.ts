@@ -3,37 +3,91 @@
  * warning for each thing that will stop the run part-way (or buy again under --force).
  */
 import { describe, expect, it } from 'vitest';
-import { needsBuying } from '../../../src/bulk/report/accounting.js';
 import { boughtSoFar } from '../../../src/bulk/report/bought.js';
 import { buildReport } from '../../../src/bulk/report/report.js';
-import { apply, effectiveOrders, type OrderPhase } from '../../../src/bulk/store/journal.js';
-import { line, live, stateOf } from './fixtures.js';
+import { type JournalRecord, needsBuying, type PlanOrder } from '../../../src/bulk/store/journal.js';
+import { journalOf, line, live, type Plan, type StageJournal } from './fixtures.js';
 
 // Three orders of 10 USD units: 1 + 2 + 3 units, 60 USD in all.
-const plan = () =>
-  stateOf([
-    { ref: 'gc-b-anchor', lines: [line(1)] },
-    { ref: 'gc-b-2', lines: [line(1, 2, { firstUnit: 2 })] },
-    { ref: 'gc-b-3', lines: [line(2, 3)] },
-  ]);
+const PLAN: Plan = [
+  { ref: 'gc-b-anchor', lines: [line(1)] },
+  { ref: 'gc-b-2', lines: [line(1, 2, { firstUnit: 2 })] },
+  { ref: 'gc-b-3', lines: [line(2, 3)] },
+];
+const plan = (more: JournalRecord[] = []) => journalOf(PLAN, more);
+
+/** The journaled plan as the engine hands it to buildReport: one walk, each order's lines and whether it is still to buy. */
+const walked = (journal: StageJournal) =>
+  [...journal.walk()].map((order) => ({ lines: order.lines, pending: needsBuying(journal.state, order) }));
 
 describe('needsBuying', () => {
-  it.each<[OrderPhase, boolean]>([
-    ['planned', true],
-    ['submitted', true],
-    ['unknown', true],
-    ['split', true],
-    ['created', false],
-    ['rejected', false],
-  ])('%s -> %s', (phase, expected) => {
-    expect(needsBuying({ phase })).toBe(expected);
+  const order: PlanOrder = { index: 1, ref: 'gc-b-2', lines: PLAN[1]?.lines ?? [], part: false };
+  const created: JournalRecord = {
+    t: 'created',
+    ref: 'gc-b-2',
+    checkoutId: 'co_2',
+    status: 'processing',
+    at: 1,
+  };
+  it.each<[string, JournalRecord[], boolean]>([
+    ['planned', [], true],
+    ['submitted', [{ t: 'submit', ref: 'gc-b-2', at: 1 }], true],
+    [
+      'unknown',
+      [
+        { t: 'submit', ref: 'gc-b-2', at: 1 },
+        { t: 'unknown', ref: 'gc-b-2', reason: 'timeout', at: 2 },
+      ],
+      true,
+    ],
+    [
+      'sent back unsent',
+      [
+        { t: 'submit', ref: 'gc-b-2', at: 1 },
+        { t: 'unsent', ref: 'gc-b-2', reason: 'cap', at: 2 },
+      ],
+      true,
+    ],
+    ['split (its parts are bought instead)', [{ t: 'split', ref: 'gc-b-2', children: [], at: 1 }], true],
+    ['created', [created], false],
+    [
+      'done',
+      [
+        created,
+        { t: 'done', ref: 'gc-b-2', i: 1, checkoutId: 'co_2', status: 'completed', spent: [], records: [] },
+      ],
+      false,
+    ],
+    ['refused', [{ t: 'rejected', ref: 'gc-b-2', code: 'X', message: 'no', at: 1, i: 1 }], false],
+  ])('%s -> %s', async (_phase, records, expected) => {
+    const journal = await plan(records);
+    expect(needsBuying(journal.state, order)).toBe(expected);
+  });
+
+  it('a part refused for good (no place in the plan) is not bought again; its sibling is', async () => {
+    const journal = await plan([
+      {
+        t: 'split',
+        ref: 'gc-b-3',
+        children: [
+          { ref: 'gc-b-3.1', lines: [line(2, 2)] },
+          { ref: 'gc-b-3.2', lines: [line(2, 1, { firstUnit: 3 })] },
+        ],
+        at: 1,
+      },
+      { t: 'rejected', ref: 'gc-b-3.1', code: 'X', message: 'no', at: 2 },
+    ]);
+    const parts = [...journal.walk()].filter((o) => o.part);
+    expect(parts.map((o) => [o.ref, o.index, needsBuying(journal.state, o)])).toEqual([
+      ['gc-b-3.1', 2, false],
+      ['gc-b-3.2', 2, true],
+    ]);
   });
 });
 
 describe('buildReport', () => {
   it('totals the plan and what is still to buy, with no warning when everything fits', async () => {
-    const state = plan();
-    const report = await buildReport(state, effectiveOrders(state), live({ balanceUsd: 100 }), {
+    const report = buildReport(walked(await plan()), live({ balanceUsd: 100 }), {
       batch: 'b',
       resumed: false,
     });
@@ -47,10 +101,11 @@ describe('buildReport', () => {
   });
 
   it('counts only orders neither created nor rejected as pending', async () => {
-    const state = plan();
-    apply(state, { t: 'created', ref: 'gc-b-anchor', checkoutId: 'co_1', status: 'completed', at: 1 });
-    apply(state, { t: 'rejected', ref: 'gc-b-2', code: 'PRODUCT_UNAVAILABLE', message: 'gone', at: 1 });
-    const report = await buildReport(state, effectiveOrders(state), live({ balanceUsd: 35 }), {
+    const journal = await plan([
+      { t: 'created', ref: 'gc-b-anchor', checkoutId: 'co_1', status: 'completed', at: 1 },
+      { t: 'rejected', ref: 'gc-b-2', code: 'PRODUCT_UNAVAILABLE', message: 'gone', at: 1, i: 1 },
+    ]);
+    const report = buildReport(walked(journal), live({ balanceUsd: 35 }), {
       batch: 'b',
       resumed: true,
     });
@@ -60,8 +115,7 @@ describe('buildReport', () => {
   });
 
   it('warns when the balance is short of what is still to buy', async () => {
-    const state = plan();
-    const report = await buildReport(state, effectiveOrders(state), live({ balanceUsd: 45.5 }), {
+    const report = buildReport(walked(await plan()), live({ balanceUsd: 45.5 }), {
       batch: 'b',
       resumed: false,
     });
@@ -71,10 +125,8 @@ describe('buildReport', () => {
   });
 
   it('warns when the daily or monthly cap leaves less than the plan needs', async () => {
-    const state = plan();
-    const report = await buildReport(
-      state,
-      effectiveOrders(state),
+    const report = buildReport(
+      walked(await plan()),
       live({
         account: {
           // The daily window's own cap wins; the monthly window has none, so the account limit applies.
@@ -93,10 +145,8 @@ describe('buildReport', () => {
   });
 
   it('says nothing of caps that leave enough, and never a negative remainder', async () => {
-    const state = plan();
-    const report = await buildReport(
-      state,
-      effectiveOrders(state),
+    const report = buildReport(
+      walked(await plan()),
       live({
         account: {
           limits: { dailySpendCapUSD: 1_000 },
@@ -112,17 +162,16 @@ describe('buildReport', () => {
   });
 
   it('warns first, under --force, what the displaced batch bought and will be bought again', async () => {
-    const old = stateOf(
+    const old = await journalOf(
       [
         { ref: 'gc-old-anchor', lines: [line(1)] },
         { ref: 'gc-old-2', lines: [line(2, 2)] },
       ],
       [{ t: 'created', ref: 'gc-old-anchor', checkoutId: 'co_old', status: 'completed', at: 1 }],
+      { batch: 'old', input: 'x', seal: false, at: 1 },
     );
-    old.batch = { t: 'batch', v: 2, batch: 'old', input: 'x', seal: false, at: 1 };
-    const rebuy = boughtSoFar(old);
-    const state = plan();
-    const report = await buildReport(state, effectiveOrders(state), live({ balanceUsd: 10 }), {
+    const rebuy = boughtSoFar(old.path, old.state);
+    const report = buildReport(walked(await plan()), live({ balanceUsd: 10 }), {
       batch: 'b',
       resumed: false,
       rebuy,
@@ -130,18 +179,18 @@ describe('buildReport', () => {
     expect(report.rebuy).toBe(rebuy);
     expect(report.warnings).toHaveLength(2);
     expect(report.warnings[0]).toMatch(
-      /^--force: batch old already bought rows 1 \(1 units in 1 orders: co_old;/,
+      /^--force: batch old already bought rows 1 \(1 unit in 1 order: co_old;/,
     );
     expect(report.warnings[0]).toMatch(/this run buys every row of the file again, those rows included$/);
     expect(report.warnings[1]).toMatch(/^the balance \(10\.00 USD\) is about 50\.00 USD short/);
   });
 
   it('totals face value per currency of the denominations', async () => {
-    const state = stateOf([
+    const journal = await journalOf([
       { ref: 'a', lines: [line(1, 2)] },
       { ref: 'b', lines: [line(2, 1, { productId: 'eur', skuId: 'eur-range', amount: 10, unitUsd: 20 })] },
     ]);
-    const report = await buildReport(state, effectiveOrders(state), live(), { batch: 'b', resumed: false });
+    const report = buildReport(walked(journal), live(), { batch: 'b', resumed: false });
     expect(report.total.perCurrency).toEqual(
       new Map([
         ['USD', 20],

@@ -6,19 +6,15 @@
 import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chooseJournal } from '../../../src/bulk/run/resume.js';
 import type { BulkOptions, JournalChoice } from '../../../src/bulk/run-types.js';
-import type { JournalRecord } from '../../../src/bulk/store/journal.js';
-import {
-  type BatchHeader,
-  journalCopyPathFor,
-  journalPathFor,
-} from '../../../src/bulk/store/journal-files.js';
+import { journalCopyPathFor, journalPathFor } from '../../../src/bulk/store/files.js';
+import type { BatchHeader, JournalRecord } from '../../../src/bulk/store/journal.js';
 import { lockPathFor } from '../../../src/bulk/store/lock.js';
 import { UsageError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
-import { line, options, parsedInput, rootRefs, writeJournal } from './fixtures.js';
+import { line, options, ordersIn, parsedInput, writeJournal } from './fixtures.js';
 
 const SHA = 'a'.repeat(64);
 const OTHER_SHA = 'b'.repeat(64);
@@ -42,11 +38,12 @@ const anchorBought: JournalRecord[] = [
   { t: 'created', ref: 'gc-b1-anchor', checkoutId: 'co_9', status: 'completed', at: 3 },
 ];
 
-/** The journals chosen: their lines stay on disk until closed. */
-const chosen: JournalChoice[] = [];
-afterEach(async () => {
-  for (const choice of chosen.splice(0)) await choice.journal?.disk?.close();
-});
+/** Every order of the chosen journal as its own file says (the one resumed from: the journal, or the copy). */
+function ordersOf(choice: JournalChoice) {
+  const path = choice.fromCopy ? choice.copyPath : choice.journalPath;
+  if (!choice.journal || !path) return [];
+  return ordersIn(path, choice.journal);
+}
 
 function setup(extra: Partial<BulkOptions> = {}) {
   const dir = tempDirFor('giftcodes-resume-');
@@ -59,9 +56,6 @@ function setup(extra: Partial<BulkOptions> = {}) {
   const choose = (o: BulkOptions = opts, sha = SHA) =>
     chooseJournal(o, parsedInput('b1', sha), { notice: (l) => notices.push(l) }, async (path, batch) => {
       locks.push([path, batch]);
-    }).then((choice) => {
-      chosen.push(choice);
-      return choice;
     });
   return { dir, out, opts, journalPath: journalPathFor(out), copyPath, notices, locks, choose };
 }
@@ -80,10 +74,10 @@ describe('chooseJournal: the journal beside --out', () => {
     const s = setup();
     const choice = await s.choose();
     expect(choice.journal).toBeUndefined();
-    expect(choice.torn).toBe(false);
     expect(choice.journalPath).toBe(s.journalPath);
     expect(choice.copyPath).toBe(s.copyPath);
-    expect(choice.copy).toEqual({ path: s.copyPath, size: -1 });
+    expect(choice.fromCopy).toBe(false);
+    expect(existsSync(s.copyPath)).toBe(false);
     expect(s.locks).toEqual([[lockPathFor(s.copyPath), 'b1']]);
     expect(s.notices).toEqual([]);
   });
@@ -92,7 +86,7 @@ describe('chooseJournal: the journal beside --out', () => {
     const s = setup({ stateDir: undefined });
     const choice = await s.choose();
     expect(choice.copyPath).toBeUndefined();
-    expect(choice.copy).toBeUndefined();
+    expect(choice.fromCopy).toBe(false);
     expect(s.locks).toEqual([]);
   });
 
@@ -100,11 +94,12 @@ describe('chooseJournal: the journal beside --out', () => {
     const s = setup();
     await writeJournal(s.journalPath, header(), orders, { more: anchorBought });
     const choice = await s.choose();
-    expect(rootRefs(choice.journal)).toEqual(orders.map((o) => o.ref));
-    expect(choice.journal?.orders.get('gc-b1-anchor')?.phase).toBe('created');
-    expect(choice.torn).toBe(false);
+    expect(ordersOf(choice).map((o) => [o.ref, o.phase])).toEqual([
+      ['gc-b1-anchor', 'created'],
+      ['gc-b1-00001-abc', 'planned'],
+    ]);
     expect(choice.displaced).toBeUndefined();
-    expect(choice.copy?.state).toBeUndefined();
+    expect(choice.fromCopy).toBe(false);
   });
 
   it('refuses the same batch bought with the other --seal', async () => {
@@ -180,12 +175,14 @@ describe('chooseJournal: the journal beside --out', () => {
     expect(choice.rebuy).toBeUndefined();
   });
 
-  it('a plan torn by a kill is rewritten: no journal to resume, torn set', async () => {
+  it('a plan an earlier version was writing in place when killed is planned again: no journal to resume', async () => {
     const s = setup();
     await writeJournal(s.journalPath, header(), orders, { torn: true });
     const choice = await s.choose();
     expect(choice.journal).toBeUndefined();
-    expect(choice.torn).toBe(true);
+    expect(choice.displaced).toBeUndefined();
+    // Left where it is: the new plan's commit replaces it (nothing of it was submitted).
+    expect(existsSync(s.journalPath)).toBe(true);
   });
 });
 
@@ -194,13 +191,9 @@ describe('chooseJournal: the copy in the state directory', () => {
     const s = setup();
     await writeJournal(s.copyPath, header(), orders, { more: anchorBought });
     const choice = await s.choose();
-    expect(rootRefs(choice.journal)).toEqual(orders.map((o) => o.ref));
-    expect(choice.journal?.orders.get('gc-b1-anchor')).toMatchObject({
-      phase: 'created',
-      checkoutId: 'co_9',
-    });
-    expect(choice.copy?.state).toBe(choice.journal);
-    expect(choice.torn).toBe(false);
+    expect(ordersOf(choice).map((o) => o.ref)).toEqual(orders.map((o) => o.ref));
+    expect(ordersOf(choice)[0]).toMatchObject({ phase: 'created', checkoutId: 'co_9' });
+    expect(choice.fromCopy).toBe(true);
     expect(s.notices).toEqual([
       `no journal beside ${s.out}: resuming batch b1 from the copy of its journal (${s.copyPath})`,
     ]);
@@ -211,8 +204,8 @@ describe('chooseJournal: the copy in the state directory', () => {
     await writeJournal(s.journalPath, header(), orders);
     await writeJournal(s.copyPath, header(), orders, { more: anchorBought });
     const choice = await s.choose();
-    expect(choice.journal?.orders.get('gc-b1-anchor')?.phase).toBe('created');
-    expect(choice.copy?.state).toBe(choice.journal);
+    expect(ordersOf(choice)[0]?.phase).toBe('created');
+    expect(choice.fromCopy).toBe(true);
     expect(s.notices[0]).toContain(`is further along than ${s.journalPath}: resuming from the copy`);
   });
 
@@ -221,9 +214,9 @@ describe('chooseJournal: the copy in the state directory', () => {
     await writeJournal(s.journalPath, header(), orders, { more: anchorBought });
     await writeJournal(s.copyPath, header(), orders, { more: anchorBought });
     const choice = await s.choose();
-    expect(choice.journal?.orders.get('gc-b1-anchor')?.phase).toBe('created');
-    expect(choice.copy?.state).toBeUndefined();
-    expect(choice.copy?.size).toBeGreaterThan(0);
+    expect(ordersOf(choice)[0]?.phase).toBe('created');
+    expect(choice.fromCopy).toBe(false);
+    expect(choice.copyPath).toBe(s.copyPath);
     expect(s.notices).toEqual([]);
   });
 
@@ -233,7 +226,8 @@ describe('chooseJournal: the copy in the state directory', () => {
     await writeJournal(s.copyPath, header(), orders);
     const choice = await s.choose();
     expect(choice.journal?.planComplete).toBe(true);
-    expect(choice.torn).toBe(false);
+    expect(choice.fromCopy).toBe(true);
+    expect(ordersOf(choice).map((o) => o.ref)).toEqual(orders.map((o) => o.ref));
   });
 
   it('a copy with a torn plan is not resumed from', async () => {
@@ -241,8 +235,8 @@ describe('chooseJournal: the copy in the state directory', () => {
     await writeJournal(s.copyPath, header(), orders, { torn: true });
     const choice = await s.choose();
     expect(choice.journal).toBeUndefined();
-    expect(choice.copy?.state).toBeUndefined();
-    expect(choice.copy?.size).toBeGreaterThan(0);
+    expect(choice.fromCopy).toBe(false);
+    expect(choice.copyPath).toBe(s.copyPath);
   });
 
   it('refuses a copy made from another input file under the same batch', async () => {
@@ -315,7 +309,6 @@ describe('chooseJournal: edges the mutation run found untested', () => {
           throw Object.assign(new Error(code), { code });
         },
       );
-      chosen.push(choice);
       expect(choice.copyPath).toBeUndefined();
       expect(s.notices).toHaveLength(1);
       expect(s.notices[0]).toContain(`(${code}): going on without it`);

@@ -3,37 +3,27 @@
  * and first, a refused or unknown anchor stops every other order, a replay is not
  * counted as paid by this run, a spend cap puts the order back unsent and stops, and
  * an order still being fulfilled is read until it finishes. Each outcome is journaled
- * (here: recorded) before it is acted on.
+ * before it is acted on, in a journal written to a temporary folder as a run writes it:
+ * the runner reads the plan, and each settled order's record, back from the file.
  */
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../../src/api/http.js';
-import { moneyOf } from '../../../src/bulk/report/finish.js';
-import { Results } from '../../../src/bulk/report/results.js';
+import { Tally } from '../../../src/bulk/records.js';
+import { spentOf } from '../../../src/bulk/report/finish.js';
 import { nextReset } from '../../../src/bulk/run/cap-reset.js';
 import { Runner } from '../../../src/bulk/run/runner.js';
 import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
 import type { BulkDeps, BulkOptions } from '../../../src/bulk/run-types.js';
-import {
-  apply,
-  effectiveOrders,
-  type JournalRecord,
-  type JournalState,
-} from '../../../src/bulk/store/journal.js';
-import { PartStore } from '../../../src/bulk/store/output.js';
+import { type JournalRecord, moneyOfState } from '../../../src/bulk/store/journal.js';
 import type { PlannedLine } from '../../../src/bulk/types.js';
 import { type Handler, json, startServer, type TestServer } from '../../helpers/server.js';
-import { tempDirFor } from '../../helpers/temp.js';
-import { freshStats, line, options, stateOf } from './fixtures.js';
+import { freshStats, journalOf, line, options } from './fixtures.js';
 
 let server: TestServer | undefined;
 let client: HttpClient | undefined;
-let parts: PartStore | undefined;
 afterEach(async () => {
-  await parts?.close();
   await client?.close();
   await server?.close();
-  parts = undefined;
   client = undefined;
   server = undefined;
 });
@@ -81,10 +71,15 @@ type Create = (
   res: Parameters<Handler>[1],
 ) => void | Promise<void>;
 
+/**
+ * A runner over `plan` (its journal written to a temporary folder as a run writes it,
+ * then `more` appended: what earlier runs left), against a server whose create answers
+ * as `create` says.
+ */
 async function setup(
   create: Create,
   routes: Record<string, Handler> = {},
-  state: JournalState = stateOf(plan),
+  more: JournalRecord[] = [],
   overrides: { deps?: Partial<BulkDeps>; opts?: Partial<BulkOptions> } = {},
 ) {
   const events: string[] = [];
@@ -106,10 +101,7 @@ async function setup(
     userAgent: 'giftcodes/test',
     sleep: async () => {},
   });
-  state.batch = { t: 'batch', v: 2, batch: 'b1', input: 'x', seal: false, at: 0, anchor: ANCHOR };
-  parts = await PartStore.open(join(tempDirFor('giftcodes-runner-'), 'codes.csv.parts'));
-  const results = new Results(parts, 'csv');
-  const journal: JournalRecord[] = [];
+  const journal = await journalOf(plan, more);
   const notices: string[] = [];
   const deps: BulkDeps = {
     http: client,
@@ -119,26 +111,42 @@ async function setup(
     limit: new AdaptiveLimit(4, () => Date.now()),
     notice: (l) => notices.push(l),
     confirm: async () => true,
+    tuning: { pollFirstMs: 0, pollMaxMs: 0 },
     ...overrides.deps,
   };
   const stats = freshStats({ rows: 2, orders: 3, units: 4 });
+  const refOf = (row: number) => `R${row}`;
   const runner = new Runner({
-    opts: options('/unused', { concurrency: 4, pollFirstMs: 0, pollMaxMs: 0, ...overrides.opts }),
+    opts: options('/unused', { concurrency: 4, ...overrides.opts }),
     deps,
-    state,
-    record: async (rec) => {
-      journal.push(rec);
-      apply(state, rec);
-    },
-    refOf: (row) => `R${row}`,
+    state: journal.state,
+    record: journal.record,
+    view: journal.view,
+    walk: journal.walk,
+    refOf,
     stats,
-    results,
     runId: RUN,
   });
-  const run = () => runner.execute(effectiveOrders(state));
+  const run = () => runner.execute();
   /** The run's money as the summary shows it: summed from the journal's records. */
-  const money = () => moneyOf(state, (order) => results.has(order), RUN);
-  return { events, journal, notices, results, stats, state, run, money };
+  const money = () => moneyOfState(journal.state, RUN);
+  /** The codes file's rows the journal holds now, counted as the summary counts them. */
+  const tally = () => {
+    const counted = new Tally();
+    counted.add(journal.rows(refOf));
+    return counted;
+  };
+  return {
+    events,
+    journal: journal.written,
+    notices,
+    stats,
+    state: journal.state,
+    j: journal,
+    run,
+    money,
+    tally,
+  };
 }
 
 const RUN = 'run-under-test';
@@ -166,12 +174,12 @@ describe('Runner', () => {
     expect(outcome).toEqual({ interrupted: false, waitTimedOut: false });
     expect(s.events.slice(0, 2)).toEqual([`recv ${ANCHOR}`, `sent ${ANCHOR}`]);
     expect(s.events.filter((e) => e.startsWith('recv'))).toHaveLength(3);
-    expect(s.results.tally.delivered).toBe(4);
+    expect(s.tally().delivered).toBe(4);
     expect(s.stats).toMatchObject({ submitted: 3, created: 3, finished: 3, codes: 4 });
     // Each submission journaled before it was sent, each answer before it was acted on.
     for (const { ref } of plan) {
       const kinds = s.journal.filter((r) => 'ref' in r && r.ref === ref).map((r) => r.t);
-      expect(kinds).toEqual(['submit', 'created']);
+      expect(kinds).toEqual(['submit', 'created', 'done']);
     }
     expect(s.money().thisRun).toEqual({
       orders: 3,
@@ -179,6 +187,33 @@ describe('Runner', () => {
       totalUnknown: 0,
     });
     expect(s.money().earlierRuns.orders).toBe(0);
+    // Each finished order's `done` record: its place, what it cost, who paid, its rows.
+    const done = s.journal.flatMap((r) => (r.t === 'done' ? [r] : []));
+    expect(
+      done
+        .map((d) => [d.ref, d.i, d.total, d.currency, d.paidBy, d.records.map((r) => r.index)])
+        .sort((a, b) => Number(a[1]) - Number(b[1])),
+    ).toEqual([
+      [ANCHOR, 0, 10, 'USD', RUN, [1]],
+      ['gc-b1-00001-a', 1, 20, 'USD', RUN, [2, 3]],
+      ['gc-b1-00002-b', 2, 10, 'USD', RUN, [1]],
+    ]);
+    expect(spentOf(s.state)).toEqual(new Map([['usd', { currency: 'USD', amount: 40 }]]));
+  });
+
+  it('an item the answer gives no price for adds nothing to what was spent', async () => {
+    const s = await setup((ref, body, res) => {
+      const order = orderFor(body, 'completed');
+      const items =
+        ref === 'gc-b1-00002-b' ? order.items.map(({ unitPrice: _, ...item }) => item) : order.items;
+      json(res, 201, { ...order, items });
+    });
+    await s.run();
+    expect(s.tally().delivered).toBe(4);
+    const spent = s.journal.flatMap((r) => (r.t === 'done' ? [[r.ref, r.spent]] : []));
+    expect(spent).toContainEqual(['gc-b1-00002-b', []]);
+    expect(spent).toContainEqual(['gc-b1-00001-a', [['usd', 'USD', 20]]]);
+    expect(spentOf(s.state)).toEqual(new Map([['usd', { currency: 'USD', amount: 30 }]]));
   });
 
   it("a replay (200) of this run's own first send is this run's charge (its answer was lost)", async () => {
@@ -193,11 +228,12 @@ describe('Runner', () => {
   });
 
   it("an order an earlier run sent without an answer is looked up first: found, it is that run's and is not sent", async () => {
-    const state = stateOf(plan);
     // The earlier run: the anchor created (by it), order 1 sent with no answer kept.
-    apply(state, { t: 'submit', ref: ANCHOR, at: 1 });
-    apply(state, { t: 'created', ref: ANCHOR, checkoutId: `co_${ANCHOR}`, status: 'processing', at: 1 });
-    apply(state, { t: 'submit', ref: 'gc-b1-00001-a', at: 2 });
+    const earlier: JournalRecord[] = [
+      { t: 'submit', ref: ANCHOR, at: 1 },
+      { t: 'created', ref: ANCHOR, checkoutId: `co_${ANCHOR}`, status: 'processing', at: 1 },
+      { t: 'submit', ref: 'gc-b1-00001-a', at: 2 },
+    ];
     const s = await setup(
       created(),
       {
@@ -211,7 +247,7 @@ describe('Runner', () => {
         },
         ...reads('completed'),
       },
-      state,
+      earlier,
     );
     await s.run();
     // Only order 2 was sent: the anchor was created, order 1 found by its ref.
@@ -227,11 +263,12 @@ describe('Runner', () => {
   });
 
   it('an order an earlier run sent and the service does not have is sent by this run, and is its charge (even a 200)', async () => {
-    const state = stateOf(plan);
-    apply(state, { t: 'submit', ref: ANCHOR, at: 1 });
-    apply(state, { t: 'created', ref: ANCHOR, checkoutId: `co_${ANCHOR}`, status: 'processing', at: 1 });
-    apply(state, { t: 'submit', ref: 'gc-b1-00001-a', at: 2 });
-    apply(state, { t: 'unknown', ref: 'gc-b1-00001-a', reason: 'timeout', at: 3 });
+    const earlier: JournalRecord[] = [
+      { t: 'submit', ref: ANCHOR, at: 1 },
+      { t: 'created', ref: ANCHOR, checkoutId: `co_${ANCHOR}`, status: 'processing', at: 1 },
+      { t: 'submit', ref: 'gc-b1-00001-a', at: 2 },
+      { t: 'unknown', ref: 'gc-b1-00001-a', reason: 'timeout', at: 3 },
+    ];
     let lookups = 0;
     const s = await setup(
       // 200: the client's retry replayed this run's own first attempt.
@@ -243,7 +280,7 @@ describe('Runner', () => {
         },
         ...reads('completed'),
       },
-      state,
+      earlier,
     );
     await s.run();
     expect(lookups).toBe(1);
@@ -265,7 +302,7 @@ describe('Runner', () => {
     });
     const outcome = await s.run();
     expect(outcome.stopReason).toBeUndefined();
-    expect(s.results.tally.delivered).toBe(4);
+    expect(s.tally().delivered).toBe(4);
     expect(s.money().thisRun).toEqual({
       orders: 3,
       amounts: [{ currency: 'USD', amount: 40 }],
@@ -280,7 +317,7 @@ describe('Runner', () => {
       {
         ...reads('processing'),
       },
-      stateOf(plan),
+      [],
       { deps: { signal: controller.signal } },
     );
     // Stopped (the run's own Ctrl-C) as soon as every order was created: the run ends
@@ -309,8 +346,8 @@ describe('Runner', () => {
     expect(outcome.stopReason).toMatch(
       /^the batch's first order \(gc-b1-anchor: one unit of row 1\) was refused: no such product/,
     );
-    expect(s.state.orders.get(ANCHOR)?.phase).toBe('rejected');
-    expect(s.results.tally.perProduct.get('usd')).toEqual({ delivered: 0, failed: 1 });
+    expect(s.j.order(ANCHOR)?.phase).toBe('rejected');
+    expect(s.tally().perProduct.get('usd')).toEqual({ delivered: 0, failed: 1 });
   });
 
   it('an anchor with an unknown outcome stops the run with nothing else sent', async () => {
@@ -322,7 +359,7 @@ describe('Runner', () => {
     const outcome = await s.run();
     expect(new Set(s.events.filter((e) => e.startsWith('recv')))).toEqual(new Set([`recv ${ANCHOR}`]));
     expect(outcome.stopReason).toMatch(/^the batch's first order \(gc-b1-anchor\) has an unknown outcome/);
-    expect(s.state.orders.get(ANCHOR)?.phase).toBe('unknown');
+    expect(s.j.order(ANCHOR)?.phase).toBe('unknown');
     expect(s.journal.map((r) => r.t)).toEqual(['submit', 'unknown']);
   });
 
@@ -340,12 +377,14 @@ describe('Runner', () => {
     );
     const outcome = await s.run();
     expect(outcome.stopReason).toBe('the dailySpendCapUSD was reached (daily cap)');
-    expect(s.state.orders.get('gc-b1-00001-a')?.phase).toBe('planned');
+    expect(s.j.order('gc-b1-00001-a')?.phase).toBe('planned');
     expect(s.journal.filter((r) => r.t === 'unsent')).toMatchObject([
       { ref: 'gc-b1-00001-a', reason: 'dailySpendCapUSD' },
     ]);
-    expect(s.state.orders.get(ANCHOR)?.phase).toBe('created');
-    expect(s.results.has(s.state.orders.indexOf(ANCHOR))).toBe(true);
+    expect(s.j.order(ANCHOR)?.phase).toBe('created');
+    // The anchor is settled in its place, its row of the codes file in the journal.
+    expect(s.state.settled[0]).toBeDefined();
+    expect(s.j.rows().filter((r) => r.externalRef === ANCHOR)).toHaveLength(1);
   });
 
   it('reads an order still being fulfilled until it finishes', async () => {
@@ -378,19 +417,19 @@ describe('Runner', () => {
     const outcome = await s.run();
     expect(outcome.stopReason).toBeUndefined();
     expect(reads).toBe(3);
-    expect(s.state.orders.get(ANCHOR)?.status).toBe('completed');
+    expect(s.j.order(ANCHOR)?.status).toBe('completed');
     // The partial order's unit had no fulfillment: a failed unit, and a refund to ask for.
-    expect(s.results.refundable).toEqual([{ checkoutId: 'co_gc-b1-00002-b', status: 'partial' }]);
-    expect(s.results.tally.delivered).toBe(3);
-    expect(s.results.tally.failed).toBe(1);
+    expect(s.state.sums.refundable).toEqual([{ checkoutId: 'co_gc-b1-00002-b', status: 'partial' }]);
+    expect(s.tally().delivered).toBe(3);
+    expect(s.tally().failed).toBe(1);
     expect(server?.unexpected).toEqual([]);
   });
 
   it('a resumed plan whose anchor exists sends the rest at once, and reads the created ones', async () => {
-    const state = stateOf(plan, [
+    const earlier: JournalRecord[] = [
       { t: 'submit', ref: ANCHOR, at: 1 },
       { t: 'created', ref: ANCHOR, checkoutId: `co_${ANCHOR}`, status: 'processing', at: 1 },
-    ]);
+    ];
     const s = await setup(
       created(),
       {
@@ -404,14 +443,14 @@ describe('Runner', () => {
             ),
           ),
       },
-      state,
+      earlier,
     );
     await s.run();
     expect(s.events.filter((e) => e.startsWith('recv')).sort()).toEqual([
       'recv gc-b1-00001-a',
       'recv gc-b1-00002-b',
     ]);
-    expect(s.results.tally.delivered).toBe(4);
+    expect(s.tally().delivered).toBe(4);
   });
 
   describe('--continue-after-reset', () => {
@@ -432,7 +471,7 @@ describe('Runner', () => {
                 },
               }),
         {},
-        stateOf(plan),
+        [],
         {
           deps: {
             now: () => now,
@@ -449,7 +488,7 @@ describe('Runner', () => {
       );
       const outcome = await s.run();
       expect(outcome.stopReason).toBeUndefined();
-      expect(s.results.tally.delivered).toBe(4);
+      expect(s.tally().delivered).toBe(4);
       // Said when the wait began and then once a minute, until the reset.
       expect(waits).toEqual([120_000, 60_000]);
       expect(s.money().thisRun.orders).toBe(3);
@@ -484,7 +523,7 @@ describe('Runner', () => {
   describe('--max-spend', () => {
     it('sends no order that would take the run past the budget, and stops resumably', async () => {
       // The plan: the anchor (1 unit), then 10 and 30 USD of face value (plan fixtures' unitUsd).
-      const s = await setup(created(), {}, stateOf(plan), { opts: { maxSpendUsd: 25 } });
+      const s = await setup(created(), {}, [], { opts: { maxSpend: 25 } });
       const outcome = await s.run();
       expect(outcome.stopReason).toMatch(/^--max-spend 25 USD: this run has sent orders for about/);
       const money = s.money();

@@ -7,17 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import { Scheduler, type Steps } from '../../../src/bulk/run/scheduler.js';
 import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
-import type { OrderState } from '../../../src/bulk/store/journal.js';
+import type { PlanOrder } from '../../../src/bulk/store/index.js';
 import { InterruptedError } from '../../../src/errors.js';
 
 let orderNumber = 0;
-const order = (ref: string): OrderState => ({
-  index: orderNumber++,
-  ref,
-  where: { first: 0, count: 1 },
-  phase: 'planned',
-  outcome: {},
-});
+const order = (ref: string): PlanOrder => ({ index: orderNumber++, ref, lines: [], part: false });
 
 /** A turn of the event loop: lets the other workers run. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -34,8 +28,8 @@ interface Harness {
 /** What a test's fake steps do beyond recording that they ran. */
 interface FakeSteps {
   maySubmit?: Steps['maySubmit'];
-  onSubmit?(o: OrderState, h: Harness): Promise<void> | void;
-  onPoll?(o: OrderState, attempt: number, h: Harness): Promise<void> | void;
+  onSubmit?(o: PlanOrder, h: Harness): Promise<void> | void;
+  onPoll?(o: PlanOrder, attempt: number, h: Harness): Promise<void> | void;
 }
 
 function harness(

@@ -4,8 +4,8 @@
  * checked by productId, amount and quantity; if the service reordered them, each
  * line takes the first unused item with the same productId, amount and quantity.
  */
-import type { Fulfillment, Order, OrderItem } from '../../schemas/orders.js';
-import type { FailureSample, OutputRecord, PlannedLine, TallySnapshot } from '../types.js';
+import type { Fulfillment, Order, OrderItem } from '../schemas/orders.js';
+import type { FailureSample, OutputRecord, PlannedLine, TallySnapshot } from './types.js';
 
 const same = (item: OrderItem, line: PlannedLine) =>
   item.productId === line.productId &&

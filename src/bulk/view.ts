@@ -1,8 +1,11 @@
 /** How a bulk run looks in the terminal: the plan, the live progress line, the summary. */
-import type { BulkStats, BulkSummary, ChargedSum, PlanReport } from '../../bulk/index.js';
-import { formatAmountOf, formatDuration, formatMoney, plural } from '../../io/format.js';
-import { renderTable } from '../../io/output.js';
-import type { IO } from '../../io/streams.js';
+
+import { formatAmountOf, formatDuration, formatMoney, plural } from '../io/format.js';
+import { renderTable } from '../io/output.js';
+import type { IO } from '../io/streams.js';
+import type { BulkSummary } from './report/summary.js';
+import type { BulkStats, PlanReport } from './run-types.js';
+import type { ChargedSum } from './types.js';
 
 const usd = (n: number | undefined) => (n === undefined ? 'no cap' : formatMoney(n, 'USD'));
 const lim = (n: number) => (Number.isFinite(n) ? String(n) : 'none');
