@@ -16,7 +16,11 @@ import { type DeclaredOptions, defineCommand } from '../define.js';
 const TRIGGER_TYPES = EVENT_TYPES.filter((t) => t !== 'ping');
 
 const args = {
-  eventType: { usage: '<event-type>', description: 'the event to send', choices: TRIGGER_TYPES },
+  eventType: {
+    usage: '<event-type>',
+    description: 'the event to send (a ping is `giftcodes webhook test`)',
+    choices: TRIGGER_TYPES,
+  },
 } as const;
 
 const options = {
@@ -28,7 +32,8 @@ const options = {
 
 export default defineCommand({
   command: 'sandbox trigger',
-  description: 'send one signed webhook event of a type, through the sandbox delivery path and its retries',
+  description:
+    "send one signed webhook event of the type given, through the sandbox's delivery path and retries",
   args,
   options,
   examples: [
