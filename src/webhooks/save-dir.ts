@@ -14,6 +14,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnsafeFileError } from '../errors.js';
+import { failureWords } from '../io/errno.js';
 import { formatHeadersFile } from './headers-file.js';
 import type { ReceivedCopy } from './listener.js';
 
@@ -47,7 +48,9 @@ export async function prepareSaveDir(dir: string, uid = process.getuid?.()): Pro
     await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw refuse(code === 'EEXIST' || code === 'ENOTDIR' ? 'is not a folder' : `cannot be made (${code})`);
+    throw refuse(
+      code === 'EEXIST' || code === 'ENOTDIR' ? 'is not a folder' : `cannot be made (${failureWords(error)})`,
+    );
   }
   const info = await lstat(dir);
   if (info.isSymbolicLink()) throw refuse('is a symbolic link');

@@ -175,7 +175,9 @@ describe('webhook verify', () => {
       expect(bare.stderr).toContain("for the header's value alone use --header");
       const missing = await verify('--header-file', '/nonexistent/delivery.headers');
       expect(missing.code).toBe(2);
-      expect(missing.stderr).toContain('--header-file: cannot read /nonexistent/delivery.headers (ENOENT)');
+      expect(missing.stderr).toContain(
+        '--header-file: cannot read /nonexistent/delivery.headers: no such file or directory',
+      );
       const both = await verify(
         '--header',
         header,

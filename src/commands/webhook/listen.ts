@@ -5,7 +5,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { errnoWords } from '../../io/errno.js';
+import { errnoWords, failureWords } from '../../io/errno.js';
 import { formatTime } from '../../io/format.js';
 import { safeJson, sanitize } from '../../io/sanitize.js';
 import { err, out } from '../../io/streams.js';
@@ -118,7 +118,7 @@ async function saveCopy(
   } catch (error) {
     // The listener goes on: the service has its 200, and the next delivery may save.
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    err(ctx.io, `not saved: ${oneLine(event.deliveryId)}: ${(error as Error).message}`);
+    err(ctx.io, `not saved: ${oneLine(event.deliveryId)}: ${failureWords(error)}`);
     return { error: code };
   }
 }

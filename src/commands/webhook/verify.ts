@@ -67,9 +67,7 @@ async function signatureHeaderOf(opts: { header?: string; headerFile?: string })
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(
-      `--header-file: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
+    throw new UsageError(`--header-file: cannot read ${path}: ${failureWords(error)}`);
   }
   const { HeadersFileError, signatureFromHeadersFile } = await import('../../webhooks/headers-file.js');
   try {
