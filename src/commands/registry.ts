@@ -73,6 +73,7 @@ const LOADERS: Record<string, Loader> = {
   doctor: () => import('./doctor/doctor.js'),
   completion: () => import('./completion/completion.js'),
   sandbox: () => import('./sandbox/sandbox.js'),
+  'sandbox trigger': () => import('./sandbox/trigger.js'),
 };
 
 export const COMMANDS: readonly string[] = Object.keys(LOADERS);

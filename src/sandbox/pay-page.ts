@@ -35,6 +35,21 @@ function form(id: string, action: string, label: string, amountInput?: string): 
   return `<form method="post" action="/_sandbox/pay/${esc(encodeURIComponent(id))}"><input type="hidden" name="action" value="${esc(action)}">${input}<button>${esc(label)}</button></form>`;
 }
 
+/**
+ * Readable on a phone as on a desktop: the device's width, one column of at most 36
+ * characters' worth of ems, and ids, amounts and the script paths broken anywhere rather
+ * than pushing the page sideways. Inline and self-contained: the sandbox serves offline.
+ */
+const STYLE = `<style>
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 36em; margin: 0 auto; padding: 1em; }
+h1 { font-size: 1.4em; line-height: 1.25; }
+p, code, label, button { overflow-wrap: anywhere; }
+form { margin: 1em 0; display: flex; flex-wrap: wrap; gap: .5em; align-items: end; }
+label { display: flex; flex-direction: column; flex: 1 1 12em; min-width: 0; }
+input, button { font: inherit; padding: .5em .75em; max-width: 100%; box-sizing: border-box; }
+button { cursor: pointer; }
+</style>`;
+
 function depositBody(core: Core, d: DepositState): string {
   const p = d.payment;
   const due = p ? core.rates.round(Math.max(0, p.expectedAmount - p.sentAmount), p.currency) : d.amount;
@@ -83,7 +98,7 @@ function render(core: Core, subject: Subject, notice?: string): Result {
   return {
     status: 200,
     body: null,
-    html: `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1>\n${notice ? `<p><em>${esc(notice)}</em></p>\n` : ''}${body}\n`,
+    html: `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${STYLE}<h1>${title}</h1>\n${notice ? `<p><em>${esc(notice)}</em></p>\n` : ''}${body}\n`,
   };
 }
 

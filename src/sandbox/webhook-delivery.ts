@@ -69,23 +69,28 @@ export function orderEventData(order: OrderState): Record<string, unknown> {
   };
 }
 
+/** Why an event was not sent: a B2B order, no endpoint, or an endpoint that does not take the type. */
+export type NotEmitted = 'not_retailer' | 'no_endpoint' | 'not_subscribed';
+
 /**
  * Emits a retailer event for a checkout: filtered by the endpoint's `events` (which also
- * governs `callbackUrl` overrides), sent to the override or the endpoint URL.
+ * governs `callbackUrl` overrides), sent to the override or the endpoint URL. The flows
+ * ignore the answer; `POST /_sandbox/trigger` reports it.
  */
 export function emitEvent(
   core: Core,
   order: OrderState,
   type: EventType,
   data: Record<string, unknown>,
-): void {
-  if (order.surface !== 'retailer') return;
+): DeliveryState | NotEmitted {
+  if (order.surface !== 'retailer') return 'not_retailer';
   const account = core.store.accounts.get(order.userId);
   const wh = account?.webhook;
-  if (!account || !wh) return;
-  if (wh.events !== null && !wh.events.includes(type)) return;
+  if (!account || !wh) return 'no_endpoint';
+  if (wh.events !== null && !wh.events.includes(type)) return 'not_subscribed';
   const delivery = createDelivery(core, account, type, order.callbackUrl ?? wh.url, order.checkoutId, data);
   core.scheduler.at(core.clock.now(), () => attempt(core, delivery));
+  return delivery;
 }
 
 function createDelivery(

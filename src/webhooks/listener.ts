@@ -38,6 +38,19 @@ export interface ListenerEvent {
   forward?: { status: number } | { error: string };
 }
 
+/** The service headers of one delivery as received (spec §6), null where absent. */
+export interface ServiceHeaders {
+  signature: string | null;
+  event: string | null;
+  delivery: string | null;
+}
+
+/** What arrived, exactly: the bytes that were verified and the headers that came with them. */
+export interface ReceivedCopy {
+  raw: Buffer;
+  headers: ServiceHeaders;
+}
+
 /** Why a request was refused: a failed signature, or an identity the body does not back. */
 export type RefusalReason =
   | VerifyFailureReason
@@ -54,7 +67,8 @@ export interface ListenerOptions {
   now: () => number;
   forwardTo?: string;
   forwardTimeoutMs?: number;
-  onEvent: (event: ListenerEvent) => void;
+  /** Awaited: the listener closes only once every event has been handled (saved, printed). */
+  onEvent: (event: ListenerEvent, copy: ReceivedCopy) => void | Promise<void>;
   /** Problems that are not about one event (a request that is not a delivery). */
   onNotice?: (line: string) => void;
   /**
@@ -132,8 +146,13 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
     const body = parseLoosely(raw);
     const bodyId = stringField(body, 'id');
     const bodyType = stringField(body, 'type');
-    const headerId = headerValue(req.headers[DELIVERY_HEADER]);
-    const headerType = headerValue(req.headers[EVENT_HEADER]);
+    const headers: ServiceHeaders = {
+      signature: headerValue(req.headers[SIGNATURE_HEADER]),
+      event: headerValue(req.headers[EVENT_HEADER]),
+      delivery: headerValue(req.headers[DELIVERY_HEADER]),
+    };
+    const headerId = headers.delivery;
+    const headerType = headers.event;
     const event: ListenerEvent = {
       receivedAt,
       type: bodyType ?? headerType,
@@ -185,7 +204,7 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
     if (opts.forwardTo && agent && !event.duplicate) {
       event.forward = await forward(opts.forwardTo, agent, req, raw, opts.forwardTimeoutMs ?? 10_000);
     }
-    opts.onEvent(event);
+    await opts.onEvent(event, { raw, headers });
   };
 
   const server = createServer((req, res) => {

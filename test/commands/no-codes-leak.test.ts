@@ -150,6 +150,12 @@ const ROWS: Record<string, Row> = {
   doctor: { argv: () => ['doctor'], codes: [0, 1] },
   completion: { argv: () => ['completion', 'bash'] },
   sandbox: { argv: () => ['sandbox', '--port', '0'], abort: true },
+  // For a delivered checkout (its data would hold codes if any were sent); after `webhook
+  // delete` there is no endpoint, so the refusal is walked too.
+  'sandbox trigger': {
+    argv: () => ['sandbox', 'trigger', 'order.completed', '--checkout', s.checkout],
+    codes: [0, 1],
+  },
 };
 
 async function cli(args: string[], opts: { input?: string; abort?: boolean } = {}): Promise<CliResult> {

@@ -137,6 +137,17 @@ describe('README', () => {
     expect(stdout).toMatch(/; charged 22\d\.\d\d USD\n/);
     expect(stdout + stderr).toContain('Deposit confirmed: +250.00 USD');
     expect(stdout + stderr).toContain('ok 200');
-    expect(readFileSync(join(dir, 'deliveries.log'), 'utf8')).toMatch(/ping .*verified/);
+    // The listener's lines: the ping, verified; the triggered event, saved where verify found it.
+    const deliveries = readFileSync(join(dir, 'deliveries.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(deliveries.find((d) => d.type === 'ping')).toMatchObject({ verified: true });
+    const triggered = deliveries.find((d) => d.type === 'order.completed');
+    expect(triggered).toMatchObject({
+      verified: true,
+      saved: { body: `hooks/${triggered.deliveryId}.body` },
+    });
+    expect(stdout).toContain('valid\ninvalid: no matching signature');
   });
 });

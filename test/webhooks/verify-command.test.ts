@@ -143,4 +143,52 @@ describe('webhook verify', () => {
     expect(tty.stderr).toContain('--body-file');
     for (const r of [noSecret, noHeader, noFile, tty]) expect(r.stdout).toBe('');
   });
+
+  describe('--header-file', () => {
+    const headersFile = (content: string) => {
+      const path = join(tempDirFor('giftcodes-verify-'), 'delivery.headers');
+      writeFileSync(path, content);
+      return path;
+    };
+    const verify = (...args: string[]) =>
+      runInProcess([
+        'webhook',
+        'verify',
+        '--secret',
+        NEW,
+        '--now',
+        String(T),
+        '--body-file',
+        bodyFile(BODY),
+        ...args,
+      ]);
+
+    it('takes the X-Service-Signature line of a headers file', async () => {
+      const file = headersFile(`X-Service-Signature: ${header}\nX-Service-Event: order.completed\n`);
+      expect(await verify('--header-file', file)).toMatchObject({ code: 0, stdout: 'valid\n' });
+    });
+
+    it('a file that is not a headers file, a missing file, or both flags: exit 2 naming the flag', async () => {
+      const bare = await verify('--header-file', headersFile(`${header}\n`));
+      expect(bare.code).toBe(2);
+      expect(bare.stderr).toContain('line 1 is not "Name: value"');
+      expect(bare.stderr).toContain("for the header's value alone use --header");
+      const missing = await verify('--header-file', '/nonexistent/delivery.headers');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(
+        '--header-file: cannot read /nonexistent/delivery.headers: no such file or directory',
+      );
+      const both = await verify(
+        '--header',
+        header,
+        '--header-file',
+        headersFile(`X-Service-Signature: ${header}\n`),
+      );
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain('give --header or --header-file, not both');
+      const neither = await verify();
+      expect(neither.code).toBe(2);
+      expect(neither.stderr).toContain("--header '<X-Service-Signature value>' or --header-file <path>");
+    });
+  });
 });

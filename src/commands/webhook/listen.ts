@@ -1,17 +1,19 @@
 /**
  * `webhook listen`: the listener's event lines are its data (stdout, one JSON object
- * per line with --json); status and notices go to stderr. Runs until Ctrl-C.
+ * per line with --json, the raw copy too with --print-json); status and notices go to
+ * stderr. `--save-dir` keeps each delivery as files `webhook verify` takes. Runs until Ctrl-C.
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { collect, nonNegativeInt } from '../../flags/parse.js';
-import { errnoWords } from '../../io/errno.js';
+import { errnoWords, failureWords } from '../../io/errno.js';
 import { formatTime } from '../../io/format.js';
 import { safeJson, sanitize } from '../../io/sanitize.js';
 import { err, out } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
-import type { ListenerEvent } from '../../webhooks/listener.js';
+import type { DeliveryRecord } from '../../webhooks/delivery-record.js';
+import type { ListenerEvent, ReceivedCopy } from '../../webhooks/listener.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
 
 const options = {
@@ -35,6 +37,16 @@ const options = {
     description:
       'UNSAFE: also forward and print requests that fail verification (any web page can POST to this port)',
   },
+  printJson: {
+    flags: '--print-json',
+    description:
+      'one JSON line per delivery, retries included: the raw body, the service headers, the time, the verdict',
+  },
+  saveDir: {
+    flags: '--save-dir <dir>',
+    description:
+      'keep each delivery as <id>.headers and <id>.body for `webhook verify` (files 0600; the folder made 0700)',
+  },
   tolerance: toleranceOption,
 } as const;
 
@@ -45,9 +57,14 @@ export default defineCommand({
   examples: [
     'giftcodes webhook listen --secret "$SECRET"',
     'giftcodes webhook listen --port 0 --forward-to http://127.0.0.1:3000/hooks',
+    '# Print each delivery whole and keep it as files to verify later',
+    'giftcodes webhook listen --secret "$SECRET" --print-json --save-dir hooks',
   ],
   run: runWebhookListen,
 });
+
+/** One line per delivery: a newline in a payload field must not forge a second one. */
+const oneLine = (value: string | null) => sanitize(value ?? '-', { newlines: false });
 
 export function formatEventLine(event: ListenerEvent, s: Styler): string {
   const verdict =
@@ -62,13 +79,11 @@ export function formatEventLine(event: ListenerEvent, s: Styler): string {
       : 'status' in event.forward
         ? `  -> ${event.forward.status}`
         : `  -> ${s.red(`error: ${errnoWords(event.forward.error)}`)}`;
-  // One line per delivery: a newline in a payload field must not forge a second one.
-  const field = (value: string | null) => (value === null ? '-' : sanitize(value, { newlines: false }));
   return [
     formatTime(event.receivedAt),
-    field(event.type),
-    field(event.deliveryId),
-    field(event.checkoutId),
+    oneLine(event.type),
+    oneLine(event.deliveryId),
+    oneLine(event.checkoutId),
     `${verdict}${forward}`,
   ].join('  ');
 }
@@ -83,11 +98,41 @@ function checkForwardUrl(raw: string): string {
 
 const PORT_MAX = 65_535;
 
+/** Keeps one copy in the save dir; a refusal or a failed write is said on stderr and recorded. */
+async function saveCopy(
+  ctx: Context,
+  dir: string,
+  event: ListenerEvent,
+  copy: ReceivedCopy,
+): Promise<NonNullable<DeliveryRecord['saved']>> {
+  const { refusalOf, SAVE_REFUSALS, saveDelivery } = await import('../../webhooks/save-dir.js');
+  const refusal = refusalOf(event.deliveryId);
+  if (refusal) {
+    err(ctx.io, `not saved: ${SAVE_REFUSALS[refusal]}`);
+    return { error: refusal };
+  }
+  try {
+    const paths = await saveDelivery(dir, event.deliveryId as string, copy);
+    err(ctx.io, `saved ${paths.headers} and ${paths.body}`);
+    return paths;
+  } catch (error) {
+    // The listener goes on: the service has its 200, and the next delivery may save.
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    err(ctx.io, `not saved: ${oneLine(event.deliveryId)}: ${failureWords(error)}`);
+    return { error: code };
+  }
+}
+
 export async function runWebhookListen(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { startListener } = await import('../../webhooks/listener.js');
   if (opts.port > PORT_MAX) throw new UsageError(`--port: expected a port 0-${PORT_MAX}, got ${opts.port}`);
   const forwardTo = opts.forwardTo === undefined ? undefined : checkForwardUrl(opts.forwardTo);
   const secrets = webhookSecrets(ctx, opts.secret);
+  const { saveDir } = opts;
+  if (saveDir !== undefined) await (await import('../../webhooks/save-dir.js')).prepareSaveDir(saveDir);
+  const record = opts.printJson
+    ? (await import('../../webhooks/delivery-record.js')).deliveryRecord
+    : undefined;
   const s = style(ctx.io);
   let listener: Awaited<ReturnType<typeof startListener>>;
   try {
@@ -103,17 +148,21 @@ export async function runWebhookListen(ctx: Context, opts: DeclaredValues<typeof
         const of = signed ? ` for delivery ${sanitize(signed.deliveryId, { newlines: false })}` : '';
         err(ctx.io, `rejected: ${reason.replace(/_/g, ' ')}${of} (answered 400, not forwarded)`);
       },
-      onEvent: (event) => {
-        if (event.duplicate) {
-          // A retry of something already shown: a note, not another event.
-          const id = sanitize(event.deliveryId ?? '-', { newlines: false });
-          err(
-            ctx.io,
-            `duplicate delivery ${id} (${sanitize(event.type ?? '-', { newlines: false })}) ignored`,
-          );
+      onEvent: async (event, copy) => {
+        // Every copy is kept, a retry's too: it carries a signature of its own.
+        const saved = saveDir === undefined ? undefined : await saveCopy(ctx, saveDir, event, copy);
+        const time = formatTime(event.receivedAt);
+        if (record) {
+          out(ctx.io, safeJson(record(event, copy, time, saved)));
+          if (event.duplicate) err(ctx.io, `duplicate delivery ${oneLine(event.deliveryId)} (a retry)`);
           return;
         }
-        if (ctx.flags.json) out(ctx.io, safeJson({ time: formatTime(event.receivedAt), ...event }));
+        if (event.duplicate) {
+          // A retry of something already shown: a note, not another event.
+          err(ctx.io, `duplicate delivery ${oneLine(event.deliveryId)} (${oneLine(event.type)}) ignored`);
+          return;
+        }
+        if (ctx.flags.json) out(ctx.io, safeJson({ time, ...event, ...(saved ? { saved } : {}) }));
         else out(ctx.io, formatEventLine(event, s));
       },
       onNotice: (line) => err(ctx.io, line),

@@ -21,6 +21,11 @@ const options = {
     flags: '--header <value>',
     description: 'the X-Service-Signature header value: t=<ms>,v1=<hex>[,v1=<hex>]',
   },
+  headerFile: {
+    flags: '--header-file <path>',
+    description:
+      'a headers file ("Name: value" lines, as `webhook listen --save-dir` writes): its X-Service-Signature line',
+  },
   bodyFile: { flags: '--body-file <path>', description: 'the raw body, byte for byte (default: stdin)' },
   tolerance: toleranceOption,
   now: {
@@ -37,12 +42,41 @@ export default defineCommand({
   examples: [
     'giftcodes webhook verify --secret "$SECRET" --header "$SIG" \\',
     '  --body-file body.json',
+    '# A delivery kept by `webhook listen --save-dir hooks`',
+    'giftcodes webhook verify --secret "$SECRET" \\',
+    '  --header-file hooks/whd_abc.headers --body-file hooks/whd_abc.body',
     '# During a rotation: the new secret and the previous one',
     'giftcodes webhook verify --secret "$NEW" --secret "$OLD" \\',
     '  --header "$SIG" < body.json',
   ],
   run: runWebhookVerify,
 });
+
+/** The signature header's value: given as it is, or read from a headers file. */
+async function signatureHeaderOf(opts: { header?: string; headerFile?: string }): Promise<string> {
+  if (opts.header !== undefined && opts.headerFile !== undefined)
+    throw new UsageError('give --header or --header-file, not both');
+  if (opts.header !== undefined) return opts.header;
+  if (opts.headerFile === undefined)
+    throw new MissingInputError(
+      "--header '<X-Service-Signature value>' or --header-file <path>",
+      'the header',
+    );
+  const path = opts.headerFile;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--header-file: cannot read ${path}: ${failureWords(error)}`);
+  }
+  const { HeadersFileError, signatureFromHeadersFile } = await import('../../webhooks/headers-file.js');
+  try {
+    return signatureFromHeadersFile(text);
+  } catch (error) {
+    if (error instanceof HeadersFileError) throw new UsageError(`--header-file ${path}: ${error.message}`);
+    throw error;
+  }
+}
 
 async function readBody(ctx: Context, path: string | undefined): Promise<Buffer> {
   if (path !== undefined && path !== '-') {
@@ -61,12 +95,11 @@ export async function runWebhookVerify(ctx: Context, opts: DeclaredValues<typeof
   const { verifySignature } = await import('../../webhooks/signature.js');
   const secrets = webhookSecrets(ctx, opts.secret);
   if (secrets.length === 0) throw new MissingInputError('--secret <whsec>', 'the signing secret');
-  if (opts.header === undefined)
-    throw new MissingInputError("--header '<X-Service-Signature value>'", 'the header');
+  const header = await signatureHeaderOf(opts);
   const body = await readBody(ctx, opts.bodyFile);
   const result = verifySignature({
     payload: body,
-    header: opts.header,
+    header,
     secret: secrets,
     now: opts.now ?? ctx.clock.now(),
     toleranceSeconds: toleranceSeconds(opts.tolerance),

@@ -6,10 +6,11 @@
  */
 import * as z from 'zod';
 import { ACCOUNT_STATUSES, RATE_LIMIT_TIERS } from '../../schemas/account.js';
+import { EVENT_TYPES, type EventType } from '../../schemas/enums.js';
 import { ALL_SCOPES, SCOPES } from '../../schemas/scopes.js';
 import { DEFAULT_TIER, FIRST_KEY_CAPABILITIES, TIERS } from '../choices.js';
 import type { Core } from '../context.js';
-import { notFound, validationError } from '../errors.js';
+import { conflict, notFound, validationError } from '../errors.js';
 import { FaultConfigSchema } from '../faults.js';
 import type { AccountState } from '../model.js';
 import { payPage, payPageAction } from '../pay-page.js';
@@ -19,6 +20,7 @@ import { ok, operator, type Result, type RouteDef } from '../router.js';
 import type { NewAccount } from '../store.js';
 import { parse } from '../validation.js';
 import { accountView, aggregatePayment, depositView, refundView } from '../views.js';
+import { emitEvent, type NotEmitted, orderEventData } from '../webhook-delivery.js';
 import { newOrder, requireDeposit } from './common.js';
 import { confirmDeposit, depositPays, expireDeposit, failDeposit } from './deposits.js';
 
@@ -128,6 +130,42 @@ export function patchAccount(account: AccountState, input: unknown): AccountStat
   return account;
 }
 
+/**
+ * `POST /_sandbox/trigger` (the Stripe CLI's `trigger`): one event of a spec §6 type for a
+ * checkout, through the delivery path of real events. `ping` has its own endpoint
+ * (`POST /retailer/v1/webhook/test`), so it is not among the types.
+ */
+type TriggerType = Exclude<EventType, 'ping'>;
+const TRIGGER_TYPES = EVENT_TYPES.filter((t): t is TriggerType => t !== 'ping') as [
+  TriggerType,
+  ...TriggerType[],
+];
+const TriggerBody = z.object({
+  type: z.enum(TRIGGER_TYPES, {
+    message: `type must be one of ${TRIGGER_TYPES.join(', ')} (a ping is POST /retailer/v1/webhook/test)`,
+  }),
+  checkoutId: z.string().min(1),
+});
+
+const NOT_EMITTED: Record<NotEmitted, string> = {
+  not_retailer: 'webhooks fire for retailer checkouts only',
+  no_endpoint: 'the account has no webhook endpoint: set one with PUT /retailer/v1/webhook',
+  not_subscribed: "the account's webhook endpoint is not subscribed to this event type",
+};
+
+function trigger(core: Core, input: unknown) {
+  const { type, checkoutId } = parse(TriggerBody, input);
+  const order = core.store.orders.get(checkoutId);
+  if (order?.surface !== 'retailer') throw notFound('Checkout');
+  // The checkout as it is now; the mark lets a receiver tell a drill from a real change.
+  const sent = emitEvent(core, order, type, {
+    ...orderEventData(order),
+    sandboxTrigger: true,
+  });
+  if (typeof sent === 'string') throw conflict(NOT_EMITTED[sent], { reason: sent, type });
+  return { deliveryId: sent.id, type, checkoutId, url: sent.url };
+}
+
 export function ledgerView(core: Core, account: AccountState) {
   return {
     userId: account.userId,
@@ -228,6 +266,7 @@ export const operatorRoutes: RouteDef[] = [
     customerPays(core, order, input.amount);
     return ok({ checkoutId: order.checkoutId, status: order.status, payment: aggregatePayment(core, order) });
   }),
+  operator('POST', '/_sandbox/trigger', ({ core, body }) => ok(trigger(core, body), 202)),
   operator('GET', '/_sandbox/faults', ({ core }) => ok({ faults: core.faults.current })),
   operator('PUT', '/_sandbox/faults', ({ core, body }) => {
     const input = parse(FaultConfigSchema, body, 'Invalid fault config');
