@@ -73,6 +73,12 @@ function buildModules(): void {
 }
 
 const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'] as const;
+/**
+ * Node 22.1+ keeps the CLI's compiled code (bin/giftcodes.js turns the cache on) in the
+ * temp folder, so every child given a temp folder of its own would compile the bundle
+ * cold and write a cache there. One cache for the whole run, removed at its end.
+ */
+const COMPILE_CACHE = 'NODE_COMPILE_CACHE';
 /** HOME, and the XDG folders that would point away from it: unset for the run, so they follow it. */
 const HOME_VARS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'] as const;
 
@@ -102,10 +108,14 @@ function checkNodeLine(): void {
 export default function setup(): () => void {
   checkNodeLine();
   build();
-  const saved = Object.fromEntries([...TEMP_VARS, ...HOME_VARS].map((k) => [k, process.env[k]]));
+  const saved = Object.fromEntries(
+    [...TEMP_VARS, ...HOME_VARS, COMPILE_CACHE].map((k) => [k, process.env[k]]),
+  );
   // Both made in the machine's temp folder, side by side: HOME is not inside the root.
   const root = mkdtempSync(join(tmpdir(), 'giftcodes-run-'));
   const home = mkdtempSync(join(tmpdir(), 'giftcodes-home-'));
+  const compileCache = mkdtempSync(join(tmpdir(), 'giftcodes-compile-cache-'));
+  process.env[COMPILE_CACHE] = compileCache;
   for (const k of TEMP_VARS) process.env[k] = root;
   for (const k of HOME_VARS) delete process.env[k];
   process.env.HOME = home;
@@ -118,6 +128,7 @@ export default function setup(): () => void {
     const leftInHome = leftovers(home);
     rmSync(root, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
+    rmSync(compileCache, { recursive: true, force: true });
     if ((leftInRoot.length || leftInHome.length) && process.env.GIFTCODES_TEST_ALLOW_LEFTOVERS !== '1') {
       const problems = [
         ...(leftInRoot.length ? [`${entries(leftInRoot, 'temporary ')} behind ${names(leftInRoot)}`] : []),
