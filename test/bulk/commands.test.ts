@@ -1,5 +1,5 @@
 /** The commands' contract against the sandbox: validation, dry-run, refusals, order create/get/list, demo. */
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -350,6 +350,9 @@ describe('demo', () => {
     const out = join(dir, 'demo-codes.csv');
     const res = await runInProcess(['demo', '--out', out], { env: {} });
     expect(res.code, res.stderr).toBe(3);
+    // What the README says it leaves: the codes file and its journal, both 0600, nothing else.
+    expect(readdirSync(dir).sort()).toEqual(['demo-codes.csv', 'demo-codes.csv.journal']);
+    for (const file of readdirSync(dir)) expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
     const rows = readCsvOutput(out);
     expect(rows.length).toBeGreaterThan(300);
     expect(rows.some((r) => r.productId === 'prd_gamestop_us' && r.status === 'failed')).toBe(true);

@@ -135,6 +135,17 @@ describe('README', () => {
     expect(stdout).toContain('10,000.00 USD');
     // The EUR card's USD price follows the sandbox's drifting rates: the cents move with the clock.
     expect(stdout).toMatch(/; charged 22\d\.\d\d USD\n/);
+    // order rebuy: the one failed GameStop unit bought again, once (the second run finds
+    // nothing to buy), its code added to the codes file beside the failed record.
+    expect(stdout).toContain('charged 49.00 USD by this run');
+    expect(stderr).toContain('nothing to rebuy');
+    const codes = readFileSync(join(dir, 'codes.csv'), 'utf8');
+    const rowFourUnitThree = /^4,PO-1004,[^,]*,chk_\w+,prd_gamestop_us,sku_gamestop_range,50,3,(\w+),/gm;
+    expect([...codes.matchAll(rowFourUnitThree)].map((m) => m[1])).toEqual(['failed', 'completed']);
+    // api --paginate: every page as one JSON array (the batch's partial order), codes masked.
+    const partial = JSON.parse(readFileSync(join(dir, 'partial.json'), 'utf8'));
+    expect(partial).toEqual([expect.objectContaining({ status: 'partial' })]);
+    expect(JSON.stringify(partial)).toMatch(/"cardCode":"\*{4}\w{4}"/);
     expect(stdout + stderr).toContain('Deposit confirmed: +250.00 USD');
     expect(stdout + stderr).toContain('ok 200');
     // The listener's lines: the ping, verified; the triggered event, saved where verify found it.

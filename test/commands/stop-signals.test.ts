@@ -164,3 +164,35 @@ describe('SIGTERM stops a run like the first Ctrl-C', () => {
     await provesStoppedThenResumes(run);
   }, 60_000);
 });
+
+/**
+ * The README's note under its exit codes: a stop signal replaces a run's exit code
+ * unless the run ended 0. `demo --keep` runs until it is stopped, so the exit code a
+ * script sees after a stop depends on how its bulk run ended.
+ */
+describe('demo --keep, stopped after its run', () => {
+  async function keptDemo(rows: string[], signal: NodeJS.Signals): Promise<number> {
+    const dir = tempDir();
+    const input = writeCsv(dir, ['productId,skuId,amount,quantity', ...rows]);
+    const demo = startBinary(['demo', '--keep', '--input', input, '--out', join(dir, 'codes.csv')], {
+      NO_COLOR: '1',
+    });
+    await demo.stderrShows('Ctrl-C here stops the sandbox', 60_000);
+    demo.kill(signal);
+    const { code, stderr } = await demo.done;
+    expect(stderr).toContain('sandbox stopped');
+    return code;
+  }
+
+  it('ends 130 on Ctrl-C (143 on SIGTERM) when the run had failed units (exit 3)', async () => {
+    // After the anchor's one unit, the order of the other three fails its third: the run
+    // ends 3, and the stop makes it 128 + the signal's number.
+    const failing = ['prd_gamestop_us,sku_gamestop_range,50,4'];
+    expect(await keptDemo(failing, 'SIGINT')).toBe(ExitCode.interrupted);
+    expect(await keptDemo(failing, 'SIGTERM')).toBe(ExitCode.terminated);
+  }, 120_000);
+
+  it('ends 0 when the run delivered every unit', async () => {
+    expect(await keptDemo(['prd_amazon_us,sku_amazon_us_range,25,2'], 'SIGINT')).toBe(ExitCode.ok);
+  }, 60_000);
+});
