@@ -27,8 +27,6 @@ export interface OptionSpec {
   preset?: string;
   /** The flag must be given (commander's `requiredOption`). */
   required?: boolean;
-  /** Accepted, not listed in help: an old name kept for scripts (a test knob comes through the context). */
-  hidden?: boolean;
   /**
    * A parent command declares the flag too: the value typed nearest to this command wins
    * (`rates convert --surface x`, else `rates --surface x convert`), else this default.
@@ -88,7 +86,7 @@ export type DeclaredValues<D> = {
  */
 export type DeclaredOptions<A, O> = DeclaredValues<A> & DeclaredValues<O>;
 
-export interface CommandSpec<A, O, P> {
+export interface CommandSpec<A, O> {
   /** The words after `giftcodes`: `order create`. The file is `commands/order/create.ts`. */
   command: string;
   description: string;
@@ -103,22 +101,16 @@ export interface CommandSpec<A, O, P> {
    * shares a flag with its subcommands (`inherited` above).
    */
   positionalOptions?: boolean;
-  /**
-   * What parsing still has to do before the run options exist: an old flag name merged
-   * into the new one, units converted. Runs before the parse-only seam (`ctx.runF`).
-   */
-  prepare?: (options: DeclaredOptions<A, O>, ctx: Context) => P | Promise<P>;
   /** Absent on a command that only groups others (`giftcodes order`). */
-  run?: (ctx: Context, options: NoInfer<P>) => Promise<unknown>;
+  run?: (ctx: Context, options: DeclaredOptions<A, O>) => Promise<unknown>;
 }
 
 /** A declaration as the registry sees it. */
-export type CommandDefinition = CommandSpec<Record<string, ArgSpec>, Record<string, OptionSpec>, unknown>;
+export type CommandDefinition = CommandSpec<Record<string, ArgSpec>, Record<string, OptionSpec>>;
 
 export function defineCommand<
   const A extends Record<string, ArgSpec> = Record<never, ArgSpec>,
   const O extends Record<string, OptionSpec> = Record<never, OptionSpec>,
-  P = DeclaredOptions<A, O>,
->(spec: CommandSpec<A, O, P>): CommandDefinition {
+>(spec: CommandSpec<A, O>): CommandDefinition {
   return spec as unknown as CommandDefinition;
 }
