@@ -8,6 +8,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { HttpClient } from '../../api/http.js';
 import { HTTP_METHODS, type HttpMethod, refOf, repeatTraits, specEndpoint } from '../../api/paths.js';
+import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
@@ -17,6 +18,7 @@ import { printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { wrap } from '../help.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { generatedRef } from '../shared/refs.js';
 import { rerunCommand } from '../shared/rerun.js';
 import type { Field } from './fields.js';
 
@@ -161,7 +163,7 @@ async function send(
   let generated: string | undefined;
   let rerun = `${rerunCommand(ctx)}${onStdin}`;
   if (endpoint?.createsWithRef && isRecord(body) && body.externalRef === undefined) {
-    generated = `gc-api-${randomHex(ctx.random, 20)}`;
+    generated = generatedRef(ctx.random, 'gc-api-', 20);
     body.externalRef = generated;
     rerun = `${rerunCommand(ctx, {}, ['-f', `externalRef=${generated}`])}${onStdin}`;
   }
@@ -186,15 +188,6 @@ async function send(
     });
   err(ctx.io, statusLine(res, { replay: Boolean(endpoint?.createsWithRef), ref, generated }));
   if (res.raw !== undefined) printJson(ctx.io, res.raw);
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
-function randomHex(random: () => number, length: number): string {
-  let hex = '';
-  for (let i = 0; i < length; i++) hex += Math.floor(random() * 16).toString(16);
-  return hex;
 }
 
 /** The body: --input's JSON, then each -f field set on it in the order typed. */

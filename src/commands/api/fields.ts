@@ -5,6 +5,7 @@
  * the body (`items[0].quantity`, `payment.paymentMethodId`). Pure but for the reader of
  * `@file`, which the caller hands in.
  */
+import { isRecord } from '../../api/shapes.js';
 import { UsageError } from '../../errors.js';
 
 export type Segment = string | number;
@@ -65,9 +66,6 @@ export function jsonOf(text: string, what: string): unknown {
     throw new UsageError(`${what} is not valid JSON (${(error as Error).message})`);
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** What a value is, for a message about a key that cannot go inside it. */
 function kind(value: unknown): string {

@@ -15,6 +15,7 @@ import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/ind
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
+import { generatedRef } from '../shared/refs.js';
 import {
   type AskedField,
   checkReplay,
@@ -88,20 +89,13 @@ export default defineCommand({
 
 type Options = DeclaredValues<typeof options>;
 
-/** A fresh externalRef so a timed-out create can be repeated safely (spec rule 10). */
-export function generatedRef(random: () => number): string {
-  let hex = '';
-  for (let i = 0; i < 16; i++) hex += Math.floor(random() * 16).toString(16);
-  return `gc-${hex}`;
-}
-
 export async function runCheckoutCreate(ctx: Context, opts: Options): Promise<void> {
   const { getAccount } = await import('../../api/account.js');
   const { createCheckout } = await import('../../api/checkouts.js');
   const { CreateCheckoutRequest: CreateCheckoutSchema } = await import('../../schemas/index.js');
   const { collectItems } = await import('./items.js');
   const items = await collectItems(opts.item, opts.itemsFile);
-  const ref = opts.ref ?? generatedRef(ctx.random);
+  const ref = opts.ref ?? generatedRef(ctx.random, 'gc-', 16);
   const body: CreateCheckoutRequest = {
     customerEmail: opts.email,
     items,
