@@ -23,7 +23,7 @@ import {
   unverifiedRecipientWarning,
 } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
-import { printCheckout } from './view.js';
+import { printCheckout } from './render.js';
 
 const options = {
   email: { flags: '--email <address>', description: "the end-customer's email", required: true },

@@ -12,7 +12,7 @@ import { err } from '../../io/streams.js';
 import { DEFAULT_POLL_MS, waitUntilDone } from '../../wait.js';
 import { pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout } from '../shared/wait.js';
-import { printCheckout } from './view.js';
+import { printCheckout } from './render.js';
 
 const args = { checkoutId: { usage: '<checkoutId>' } } as const;
 
