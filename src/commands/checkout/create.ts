@@ -6,13 +6,13 @@ import type { Context } from '../../context.js';
 import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { collect, externalRef, nonNegativeAmount } from '../../flags/parse.js';
-import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { printInvoice } from '../../payments/invoice.js';
 import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printedAsJson } from '../shared/json.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import { generatedRef } from '../shared/refs.js';
@@ -174,10 +174,7 @@ export async function runCheckoutCreate(ctx: Context, opts: Options): Promise<vo
   let shown: { data: Checkout; raw: unknown; invoice?: Invoice } = { data: res.data, raw: res.raw };
   if (res.replayed && opts.method && res.data.status === 'pending')
     shown = await payReplayed(ctx, http, shown, opts.method, opts.currency);
-  if (ctx.flags.json) {
-    printJson(ctx.io, shown.raw);
-    return;
-  }
+  if (printedAsJson(ctx, shown.raw)) return;
   printCheckout(ctx, shown.data, Boolean(opts.reveal));
   // At creation `payment` is the embedded invoice; a replay carries GET's aggregate state instead.
   const payment = shown.invoice ?? (shown.data.payment as Invoice | null | undefined);

@@ -6,10 +6,11 @@ import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatMoney, formatTime } from '../../io/format.js';
-import { type Cell, printFields, printJson, printTable } from '../../io/output.js';
+import { type Cell, printFields, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Refund } from '../../schemas/refunds.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printedAsJson } from '../shared/json.js';
 import { rerunCommand } from '../shared/rerun.js';
 
 const args = { checkoutId: { usage: '<checkoutId>' } } as const;
@@ -108,10 +109,7 @@ export async function runRefundCreate(
         `(the sandbox returns the existing refund). To ask again: ${rerunCommand(ctx)}`,
     );
   });
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   const refund = res.data;
   printFields(ctx.io, refundFields(refund));
   if (refund.items.length > 0) {
