@@ -11,8 +11,7 @@ import { Argument, type Command, Option } from 'commander';
 import type { CommandDefinition, OptionSpec } from '../flags/define.js';
 import type { IO } from '../io/streams.js';
 import { examplesText } from './help.js';
-import { invoke } from './invoke.js';
-import type { ContextFor } from './types.js';
+import { type ContextFor, invoke } from './invoke.js';
 
 type Loader = () => Promise<{ default: CommandDefinition }>;
 
