@@ -1,13 +1,9 @@
 /**
  * How a command declares itself, in the manner of wrangler's `defineCommand`: one object
  * holds the words, flags, positional arguments, help text, examples and the run function,
- * and the options the run function receives are typed from the declarations.
- *
- * A command file is loaded for `--help` too, so this module and the file's own top-level
- * imports stay light (types, the flag parsers, the zod-free value sets and the small
- * always-loaded modules); what the run function needs beyond that (the API layer, zod,
- * the bulk engine, ...) it imports with `await import()` (ARCHITECTURE.md, "Commands").
- * Type imports only: the commander objects are made in `registry.ts`.
+ * and the options the run function receives are typed from the declarations. Type
+ * imports only (a command file is loaded for `--help`): the commander objects are made
+ * in `registry.ts`.
  */
 import type { Context } from '../context.js';
 

@@ -18,6 +18,7 @@ import { printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { wrap } from '../help.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { readFlagFile } from '../shared/read-file.js';
 import { generatedRef } from '../shared/refs.js';
 import { rerunCommand } from '../shared/rerun.js';
 import type { Field } from './fields.js';
@@ -196,26 +197,16 @@ async function bodyOf(ctx: Context, input: string | undefined, fields: readonly 
   let body: unknown;
   if (input !== undefined) body = jsonOf(await readInput(ctx, input), `--input ${input}: the body`);
   for (const field of fields)
-    body = setField(body, field, await typedValue(field, (file) => readText(file, `-f ${field.text}`)));
+    body = setField(body, field, await typedValue(field, (file) => readFlagFile(`-f ${field.text}`, file)));
   return body;
 }
 
 async function readInput(ctx: Context, input: string): Promise<string> {
-  if (input !== '-') return readText(input, '--input');
+  if (input !== '-') return readFlagFile('--input', input);
   if (ctx.io.stdinIsTTY)
     throw new UsageError('--input -: stdin is a terminal; pipe the body in, or give --input <file>');
   const { text } = await import('node:stream/consumers');
   return text(ctx.io.stdin);
-}
-
-async function readText(path: string, flag: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    const { failureWords } = await import('../../io/errno.js');
-    throw new UsageError(`${flag}: cannot read ${path}: ${failureWords(error)}`);
-  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { collect, nonNegativeInt } from '../../flags/parse.js';
 import { failureWords } from '../../io/errno.js';
 import { err, out } from '../../io/streams.js';
 import { printedAsJson } from '../shared/json.js';
+import { readFlagFile } from '../shared/read-file.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
 
 const options = {
@@ -63,12 +64,7 @@ async function signatureHeaderOf(opts: { header?: string; headerFile?: string })
       'the header',
     );
   const path = opts.headerFile;
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--header-file: cannot read ${path}: ${failureWords(error)}`);
-  }
+  const text = await readFlagFile('--header-file', path);
   const { HeadersFileError, signatureFromHeadersFile } = await import('../../webhooks/headers-file.js');
   try {
     return signatureFromHeadersFile(text);
