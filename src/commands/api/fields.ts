@@ -7,6 +7,7 @@
  */
 import { isRecord } from '../../api/shapes.js';
 import { UsageError } from '../../errors.js';
+import { plural } from '../../io/format.js';
 
 export type Segment = string | number;
 
@@ -95,7 +96,7 @@ export function setField(body: unknown, field: Field, value: unknown): Record<st
         throw new UsageError(`-f ${field.text}: ${where} is ${kind(node)}, not a list`);
       if (segment > node.length)
         throw new UsageError(
-          `-f ${field.text}: ${where} has ${node.length} element${node.length === 1 ? '' : 's'}: set ${where}[${node.length}] first`,
+          `-f ${field.text}: ${where} has ${plural(node.length, 'element')}: set ${where}[${node.length}] first`,
         );
       if (last) node[segment] = value;
       else node[segment] ??= child();
