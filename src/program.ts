@@ -5,8 +5,8 @@
  */
 import { Command, Option } from 'commander';
 import { configureProgramHelp, finishHelp } from './commands/help.js';
+import type { ContextFor } from './commands/invoke.js';
 import { declareCommands } from './commands/registry.js';
-import type { ContextFor } from './commands/types.js';
 import { positiveInt } from './flags/parse.js';
 import { type IO, shown } from './io/streams.js';
 

@@ -6,8 +6,7 @@
  */
 import { type Command, Help } from 'commander';
 import type { IO } from '../io/streams.js';
-import { invoke } from './invoke.js';
-import type { ContextFor } from './types.js';
+import { type ContextFor, invoke } from './invoke.js';
 
 /** The program's own examples; each command's live in its file. */
 const PROGRAM_EXAMPLES = [

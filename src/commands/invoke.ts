@@ -6,7 +6,11 @@
  * (test/commands/flags-reach-run.test.ts). Type imports only: it loads at start-up.
  * The printer it loads before a run is among the start-up modules already (io/output.ts).
  */
+import type { Command } from 'commander';
 import type { Context } from '../context.js';
+
+/** Builds the context for the command being run, from its own and the global flags. */
+export type ContextFor = (command: Command) => Context;
 
 export async function invoke<O>(
   ctx: Context,

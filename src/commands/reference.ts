@@ -36,7 +36,7 @@ function globalRow(option: Option): string {
 function section(definition: CommandDefinition): string {
   const args = Object.values(definition.args ?? {});
   const usage = ['giftcodes', definition.command, ...args.map((a) => a.usage)];
-  const options = Object.values(definition.options ?? {}).filter((o) => !o.hidden);
+  const options = Object.values(definition.options ?? {});
   if (options.length) usage.push('[options]');
   const lines = [`## giftcodes ${definition.command}`, '', `${definition.description}.`, ''];
   lines.push('```', usage.join(' '), '```', '');
@@ -87,7 +87,7 @@ export async function commandReference(): Promise<string> {
     '',
     '| flag | |',
     '|---|---|',
-    ...program.options.filter((o) => !o.hidden).map(globalRow),
+    ...program.options.map(globalRow),
     '',
     '## Exit codes',
     '',

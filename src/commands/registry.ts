@@ -12,8 +12,7 @@ import { Argument, type Command, Option } from 'commander';
 import type { CommandDefinition, OptionSpec } from '../flags/define.js';
 import type { IO } from '../io/streams.js';
 import { examplesText } from './help.js';
-import { invoke } from './invoke.js';
-import type { ContextFor } from './types.js';
+import { type ContextFor, invoke } from './invoke.js';
 
 type Loader = () => Promise<{ default: CommandDefinition }>;
 
@@ -140,7 +139,7 @@ function declare(parent: Command, definition: CommandDefinition, io: IO, context
   }
   const options = Object.entries(definition.options ?? {});
   for (const [key, spec] of options) command.addOption(option(definition.command, key, spec));
-  const { run, prepare } = definition;
+  const { run } = definition;
   if (run) {
     command.action(async (...params: unknown[]) => {
       const self = params.at(-1) as Command;
@@ -162,7 +161,7 @@ function declare(parent: Command, definition: CommandDefinition, io: IO, context
           });
       }
       const ctx = contextFor(self);
-      await invoke(ctx, run, prepare ? await prepare(values as never, ctx) : values);
+      await invoke(ctx, run, values as never);
     });
   }
   if (definition.moreHelp) {
@@ -181,7 +180,6 @@ function option(path: string, key: string, spec: OptionSpec): Option {
   if (spec.choices) option.choices(spec.choices);
   if (spec.default !== undefined) option.default(spec.default, spec.defaultDescription);
   if (spec.preset !== undefined) option.preset(spec.preset);
-  if (spec.hidden) option.hideHelp();
   return option;
 }
 

@@ -3,6 +3,7 @@
  * failure. Pure, so tested without a terminal. Invoices and payment methods are
  * rendered by `../payments/invoice.ts` and `../payments/methods.ts`.
  */
+import { isLoopbackHost } from '../config/resolve.js';
 import { formatDuration, formatMoney, formatTime } from '../io/format.js';
 import type { Cell } from '../io/output.js';
 import { giftcodesCommand, operand } from '../io/shell.js';
@@ -85,8 +86,7 @@ export function sandboxPayHint(baseUrl: string, depositId: string): string | und
   } catch {
     return undefined;
   }
-  const host = url.hostname;
-  if (!(host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host))) return undefined;
+  if (!isLoopbackHost(url.hostname)) return undefined;
   const base = baseUrl.replace(/\/+$/, '');
   const id = encodeURIComponent(depositId);
   return `In the sandbox, finish it on its payment page ${base}/_sandbox/pay/${id} (pay in full, pay part, or let it expire), or with: curl -X POST ${base}/_sandbox/deposits/${id}/pay`;

@@ -1,13 +1,9 @@
 /**
  * How a command declares itself, in the manner of wrangler's `defineCommand`: one object
  * holds the words, flags, positional arguments, help text, examples and the run function,
- * and the options the run function receives are typed from the declarations.
- *
- * A command file is loaded for `--help` too, so this module and the file's own top-level
- * imports stay light (types, the flag parsers, the zod-free value sets and the small
- * always-loaded modules); what the run function needs beyond that (the API layer, zod,
- * the bulk engine, ...) it imports with `await import()` (ARCHITECTURE.md, "Commands").
- * Type imports only: the commander objects are made in `registry.ts`.
+ * and the options the run function receives are typed from the declarations. Type
+ * imports only (a command file is loaded for `--help`): the commander objects are made
+ * in `registry.ts`.
  */
 import type { Context } from '../context.js';
 
@@ -27,8 +23,6 @@ export interface OptionSpec {
   preset?: string;
   /** The flag must be given (commander's `requiredOption`). */
   required?: boolean;
-  /** Accepted, not listed in help: an old name kept for scripts (a test knob comes through the context). */
-  hidden?: boolean;
   /**
    * A parent command declares the flag too: the value typed nearest to this command wins
    * (`rates convert --surface x`, else `rates --surface x convert`), else this default.
@@ -88,7 +82,7 @@ export type DeclaredValues<D> = {
  */
 export type DeclaredOptions<A, O> = DeclaredValues<A> & DeclaredValues<O>;
 
-export interface CommandSpec<A, O, P> {
+export interface CommandSpec<A, O> {
   /** The words after `giftcodes`: `order create`. The file is `commands/order/create.ts`. */
   command: string;
   description: string;
@@ -103,22 +97,16 @@ export interface CommandSpec<A, O, P> {
    * shares a flag with its subcommands (`inherited` above).
    */
   positionalOptions?: boolean;
-  /**
-   * What parsing still has to do before the run options exist: an old flag name merged
-   * into the new one, units converted. Runs before the parse-only seam (`ctx.runF`).
-   */
-  prepare?: (options: DeclaredOptions<A, O>, ctx: Context) => P | Promise<P>;
   /** Absent on a command that only groups others (`giftcodes order`). */
-  run?: (ctx: Context, options: NoInfer<P>) => Promise<unknown>;
+  run?: (ctx: Context, options: DeclaredOptions<A, O>) => Promise<unknown>;
 }
 
 /** A declaration as the registry sees it. */
-export type CommandDefinition = CommandSpec<Record<string, ArgSpec>, Record<string, OptionSpec>, unknown>;
+export type CommandDefinition = CommandSpec<Record<string, ArgSpec>, Record<string, OptionSpec>>;
 
 export function defineCommand<
   const A extends Record<string, ArgSpec> = Record<never, ArgSpec>,
   const O extends Record<string, OptionSpec> = Record<never, OptionSpec>,
-  P = DeclaredOptions<A, O>,
->(spec: CommandSpec<A, O, P>): CommandDefinition {
+>(spec: CommandSpec<A, O>): CommandDefinition {
   return spec as unknown as CommandDefinition;
 }

@@ -2,12 +2,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generatedRef } from '../../src/commands/checkout/create.js';
 import { collectItems, parseItemFlag, parseItemsText } from '../../src/commands/checkout/items.js';
 import { fulfillmentRows, paymentLines } from '../../src/commands/checkout/render.js';
 import { refundBody, refundNextStep } from '../../src/commands/refund/create.js';
 import { maskCodes } from '../../src/commands/shared/codes.js';
 import { fetchPages } from '../../src/commands/shared/pages.js';
+import { generatedRef } from '../../src/commands/shared/refs.js';
 import { checkAmount } from '../../src/deposit/guided.js';
 import { failureAdvice, waitingText } from '../../src/deposit/render.js';
 import { styler } from '../../src/io/style.js';
@@ -164,7 +164,7 @@ describe('checkout items', () => {
     expect(await collectItems(['p:s:1'], file)).toHaveLength(2);
   });
   it('makes a fresh externalRef from the injected randomness', () => {
-    expect(generatedRef(() => 0.5)).toBe('gc-8888888888888888');
+    expect(generatedRef(() => 0.5, 'gc-', 16)).toBe('gc-8888888888888888');
   });
 });
 

@@ -2,6 +2,7 @@
 import type { Context } from '../../context.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { err, out } from '../../io/streams.js';
+import { printedAsJson } from '../shared/json.js';
 import { surfaceOption } from '../shared/options.js';
 
 const options = { surface: surfaceOption } as const;
@@ -15,7 +16,7 @@ export default defineCommand({
 });
 
 export async function runAccount(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
-  const { printJson, printTable } = await import('../../io/output.js');
+  const { printTable } = await import('../../io/output.js');
   const { style } = await import('../../io/style.js');
   const { buyingLines, limitRows, rebateLines, statusWarning, usageLine } = await import('./render.js');
   const { getAccount, getBalance } = await import('../../api/account.js');
@@ -27,10 +28,7 @@ export async function runAccount(ctx: Context, opts: DeclaredValues<typeof optio
   const s = style(ctx.io);
   const warning = statusWarning(account, s);
   if (warning) err(ctx.io, warning);
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   out(ctx.io, `${s.bold('tier')}: ${account.tier}    ${s.bold('status')}: ${account.status}`);
   if (account.statusNote) out(ctx.io, `${s.bold('note')}: ${account.statusNote}`);
   out(ctx.io);

@@ -45,8 +45,6 @@ export async function runSetMarkup(
   if (!opts.field) throw new UsageError(MARKUP_FIELD_HINT);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(opts.field))
     throw new UsageError(`--field "${opts.field}": expected a JSON field name`);
-  if (!Number.isFinite(opts.percent) || opts.percent < 0)
-    throw new UsageError('the markup percent must be a number >= 0');
   assertCanConsent(ctx, opts.yes, 'change the default markup');
   const http = await ctx.http();
   const account = await precheck(ctx, { check: 'the maxMarkupPercent check', scope: 'balance:read' }, () =>

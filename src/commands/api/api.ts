@@ -8,6 +8,7 @@
 import { InvalidArgumentError } from 'commander';
 import type { HttpClient } from '../../api/http.js';
 import { HTTP_METHODS, type HttpMethod, refOf, repeatTraits, specEndpoint } from '../../api/paths.js';
+import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
@@ -17,6 +18,8 @@ import { printJson } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { wrap } from '../help.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { readFlagFile } from '../shared/read-file.js';
+import { generatedRef } from '../shared/refs.js';
 import { rerunCommand } from '../shared/rerun.js';
 import type { Field } from './fields.js';
 
@@ -161,7 +164,7 @@ async function send(
   let generated: string | undefined;
   let rerun = `${rerunCommand(ctx)}${onStdin}`;
   if (endpoint?.createsWithRef && isRecord(body) && body.externalRef === undefined) {
-    generated = `gc-api-${randomHex(ctx.random, 20)}`;
+    generated = generatedRef(ctx.random, 'gc-api-', 20);
     body.externalRef = generated;
     rerun = `${rerunCommand(ctx, {}, ['-f', `externalRef=${generated}`])}${onStdin}`;
   }
@@ -188,41 +191,22 @@ async function send(
   if (res.raw !== undefined) printJson(ctx.io, res.raw);
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
-function randomHex(random: () => number, length: number): string {
-  let hex = '';
-  for (let i = 0; i < length; i++) hex += Math.floor(random() * 16).toString(16);
-  return hex;
-}
-
 /** The body: --input's JSON, then each -f field set on it in the order typed. */
 async function bodyOf(ctx: Context, input: string | undefined, fields: readonly Field[]): Promise<unknown> {
   const { jsonOf, setField, typedValue } = await import('./fields.js');
   let body: unknown;
   if (input !== undefined) body = jsonOf(await readInput(ctx, input), `--input ${input}: the body`);
   for (const field of fields)
-    body = setField(body, field, await typedValue(field, (file) => readText(file, `-f ${field.text}`)));
+    body = setField(body, field, await typedValue(field, (file) => readFlagFile(`-f ${field.text}`, file)));
   return body;
 }
 
 async function readInput(ctx: Context, input: string): Promise<string> {
-  if (input !== '-') return readText(input, '--input');
+  if (input !== '-') return readFlagFile('--input', input);
   if (ctx.io.stdinIsTTY)
     throw new UsageError('--input -: stdin is a terminal; pipe the body in, or give --input <file>');
   const { text } = await import('node:stream/consumers');
   return text(ctx.io.stdin);
-}
-
-async function readText(path: string, flag: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    const { failureWords } = await import('../../io/errno.js');
-    throw new UsageError(`${flag}: cannot read ${path}: ${failureWords(error)}`);
-  }
 }
 
 /**

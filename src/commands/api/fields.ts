@@ -5,7 +5,9 @@
  * the body (`items[0].quantity`, `payment.paymentMethodId`). Pure but for the reader of
  * `@file`, which the caller hands in.
  */
+import { isRecord } from '../../api/shapes.js';
 import { UsageError } from '../../errors.js';
+import { plural } from '../../io/format.js';
 
 export type Segment = string | number;
 
@@ -66,9 +68,6 @@ export function jsonOf(text: string, what: string): unknown {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /** What a value is, for a message about a key that cannot go inside it. */
 function kind(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
@@ -97,7 +96,7 @@ export function setField(body: unknown, field: Field, value: unknown): Record<st
         throw new UsageError(`-f ${field.text}: ${where} is ${kind(node)}, not a list`);
       if (segment > node.length)
         throw new UsageError(
-          `-f ${field.text}: ${where} has ${node.length} element${node.length === 1 ? '' : 's'}: set ${where}[${node.length}] first`,
+          `-f ${field.text}: ${where} has ${plural(node.length, 'element')}: set ${where}[${node.length}] first`,
         );
       if (last) node[segment] = value;
       else node[segment] ??= child();

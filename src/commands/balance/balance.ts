@@ -3,6 +3,7 @@ import type { Context } from '../../context.js';
 import { defineCommand } from '../../flags/define.js';
 import { formatMoney } from '../../io/format.js';
 import { out } from '../../io/streams.js';
+import { printedAsJson } from '../shared/json.js';
 
 export default defineCommand({
   command: 'balance',
@@ -12,13 +13,9 @@ export default defineCommand({
 });
 
 export async function runBalance(ctx: Context): Promise<void> {
-  const { printJson } = await import('../../io/output.js');
   const { getBalance } = await import('../../api/account.js');
   const http = await ctx.http();
   const res = await getBalance(http);
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   out(ctx.io, formatMoney(res.data.balance, res.data.currency));
 }

@@ -2,10 +2,10 @@
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
-import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printedAsJson } from '../shared/json.js';
 
 const options = {
   retailer: {
@@ -42,10 +42,7 @@ export async function runBusinessEnable(ctx: Context, opts: DeclaredValues<typeo
       `The retailer capability may be on already. Enabling it again changes nothing else: ${giftcodesCommand('business', 'enable', '--retailer', '--yes')}`,
     );
   });
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw ?? null);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw ?? null)) return;
   out(ctx.io, 'retailer capability enabled (capabilities: b2b, retailer)');
   // The response of this call is not shown in the spec: print whatever came back for the record.
   if (res.raw !== undefined) err(ctx.io, `service answered: ${JSON.stringify(res.raw)}`);

@@ -6,15 +6,16 @@ import type { Context } from '../../context.js';
 import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { collect, externalRef, nonNegativeAmount } from '../../flags/parse.js';
-import { printJson } from '../../io/output.js';
 import { giftcodesCommand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { printInvoice } from '../../payments/invoice.js';
 import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printedAsJson } from '../shared/json.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
+import { generatedRef } from '../shared/refs.js';
 import {
   type AskedField,
   checkReplay,
@@ -22,7 +23,7 @@ import {
   unverifiedRecipientWarning,
 } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
-import { printCheckout } from './view.js';
+import { printCheckout } from './render.js';
 
 const options = {
   email: { flags: '--email <address>', description: "the end-customer's email", required: true },
@@ -88,20 +89,13 @@ export default defineCommand({
 
 type Options = DeclaredValues<typeof options>;
 
-/** A fresh externalRef so a timed-out create can be repeated safely (spec rule 10). */
-export function generatedRef(random: () => number): string {
-  let hex = '';
-  for (let i = 0; i < 16; i++) hex += Math.floor(random() * 16).toString(16);
-  return `gc-${hex}`;
-}
-
 export async function runCheckoutCreate(ctx: Context, opts: Options): Promise<void> {
   const { getAccount } = await import('../../api/account.js');
   const { createCheckout } = await import('../../api/checkouts.js');
   const { CreateCheckoutRequest: CreateCheckoutSchema } = await import('../../schemas/index.js');
   const { collectItems } = await import('./items.js');
   const items = await collectItems(opts.item, opts.itemsFile);
-  const ref = opts.ref ?? generatedRef(ctx.random);
+  const ref = opts.ref ?? generatedRef(ctx.random, 'gc-', 16);
   const body: CreateCheckoutRequest = {
     customerEmail: opts.email,
     items,
@@ -180,10 +174,7 @@ export async function runCheckoutCreate(ctx: Context, opts: Options): Promise<vo
   let shown: { data: Checkout; raw: unknown; invoice?: Invoice } = { data: res.data, raw: res.raw };
   if (res.replayed && opts.method && res.data.status === 'pending')
     shown = await payReplayed(ctx, http, shown, opts.method, opts.currency);
-  if (ctx.flags.json) {
-    printJson(ctx.io, shown.raw);
-    return;
-  }
+  if (printedAsJson(ctx, shown.raw)) return;
   printCheckout(ctx, shown.data, Boolean(opts.reveal));
   // At creation `payment` is the embedded invoice; a replay carries GET's aggregate state instead.
   const payment = shown.invoice ?? (shown.data.payment as Invoice | null | undefined);

@@ -5,14 +5,14 @@ import type { Context } from '../../context.js';
 import { ExitCode, InterruptedError, WaitTimeoutError } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatDuration } from '../../io/format.js';
-import { printJson } from '../../io/output.js';
 import { startProgress } from '../../io/progress.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { DEFAULT_POLL_MS, waitUntilDone } from '../../wait.js';
+import { printedAsJson } from '../shared/json.js';
 import { pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout } from '../shared/wait.js';
-import { printCheckout } from './view.js';
+import { printCheckout } from './render.js';
 
 const args = { checkoutId: { usage: '<checkoutId>' } } as const;
 
@@ -48,10 +48,7 @@ export async function runCheckoutGet(ctx: Context, opts: Options): Promise<void>
   }
   // Waiting ends in completed (0), or partial, failed or expired (3: something was not delivered).
   if (opts.wait && res.data.status !== 'completed') ctx.exitCode = ExitCode.failedItems;
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   printCheckout(ctx, res.data, reveal);
 }
 

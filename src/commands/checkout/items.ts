@@ -3,13 +3,12 @@
  * file (CSV with a header, or JSON: an array or `{items: [...]}`). Pure but for the
  * file read, so the parsing is tested on its own.
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { decimalText, readDecimal, readWhole } from '../../decimal.js';
 import { UsageError } from '../../errors.js';
-import { failureWords } from '../../io/errno.js';
 import { CHECKOUT_ITEMS_MAX, CHECKOUT_ITEMS_MIN } from '../../schemas/common.js';
 import { OrderLineRequest } from '../../schemas/orders.js';
+import { readFlagFile } from '../shared/read-file.js';
 
 export type Line = OrderLineRequest;
 
@@ -97,12 +96,7 @@ export async function parseItemsText(text: string, format: 'csv' | 'json', file:
 }
 
 export async function readItemsFile(path: string): Promise<Line[]> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--items-file: cannot read ${path}: ${failureWords(error)}`);
-  }
+  const text = await readFlagFile('--items-file', path);
   const format =
     extname(path).toLowerCase() === '.json' ||
     text.trimStart().startsWith('[') ||

@@ -3,12 +3,12 @@ import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatAmountOf } from '../../io/format.js';
-import { printJson } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { printInvoice } from '../../payments/invoice.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printedAsJson } from '../shared/json.js';
 import { qrOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
 import { defaultPayCurrency, lostPaymentAdvice } from './payment.js';
@@ -77,10 +77,7 @@ export async function runCheckoutPay(
       throw withOutcomeAdvice(error, await lostPaymentAdvice(ctx, opts.checkoutId));
     },
   );
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   const s = style(ctx.io);
   out(
     ctx.io,

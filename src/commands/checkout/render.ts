@@ -1,15 +1,29 @@
 /**
- * Checkouts for people: summary, payment state (with crypto under-payment progress),
- * items and fulfillments. Codes, PINs and code URLs are masked unless --reveal, in
- * tables and in --json alike. Pure, so tested without a terminal.
+ * A checkout for people (create, get): summary, payment state (with crypto under-payment
+ * progress), items and fulfillments. Codes, PINs and code URLs are masked unless
+ * --reveal, in tables and in --json alike. The rows are pure, so tested without a terminal.
  */
+
 import { isRecord } from '../../api/shapes.js';
+import type { Context } from '../../context.js';
 import { bar, formatAmountFor, formatAmountOf, formatMoney, formatTime } from '../../io/format.js';
-import type { Cell } from '../../io/output.js';
+import { type Cell, printFields, printTable } from '../../io/output.js';
+import { err, out } from '../../io/streams.js';
 import type { Checkout } from '../../schemas/orders.js';
 import { showSecret } from '../shared/codes.js';
 
-export function checkoutFields(c: Checkout): Array<[string, Cell]> {
+export function printCheckout(ctx: Context, c: Checkout, reveal: boolean): void {
+  printFields(ctx.io, checkoutFields(c));
+  for (const line of paymentLines(c.payment)) out(ctx.io, line);
+  if (c.items.length > 0) printTable(ctx.io, ITEM_HEAD, itemRows(c), { giveWay: ITEM_GIVE_WAY });
+  const rows = fulfillmentRows(c, reveal);
+  if (rows.length > 0) {
+    printTable(ctx.io, FULFILLMENT_HEAD, rows, { giveWay: FULFILLMENT_GIVE_WAY });
+    if (!reveal) err(ctx.io, 'codes are masked; pass --reveal to show them');
+  }
+}
+
+function checkoutFields(c: Checkout): Array<[string, Cell]> {
   const fields: Array<[string, Cell]> = [
     ['checkoutId', c.checkoutId],
     ['status', c.status],
@@ -54,9 +68,9 @@ export function paymentLines(payment: unknown): string[] {
   return lines;
 }
 
-export const ITEM_HEAD = ['item', 'product', 'sku', 'amount', 'qty', 'status'];
-export const ITEM_GIVE_WAY = ['sku', 'item'];
-export function itemRows(c: Checkout): Cell[][] {
+const ITEM_HEAD = ['item', 'product', 'sku', 'amount', 'qty', 'status'];
+const ITEM_GIVE_WAY = ['sku', 'item'];
+function itemRows(c: Checkout): Cell[][] {
   return c.items.map((i) => [
     i.id,
     i.productName ?? i.productId,
@@ -67,9 +81,9 @@ export function itemRows(c: Checkout): Cell[][] {
   ]);
 }
 
-export const FULFILLMENT_HEAD = ['item', '#', 'status', 'code', 'pin', 'url / sealed id', 'message'];
+const FULFILLMENT_HEAD = ['item', '#', 'status', 'code', 'pin', 'url / sealed id', 'message'];
 /** The codes stay; the item id (the items table lists them in the same order) goes first. */
-export const FULFILLMENT_GIVE_WAY = ['item', 'message', '#'];
+const FULFILLMENT_GIVE_WAY = ['item', 'message', '#'];
 export function fulfillmentRows(c: Checkout, reveal: boolean): Cell[][] {
   const show = (v: string | null | undefined) => (v ? showSecret(v, reveal) : undefined);
   return c.items.flatMap((item) =>

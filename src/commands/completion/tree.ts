@@ -5,7 +5,7 @@
  * take a value, the fixed values of those that have them (`.choices()`, which the
  * declarations take from src/schemas/enums.ts), and the values of each positional
  * argument (its choices, or the known values of free text: the spec's paths for
- * `giftcodes api`). Hidden flags and commands are left out.
+ * `giftcodes api`).
  */
 import type { Command, Option } from 'commander';
 import { completionPaths, HTTP_METHODS } from '../../api/paths.js';
@@ -32,8 +32,6 @@ export interface NodeInfo {
   /** The values each positional argument is offered, by position (empty: none known). */
   args: string[][];
 }
-
-const isHidden = (item: unknown, key: string) => Boolean((item as Record<string, unknown>)[key]);
 
 function flagInfo(option: Option): FlagInfo {
   const names = [option.long, option.short].filter((n): n is string => Boolean(n));
@@ -71,20 +69,15 @@ export const HELP_TOPICS = ['exit-codes'] as const;
 const HELP: FlagInfo = { names: ['--help', '-h'], takesValue: false, description: 'show help' };
 
 export function describeTree(root: Command): NodeInfo[] {
-  const globals = root.options.filter((o) => !o.hidden).map(flagInfo);
+  const globals = root.options.map(flagInfo);
   const nodes: NodeInfo[] = [];
   const visit = (command: Command, path: string[]) => {
-    const subs = command.commands.filter((c) => !isHidden(c, '_hidden'));
-    const own = path.length === 0 ? [] : command.options.filter((o) => !o.hidden).map(flagInfo);
+    const subs = command.commands;
+    const own = path.length === 0 ? [] : command.options.map(flagInfo);
     // `giftcodes help <command|topic>`: the top-level commands and the topics.
     const helpWords =
       path.length === 1 && path[0] === 'help'
-        ? [
-            ...root.commands
-              .filter((c) => !isHidden(c, '_hidden') && c.name() !== 'help')
-              .map((c) => c.name()),
-            ...HELP_TOPICS,
-          ]
+        ? [...root.commands.filter((c) => c.name() !== 'help').map((c) => c.name()), ...HELP_TOPICS]
         : undefined;
     const sources = ARG_SOURCES[path.join(' ')];
     const args = helpWords

@@ -3,9 +3,10 @@ import { DEFAULT_PROFILE, profileName } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
-import { printJson, printTable } from '../../io/output.js';
+import { printTable } from '../../io/output.js';
 import { redactUrls } from '../../io/redact-url.js';
 import { err } from '../../io/streams.js';
+import { printedAsJson } from '../shared/json.js';
 
 export default defineCommand({
   command: 'config list',
@@ -27,10 +28,7 @@ export async function runConfigList(ctx: Context): Promise<void> {
       timeoutMs: p.timeoutMs ?? null,
     };
   });
-  if (ctx.flags.json) {
-    printJson(ctx.io, { path: store.path, current, profiles: rows });
-    return;
-  }
+  if (printedAsJson(ctx, { path: store.path, current, profiles: rows })) return;
   if (rows.length === 0)
     err(ctx.io, 'no profiles yet: run `giftcodes login` or `giftcodes config set base-url <url>`');
   else

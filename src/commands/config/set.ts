@@ -1,12 +1,14 @@
 /** `giftcodes config set <key> <value>`. */
 import type { Context } from '../../context.js';
-import { defineCommand } from '../../flags/define.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
+
+const args = { key: { usage: '<key>' }, value: { usage: '<value>' } } as const;
 
 export default defineCommand({
   command: 'config set',
   description: 'set base-url, api-key or timeout in the profile; use "-" as value to read it from stdin',
-  args: { key: { usage: '<key>' }, value: { usage: '<value>' } },
+  args,
   examples: [
     'giftcodes config set base-url https://api.example.com',
     'giftcodes config set api-key - < key.txt',
@@ -14,7 +16,7 @@ export default defineCommand({
   run: runConfigSet,
 });
 
-export async function runConfigSet(ctx: Context, opts: { key: string; value: string }): Promise<void> {
+export async function runConfigSet(ctx: Context, opts: DeclaredValues<typeof args>): Promise<void> {
   const { applySetting, assertKey, currentProfile, readSecretFromStdin } = await import(
     '../../config/profile.js'
   );

@@ -1,18 +1,20 @@
 /** `giftcodes config unset <key>`. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { defineCommand } from '../../flags/define.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
+
+const args = { key: { usage: '<key>' } } as const;
 
 export default defineCommand({
   command: 'config unset',
   description: 'remove one setting from the profile',
-  args: { key: { usage: '<key>' } },
+  args,
   examples: ['giftcodes config unset timeout'],
   run: runConfigUnset,
 });
 
-export async function runConfigUnset(ctx: Context, opts: { key: string }): Promise<void> {
+export async function runConfigUnset(ctx: Context, opts: DeclaredValues<typeof args>): Promise<void> {
   const { assertKey, currentProfile, removeSetting } = await import('../../config/profile.js');
   const key = assertKey(opts.key);
   const { store, name } = await currentProfile(ctx);

@@ -1,18 +1,20 @@
 /** `giftcodes config use <profile>`. */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { defineCommand } from '../../flags/define.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
+
+const args = { profile: { usage: '<profile>' } } as const;
 
 export default defineCommand({
   command: 'config use',
   description: 'make a profile the default',
-  args: { profile: { usage: '<profile>' } },
+  args,
   examples: ['giftcodes config use prod'],
   run: runConfigUse,
 });
 
-export async function runConfigUse(ctx: Context, opts: { profile: string }): Promise<void> {
+export async function runConfigUse(ctx: Context, opts: DeclaredValues<typeof args>): Promise<void> {
   const { assertProfileName } = await import('../../config/resolve.js');
   const name = assertProfileName(opts.profile);
   const store = await ctx.config();

@@ -10,6 +10,7 @@ import { formatMoney } from '../../io/format.js';
 import { giftcodesCommand, operand, shellWord } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { packageFile } from '../../package-files.js';
+import { untilAborted } from '../shared/wait.js';
 
 const options = {
   out: { flags: '--out <path>', description: 'where to write the codes', default: 'demo-codes.csv' },
@@ -158,10 +159,7 @@ export async function runDemo(
           .join('\n'),
       );
       if (opts.keep) {
-        await new Promise<void>((resolve) => {
-          if (ctx.signal.aborted) resolve();
-          else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-        });
+        await untilAborted(ctx.signal);
         err(ctx.io, 'sandbox stopped');
       }
     }

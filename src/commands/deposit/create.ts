@@ -7,7 +7,7 @@ import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { amount } from '../../flags/parse.js';
 import { printJson, printTable } from '../../io/output.js';
 import { giftcodesCommand, operand } from '../../io/shell.js';
-import { err, out } from '../../io/streams.js';
+import { err } from '../../io/streams.js';
 import { METHOD_GIVE_WAY, METHOD_HEAD, methodRows, sortMethods } from '../../payments/methods.js';
 import { pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
 import { precheck } from '../shared/precheck.js';
@@ -110,7 +110,7 @@ export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof
   const invoice = created.data.payment ?? undefined;
   // The spec shows only the invoice in the create answer: without an id, find the deposit.
   let depositId = created.depositId;
-  if (!depositId && (opts.method || invoice)) {
+  if (!depositId) {
     depositId = await findCreatedDeposit(http, {
       amount: opts.amount,
       paymentCurrency: currency,
@@ -122,23 +122,16 @@ export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof
   if (!opts.wait) {
     if (ctx.flags.json) {
       printJson(ctx.io, created.raw);
-      if (!depositId && (opts.method || invoice)) err(ctx.io, unknownDepositAdvice(opts.amount, currency));
+      if (!depositId) err(ctx.io, unknownDepositAdvice(opts.amount, currency));
       return;
     }
-    if (opts.method || invoice) {
-      await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
-      err(
-        ctx.io,
-        depositId
-          ? `Watch it with: ${giftcodesCommand('deposit', 'get', operand(depositId), '--wait')}`
-          : unknownDepositAdvice(opts.amount, currency),
-      );
-      return;
-    }
-    const methods = sortMethods(created.data.availablePaymentMethods ?? [], opts.amount);
-    if (depositId) out(ctx.io, `Deposit ${depositId} (no invoice yet)`);
-    printTable(ctx.io, METHOD_HEAD, methodRows(methods), { giveWay: METHOD_GIVE_WAY });
-    err(ctx.io, 'Choose a method and run again with --method <id> to get the invoice.');
+    await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
+    err(
+      ctx.io,
+      depositId
+        ? `Watch it with: ${giftcodesCommand('deposit', 'get', operand(depositId), '--wait')}`
+        : unknownDepositAdvice(opts.amount, currency),
+    );
     return;
   }
 

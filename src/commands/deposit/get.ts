@@ -2,9 +2,10 @@
 import type { Context } from '../../context.js';
 import { depositFields, failureAdvice, newDepositCommand } from '../../deposit/render.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
-import { printFields, printJson } from '../../io/output.js';
+import { printFields } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import { isPayable, printInvoice } from '../../payments/invoice.js';
+import { printedAsJson } from '../shared/json.js';
 import { pollOption, waitTimeoutOption } from '../shared/options.js';
 import { printLastOnTimeout } from '../shared/wait.js';
 
@@ -47,10 +48,7 @@ export async function runDepositGet(
     await reportFinal(ctx, res.data.deposit, res.raw, res.data.payment?.paymentMethodId);
     return;
   }
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   const { deposit, payment } = res.data;
   printFields(ctx.io, depositFields(deposit));
   const again = newDepositCommand(deposit, payment?.paymentMethodId);

@@ -1,9 +1,6 @@
 /**
- * `giftcodes doctor`: is the setup working? The settings in effect (profile, base
- * URL, key source, the key masked), the config file's mode, the Node.js line (a warning
- * once past its end of life), then a few read-only probes of the service (checks.ts
- * says what each answer means). One line per fact, ok/warn/fail; exit 1 when any line
- * fails.
+ * `giftcodes doctor`: the facts gathered (settings, config file, Node.js, a few
+ * read-only probes of the service) and printed one per line; checks.ts judges them.
  */
 import type { Settings } from '../../config/resolve.js';
 import type { Context } from '../../context.js';

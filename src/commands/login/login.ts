@@ -9,25 +9,26 @@ import { assertSafeTransport, normalizeBaseUrl, profileName, resolveSettings } f
 import type { Profile } from '../../config/store.js';
 import type { Context } from '../../context.js';
 import { ApiError, RejectedKeyError, UsageError } from '../../errors.js';
-import { defineCommand } from '../../flags/define.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
 import type { Prompter } from '../../io/prompts.js';
 import { err } from '../../io/streams.js';
 import { USER_AGENT } from '../../version.js';
 
+const options = {
+  keyStdin: { flags: '--key-stdin', description: 'read the API key from stdin (for scripts)' },
+  verify: { flags: '--no-verify', description: 'save without checking the key against the service' },
+  yes: {
+    flags: '-y, --yes',
+    description: 'replace the stored base URL or key of the profile without asking',
+  },
+} as const;
+
 export default defineCommand({
   command: 'login',
   description:
     'store a base URL and API key in a profile: asks on a terminal (the key hidden), checks the key, and asks before replacing a stored one',
-  options: {
-    keyStdin: { flags: '--key-stdin', description: 'read the API key from stdin (for scripts)' },
-    verify: { flags: '--no-verify', description: 'save without checking the key against the service' },
-    yes: {
-      flags: '-y, --yes',
-      description: 'replace the stored base URL or key of the profile without asking',
-    },
-  },
-  prepare: (o) => ({ keyStdin: Boolean(o.keyStdin), verify: o.verify !== false, yes: Boolean(o.yes) }),
+  options,
   examples: [
     '# Asks for the URL and the key on a terminal, shows what it replaces',
     'giftcodes login',
@@ -37,14 +38,8 @@ export default defineCommand({
     '# A new key for a stored profile (its base URL is kept)',
     'giftcodes login --profile prod --key-stdin -y < new-key.txt',
   ],
-  run: (ctx, options) => runLogin(ctx, options),
+  run: runLogin,
 });
-
-export interface LoginOptions {
-  keyStdin: boolean;
-  verify: boolean;
-  yes?: boolean;
-}
 
 interface Sourced {
   value: string;
@@ -132,7 +127,7 @@ export function replacements(existing: Profile, baseUrl: Sourced, apiKey: Source
   return changes;
 }
 
-export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> {
+export async function runLogin(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { canPrompt } = await import('../../io/prompts.js');
   const { confirmWrite } = await import('../shared/consent.js');
   const store = await ctx.config();

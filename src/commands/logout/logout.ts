@@ -2,27 +2,24 @@
 import { profileName } from '../../config/resolve.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { defineCommand } from '../../flags/define.js';
+import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
 import { err } from '../../io/streams.js';
+
+const options = {
+  yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
+} as const;
 
 export default defineCommand({
   command: 'logout',
   description: "remove the profile's API key (its base URL is kept)",
-  options: {
-    yes: { flags: '-y, --yes', description: 'do not ask for confirmation (needed without a terminal)' },
-  },
-  prepare: (o) => ({ yes: Boolean(o.yes) }),
+  options,
   examples: ['giftcodes logout', 'giftcodes logout --profile sandbox -y'],
-  run: (ctx, options) => runLogout(ctx, options),
+  run: runLogout,
 });
 
-export interface LogoutOptions {
-  yes?: boolean;
-}
-
 /** Removes the profile's API key; its base URL and timeout stay. */
-export async function runLogout(ctx: Context, opts: LogoutOptions): Promise<void> {
+export async function runLogout(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { assertCanConsent, confirmWrite } = await import('../shared/consent.js');
   const store = await ctx.config();
   const name = profileName(ctx.flags, ctx.env, store.defaultProfile());

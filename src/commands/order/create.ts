@@ -11,6 +11,7 @@ import { err } from '../../io/streams.js';
 import type { Order } from '../../schemas/orders.js';
 import { waitUntilDone } from '../../wait.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { generatedRef } from '../shared/refs.js';
 import { checkReplay, refReusedError, unverifiedRecipientWarning } from '../shared/replay.js';
 import { rerunCommand } from '../shared/rerun.js';
 import { printLastOnTimeout } from '../shared/wait.js';
@@ -65,12 +66,6 @@ export default defineCommand({
   run: runOrderCreate,
 });
 
-function randomRef(random: () => number): string {
-  let hex = '';
-  for (let i = 0; i < 24; i++) hex += Math.floor(random() * 16).toString(16);
-  return `gc-one-${hex}`;
-}
-
 export function parseFields(values: string[] | undefined): Record<string, string> | undefined {
   if (!values?.length) return undefined;
   const fields: Record<string, string> = {};
@@ -87,8 +82,7 @@ export async function runOrderCreate(ctx: Context, opts: DeclaredValues<typeof o
   const { pollDelay } = await import('../../bulk/index.js');
   const { TERMINAL_ORDER_STATUSES } = await import('../../schemas/orders.js');
   const generated = opts.ref === undefined;
-  const ref = opts.ref ?? randomRef(ctx.random);
-  if (ref.length > 128) throw new UsageError('--ref is longer than 128 characters');
+  const ref = opts.ref ?? generatedRef(ctx.random, 'gc-one-', 24);
   const requiredFields = parseFields(opts.field);
   assertCanConsent(ctx, opts.yes, 'spend from the balance');
   await confirmWrite(

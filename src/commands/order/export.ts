@@ -16,6 +16,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { CODES_FILE_OPTIONS } from '../../flags/codes-file.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { failureWords } from '../../io/errno.js';
+import { plural } from '../../io/format.js';
 import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 
@@ -250,7 +251,7 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
   } else {
     out(
       ctx.io,
-      `wrote ${records.length} unit${records.length === 1 ? '' : 's'} (${delivered} delivered, ${failed} failed, ${rejected} refused) of ${target.orders.length} order${target.orders.length === 1 ? '' : 's'} to ${opts.out} (mode 0600)`,
+      `wrote ${plural(records.length, 'unit')} (${delivered} delivered, ${failed} failed, ${rejected} refused) of ${plural(target.orders.length, 'order')} to ${opts.out} (mode 0600)`,
     );
   }
   for (const reason of [...mismatched, ...pending]) err(ctx.io, `not written: ${reason}`);
@@ -263,7 +264,7 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
   else if (unproved.length)
     err(
       ctx.io,
-      `${unproved.length} order${unproved.length === 1 ? '' : 's'} could not be matched to rows of ${opts.input}: their row, ref and skuId cells are empty`,
+      `${plural(unproved.length, 'order')} could not be matched to rows of ${opts.input}: their row, ref and skuId cells are empty`,
     );
   ctx.exitCode = exitCode;
   return exitCode;

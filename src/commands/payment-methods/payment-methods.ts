@@ -5,6 +5,7 @@
 import type { Context } from '../../context.js';
 import { defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
+import { printedAsJson } from '../shared/json.js';
 
 export default defineCommand({
   command: 'payment-methods',
@@ -15,14 +16,11 @@ export default defineCommand({
 
 export async function runPaymentMethods(ctx: Context): Promise<void> {
   const { METHOD_GIVE_WAY, METHOD_HEAD, methodRows, sortMethods } = await import('../../payments/methods.js');
-  const { printJson, printTable } = await import('../../io/output.js');
+  const { printTable } = await import('../../io/output.js');
   const { listPaymentMethods } = await import('../../api/payment-methods.js');
   const http = await ctx.http();
   const res = await listPaymentMethods(http);
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   if (res.data.length === 0) {
     err(ctx.io, 'no payment methods');
     return;

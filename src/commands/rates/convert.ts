@@ -4,7 +4,8 @@ import { readDecimal } from '../../decimal.js';
 import { UsageError } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatAmountFor } from '../../io/format.js';
-import { printFields, printJson } from '../../io/output.js';
+import { printFields } from '../../io/output.js';
+import { printedAsJson } from '../shared/json.js';
 import { inheritedSurfaceOption } from '../shared/options.js';
 
 const args = { amount: { usage: '<amount>' }, from: { usage: '<from>' }, to: { usage: '<to>' } } as const;
@@ -30,10 +31,7 @@ export async function runRatesConvert(
   const http = await ctx.http();
   // Codes are case-insensitive at the service; send them as typed and let it answer.
   const res = await convert(http, opts.surface, amount.value, opts.from, opts.to);
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   const c = res.data;
   printFields(ctx.io, [
     ['amount', formatAmountFor(c.from.toUpperCase(), c.amount)],

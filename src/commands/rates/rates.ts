@@ -2,6 +2,7 @@
 import type { Context } from '../../context.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { err } from '../../io/streams.js';
+import { printedAsJson } from '../shared/json.js';
 import { surfaceOption } from '../shared/options.js';
 
 const options = { surface: surfaceOption } as const;
@@ -16,14 +17,11 @@ export default defineCommand({
 });
 
 export async function runRatesList(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
-  const { printJson, printTable } = await import('../../io/output.js');
+  const { printTable } = await import('../../io/output.js');
   const { getRates } = await import('../../api/catalog.js');
   const http = await ctx.http();
   const res = await getRates(http, opts.surface);
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   const entries = Object.entries(res.data.rates).sort(([a], [b]) => a.localeCompare(b));
   printTable(
     ctx.io,

@@ -5,21 +5,13 @@ import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
-import { formatMoney } from '../../io/format.js';
-import { printFields, printJson, printTable } from '../../io/output.js';
+import { formatMoney, formatTime } from '../../io/format.js';
+import { type Cell, printFields, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Refund } from '../../schemas/refunds.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
+import { printedAsJson } from '../shared/json.js';
 import { rerunCommand } from '../shared/rerun.js';
-import {
-  AUTO_REFUND_GIVE_WAY,
-  AUTO_REFUND_HEAD,
-  autoRefundRows,
-  REFUND_ITEM_GIVE_WAY,
-  REFUND_ITEM_HEAD,
-  refundFields,
-  refundItemRows,
-} from './render.js';
 
 const args = { checkoutId: { usage: '<checkoutId>' } } as const;
 
@@ -117,10 +109,7 @@ export async function runRefundCreate(
         `(the sandbox returns the existing refund). To ask again: ${rerunCommand(ctx)}`,
     );
   });
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   const refund = res.data;
   printFields(ctx.io, refundFields(refund));
   if (refund.items.length > 0) {
@@ -138,4 +127,46 @@ export async function runRefundCreate(
     ctx.io,
     'The service offers no way to read a refund back later (not in the spec); keep this output, or watch refund.* webhooks on the retailer surface.',
   );
+}
+
+function refundFields(r: Refund): Array<[string, Cell]> {
+  return [
+    ['refundId', r.id],
+    ['checkoutId', r.checkoutId],
+    ['status', r.status],
+    ['total eligible', formatMoney(r.totalAmount, r.currency)],
+    ['remaining', r.remainingAmount === undefined ? undefined : formatMoney(r.remainingAmount, r.currency)],
+    ['method', r.method],
+    ['initiated by', r.initiatedBy],
+    ['reason', r.reason],
+    ['retries', r.retryCount],
+    ['created', formatTime(r.createdAt)],
+    ['completed', formatTime(r.completedAt)],
+  ];
+}
+
+const REFUND_ITEM_HEAD = ['item', 'product', 'failed', 'of', 'unit price', 'refund'];
+const REFUND_ITEM_GIVE_WAY = ['item', 'of'];
+function refundItemRows(r: Refund): Cell[][] {
+  return r.items.map((i) => [
+    i.checkoutItemId,
+    i.productName,
+    i.failedQuantity,
+    i.totalQuantity,
+    formatMoney(i.unitPrice, r.currency),
+    formatMoney(i.refundAmount, r.currency),
+  ]);
+}
+
+const AUTO_REFUND_HEAD = ['payment', 'provider', 'amount', 'status', 'provider ref', 'message'];
+const AUTO_REFUND_GIVE_WAY = ['provider ref', 'payment', 'message'];
+function autoRefundRows(r: Refund): Cell[][] {
+  return r.autoRefunds.map((a) => [
+    a.paymentId,
+    a.provider,
+    formatMoney(a.amount, r.currency),
+    a.status,
+    a.providerRefundId,
+    a.errorMessage,
+  ]);
 }

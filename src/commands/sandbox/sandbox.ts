@@ -9,6 +9,7 @@ import { collect } from '../../flags/parse.js';
 import { failureWords } from '../../io/errno.js';
 import { shellWord } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
+import { untilAborted } from '../shared/wait.js';
 
 /**
  * The flags, parsed by the sandbox itself (`parseSandboxFlags`) when it runs: declared here,
@@ -175,10 +176,7 @@ export async function runSandbox(ctx: Context, opts: DeclaredValues<typeof optio
     err(ctx.io, s.dim(`in another shell: ${where}, then try \`giftcodes catalog\``));
     err(ctx.io, s.dim('operator API under /_sandbox/ (see docs/sandbox.md); Ctrl-C stops the sandbox'));
   }
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await untilAborted(ctx.signal);
   await sandbox.close();
   if (writeEnv !== undefined) await removeWriteEnv(writeEnv);
   err(ctx.io, 'sandbox stopped');

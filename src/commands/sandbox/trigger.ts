@@ -11,6 +11,7 @@ import { UsageError } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { err, out } from '../../io/streams.js';
 import { EVENT_TYPES } from '../../schemas/enums.js';
+import { printedAsJson } from '../shared/json.js';
 
 /** `ping` is `giftcodes webhook test`: the spec gives it an endpoint of its own. */
 const TRIGGER_TYPES = EVENT_TYPES.filter((t) => t !== 'ping');
@@ -61,7 +62,6 @@ export async function runSandboxTrigger(
 ): Promise<void> {
   const { createCheckout, getCheckout } = await import('../../api/checkouts.js');
   const { isApiError } = await import('../../errors.js');
-  const { printJson } = await import('../../io/output.js');
   const http = await ctx.http();
   // Before anything is made: a real service has no operator API and must get no checkout.
   try {
@@ -90,10 +90,7 @@ export async function runSandboxTrigger(
   const Sent = z.object({ deliveryId: z.string(), url: z.string() });
   // Not repeated after a lost answer (a POST without a ref): a repeat would send a second event.
   const res = await http.post('/_sandbox/trigger', { type: opts.eventType, checkoutId }, Sent);
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   out(ctx.io, `${opts.eventType} for ${checkoutId}: delivery ${res.data.deliveryId} to ${res.data.url}`);
   err(ctx.io, `its attempts: giftcodes webhook deliveries --checkout ${checkoutId}`);
 }

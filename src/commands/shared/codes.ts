@@ -6,11 +6,7 @@
  */
 
 import { maskSecret } from '../../io/format.js';
-import { assertDepth, CODE_FIELDS, MAX_RESPONSE_DEPTH, maskCodeFields } from '../../io/guard.js';
-
-export { assertDepth, MAX_RESPONSE_DEPTH };
-
-export const SECRET_FIELDS: readonly string[] = CODE_FIELDS;
+import { assertDepth, maskCodeFields } from '../../io/guard.js';
 
 /** One value as shown: itself with --reveal, else masked (`****1234`). */
 export function showSecret(value: string, reveal: boolean): string {

@@ -1,12 +1,8 @@
 /**
  * Consent for writes that spend money or change the account (team rule): `--yes`
  * skips the question, a TTY asks it, and without either the command refuses with
- * exit 2 before anything is sent. Used by every command that writes: deposit,
- * checkout, refund, business, account set-markup and the webhook verbs.
- *
- * A "no" at the question is the same everywhere: `DeclinedError`, exit 2, and
- * "nothing was done" on stderr, so a script (or a person scrolling back) never
- * mistakes a declined write for a finished one.
+ * exit 2 before anything is sent. A "no" is the same everywhere: `DeclinedError`, exit 2,
+ * "nothing was done" on stderr, so a declined write is never mistaken for a finished one.
  */
 import type { Context } from '../../context.js';
 import { DeclinedError, MissingInputError } from '../../errors.js';

@@ -1,7 +1,8 @@
 /**
- * The end of a wait that ran out of time (`--wait-timeout`): `WaitTimeoutError`, exit 4,
- * resumable, and under --json the record as it was last read still goes to stdout, so a
- * script learns the state it stopped in without a second call. The wait itself: src/wait.ts.
+ * The ends of a wait in a command: a `--wait-timeout` that ran out (`WaitTimeoutError`, exit
+ * 4, resumable; under --json the record as last read still goes to stdout, so a script
+ * learns the state it stopped in without a second call), and Ctrl-C for a command that
+ * serves until then. The wait itself: src/wait.ts.
  */
 import type { Context } from '../../context.js';
 import { WaitTimeoutError } from '../../errors.js';
@@ -19,4 +20,12 @@ export async function printLastOnTimeout<T>(
     if (error instanceof WaitTimeoutError && ctx.flags.json) printJson(ctx.io, view(error.lastRaw));
     throw error;
   }
+}
+
+/** Resolves once the run is stopped (Ctrl-C, SIGTERM): for a command that serves until then. */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }

@@ -2,10 +2,11 @@
 import type { Context } from '../../context.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { formatTime, plural } from '../../io/format.js';
-import { printJson, printTable } from '../../io/output.js';
+import { printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import type { DeliveryLogEntry } from '../../schemas/webhooks.js';
+import { printedAsJson } from '../shared/json.js';
 
 const options = {
   checkout: { flags: '--checkout <id>', description: 'only deliveries for this checkout' },
@@ -26,10 +27,7 @@ export async function runWebhookDeliveries(
   const { listDeliveries } = await import('../../api/webhooks.js');
   const http = await ctx.http();
   const res = await listDeliveries(http, opts.checkout);
-  if (ctx.flags.json) {
-    printJson(ctx.io, res.raw);
-    return;
-  }
+  if (printedAsJson(ctx, res.raw)) return;
   if (res.deliveries.length === 0) {
     err(ctx.io, opts.checkout ? `no deliveries for checkout ${opts.checkout}` : 'no deliveries yet');
     return;

@@ -4,7 +4,8 @@ import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { defineCommand } from '../../flags/define.js';
 import { maskSecret } from '../../io/format.js';
-import { printFields, printJson } from '../../io/output.js';
+import { printFields } from '../../io/output.js';
+import { printedAsJson } from '../shared/json.js';
 import { describeEvents, looksUnmasked } from './common.js';
 
 export default defineCommand({
@@ -37,10 +38,7 @@ export async function runWebhookGet(ctx: Context): Promise<void> {
       requestId: res?.requestId,
     });
   }
-  if (ctx.flags.json) {
-    printJson(ctx.io, maskRaw(res.raw));
-    return;
-  }
+  if (printedAsJson(ctx, maskRaw(res.raw))) return;
   const { url, events, secret, ...rest } = res.config;
   const fields: Array<[string, string]> = [
     ['url', url],

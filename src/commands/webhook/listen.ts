@@ -14,6 +14,7 @@ import { err, out } from '../../io/streams.js';
 import { type Styler, style } from '../../io/style.js';
 import type { DeliveryRecord } from '../../webhooks/delivery-record.js';
 import type { ListenerEvent, ReceivedCopy } from '../../webhooks/listener.js';
+import { untilAborted } from '../shared/wait.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
 
 const options = {
@@ -178,10 +179,7 @@ export async function runWebhookListen(ctx: Context, opts: DeclaredValues<typeof
   if (forwardTo) err(ctx.io, `forwarding each delivery to ${forwardTo}`);
   if (opts.forwardUnverified && secrets.length > 0)
     err(ctx.io, s.red('--forward-unverified: requests that fail verification are forwarded too (unsafe)'));
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await untilAborted(ctx.signal);
   await listener.close();
   err(ctx.io, 'stopped');
 }

@@ -6,8 +6,9 @@ import { ExitCode, MissingInputError, UsageError } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { collect, nonNegativeInt } from '../../flags/parse.js';
 import { failureWords } from '../../io/errno.js';
-import { printJson } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
+import { printedAsJson } from '../shared/json.js';
+import { readFlagFile } from '../shared/read-file.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
 
 const options = {
@@ -63,12 +64,7 @@ async function signatureHeaderOf(opts: { header?: string; headerFile?: string })
       'the header',
     );
   const path = opts.headerFile;
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--header-file: cannot read ${path}: ${failureWords(error)}`);
-  }
+  const text = await readFlagFile('--header-file', path);
   const { HeadersFileError, signatureFromHeadersFile } = await import('../../webhooks/headers-file.js');
   try {
     return signatureFromHeadersFile(text);
@@ -105,10 +101,7 @@ export async function runWebhookVerify(ctx: Context, opts: DeclaredValues<typeof
     toleranceSeconds: toleranceSeconds(opts.tolerance),
   });
   if (!result.valid) ctx.exitCode = ExitCode.service;
-  if (ctx.flags.json) {
-    printJson(ctx.io, result);
-    return;
-  }
+  if (printedAsJson(ctx, result)) return;
   if (result.valid) {
     out(ctx.io, 'valid');
     if (secrets.length > 1) err(ctx.io, `matched secret ${result.secretIndex + 1} of ${secrets.length}`);
