@@ -23,7 +23,7 @@ const HELP_EXAMPLES = ['giftcodes help order bulk', 'giftcodes help exit-codes']
 
 /** `giftcodes help exit-codes`: what scripts can switch on (README.md and docs/commands.md, "Exit codes"). */
 export const EXIT_CODES: [string, string][] = [
-  ['0', 'done (also --dry-run, a valid `webhook verify`)'],
+  ['0', 'done (also --dry-run, a valid `webhook verify`, a run with nothing left to buy)'],
   [
     '1',
     'the service or the network failed: 401, 403, 404 of a read, 409, 5xx, 429 after retries, timeouts, connection errors',
@@ -32,12 +32,18 @@ export const EXIT_CODES: [string, string][] = [
     '2',
     'invalid input or usage, nothing was done: bad flags, a 400, an unknown product, a missing --yes without a terminal, "no" at a confirmation',
   ],
-  ['3', 'finished, but some items failed: order bulk, --wait partial/failed/expired'],
+  [
+    '3',
+    'finished, but some items failed: order bulk, order rebuy, demo, --wait partial/failed/expired, order reconcile with differences',
+  ],
   [
     '4',
-    'stopped early and resumable: a limit or cap, insufficient balance, --wait-timeout, the retry budget spent',
+    'stopped early and resumable: a limit or cap, insufficient balance, --max-spend, --wait-timeout, the retry budget spent, a file not written whole',
   ],
-  ['130', 'interrupted (Ctrl-C); state is left consistent'],
+  [
+    '130',
+    'interrupted (Ctrl-C); state is left consistent. A stop replaces any code but 0: `webhook listen` and `sandbox` end 0 when stopped, `demo --keep` ends 0 if its run did',
+  ],
   ['143', 'stopped by SIGTERM; state is left consistent, as for Ctrl-C'],
 ];
 
