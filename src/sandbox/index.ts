@@ -7,9 +7,6 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Catalog } from './catalog.js';
 import {
-  CHECKOUT_EXPIRY_MS,
-  CONFIRMING_MS,
-  CRYPTO_INVOICE_TTL_MS,
   DEFAULT_START_BALANCE_USD,
   DEFAULT_TIER,
   FIRST_KEY_CAPABILITIES,
@@ -17,10 +14,9 @@ import {
   PAYMENT_PROVIDER_LATENCY_MS,
   RETAILER_CAPABILITIES,
   TIERS,
-  WEBHOOK_BACKOFF_MS,
 } from './choices.js';
 import { VirtualClock } from './clock.js';
-import type { Core, SandboxTuning } from './context.js';
+import type { Core } from './context.js';
 import { type FaultConfig, type FaultConfigInput, FaultEngine } from './faults.js';
 import { loadFixtures } from './fixtures.js';
 import { isLoopbackHostname } from './loopback.js';
@@ -75,15 +71,6 @@ export interface Sandbox {
   readonly core: Core;
 }
 
-const DEFAULT_TUNING: SandboxTuning = {
-  fulfillmentUnitMs: FULFILLMENT_UNIT_MS,
-  confirmingMs: CONFIRMING_MS,
-  checkoutExpiryMs: CHECKOUT_EXPIRY_MS,
-  invoiceTtlMs: CRYPTO_INVOICE_TTL_MS,
-  providerLatencyMs: PAYMENT_PROVIDER_LATENCY_MS,
-  webhookBackoffMs: WEBHOOK_BACKOFF_MS,
-};
-
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const seed = options.seed ?? 1;
   const tier = options.tier ?? DEFAULT_TIER;
@@ -100,7 +87,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     seed,
     allowHttpWebhooks: options.allowHttpWebhooks ?? false,
     specMinimal: options.specMinimal ?? false,
-    tuning: { ...DEFAULT_TUNING, ...options.tuning },
+    tuning: {
+      fulfillmentUnitMs: options.tuning?.fulfillmentUnitMs ?? FULFILLMENT_UNIT_MS,
+      providerLatencyMs: options.tuning?.providerLatencyMs ?? PAYMENT_PROVIDER_LATENCY_MS,
+    },
     clock,
     scheduler,
     store: new Store(new IdFactory(seed), clock),
@@ -117,16 +107,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const router = new Router();
   for (const def of ALL_ROUTES) router.add(def);
   const host = options.host ?? '127.0.0.1';
+  // Beyond loopback the seeded default key (published in docs/sandbox.md) would let anyone in.
   const readyKey =
     options.apiKey ||
-    (isLoopbackHostname(host)
-      ? undefined
-      : (options.randomKey ?? (() => `gc_sandbox_${randomBytes(24).toString('base64url')}`))());
+    (isLoopbackHostname(host) ? undefined : `gc_sandbox_${randomBytes(24).toString('base64url')}`);
   const { account, apiKey } = core.store.createAccount({
     tier,
     capabilities: options.retailer ? RETAILER_CAPABILITIES : FIRST_KEY_CAPABILITIES,
     balanceUsd: options.balanceUsd ?? DEFAULT_START_BALANCE_USD,
-    ...(readyKey ? { apiKey: readyKey } : {}),
+    apiKey: readyKey,
   });
 
   const { server, dispose } = createSandboxServer(core, router, host);

@@ -4,13 +4,13 @@
  * A leaf: it imports nothing of the sandbox, so every module may use these types.
  */
 import type { ACCOUNT_STATUSES, Limits } from '../schemas/account.js';
+import type { Surface } from '../schemas/common.js';
+import type { DEPOSIT_STATUSES, ITEM_STATUSES, ORDER_STATUSES } from '../schemas/enums.js';
 import type { PaymentMethod } from '../schemas/payments.js';
+import type { REFUND_STATUSES } from '../schemas/refunds.js';
 
-export type Capability = 'b2b' | 'retailer';
-export type AccountStatusName = (typeof ACCOUNT_STATUSES)[number];
-export type SurfaceName = 'b2b' | 'retailer';
-export type OrderStatusName = 'pending' | 'processing' | 'completed' | 'partial' | 'failed' | 'expired';
-export type DepositStatusName = 'pending' | 'confirming' | 'confirmed' | 'failed' | 'expired';
+export type Capability = Surface;
+export type SurfaceName = Surface;
 
 export interface RateLimitSetting {
   perSecond: number;
@@ -32,7 +32,7 @@ export interface AccountState {
   userId: string;
   email: string;
   tier: string;
-  status: AccountStatusName;
+  status: (typeof ACCOUNT_STATUSES)[number];
   statusNote: string | null;
   capabilities: Set<Capability>;
   limitOverrides: Partial<Limits>;
@@ -101,7 +101,7 @@ export interface ItemState {
   unitMarkupUsd: number;
   costCurrency: string;
   quantity: number;
-  status: 'pending' | 'processing' | 'completed' | 'failed';
+  status: (typeof ITEM_STATUSES)[number];
   requiredFields: Record<string, unknown> | null;
   fulfillments: UnitState[];
   createdAt: number;
@@ -155,7 +155,7 @@ export interface OrderState {
   userId: string;
   surface: SurfaceName;
   externalRef: string | null;
-  status: OrderStatusName;
+  status: (typeof ORDER_STATUSES)[number];
   items: ItemState[];
   totalAmount: number;
   paymentCurrency: string;
@@ -187,7 +187,7 @@ export interface DepositState {
   currency: 'USD';
   paymentCurrency: string;
   amount: number;
-  status: DepositStatusName;
+  status: (typeof DEPOSIT_STATUSES)[number];
   expiresAt: number;
   createdAt: number;
   confirmedAt: number | null;
@@ -202,15 +202,7 @@ export interface RefundState {
   surface: SurfaceName;
   totalAmount: number;
   currency: string;
-  status:
-    | 'requested'
-    | 'auto_processing'
-    | 'awaiting_method'
-    | 'processing'
-    | 'completed'
-    | 'failed'
-    | 'admin_review'
-    | 'cancelled_by_owner';
+  status: (typeof REFUND_STATUSES)[number];
   createdAt: number;
   completedAt: number | null;
   updatedAt: number;

@@ -39,9 +39,4 @@ export interface SandboxOptions {
   lookupHost?: LookupHost;
   /** Request and event lines (never codes or keys). */
   log?: (line: string) => void;
-  /**
-   * The ready account's key when bound beyond loopback without `apiKey`: the seeded
-   * default is published (docs/sandbox.md), so anyone on the network could use it.
-   */
-  randomKey?: () => string;
 }

@@ -3,8 +3,15 @@
  * strings, hosted card pages), the instant balance method, customer payments arriving
  * (operator `/pay`), confirmation on the virtual clock, and checkout expiry.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaymentMethod } from '../schemas/payments.js';
-import { BALANCE_METHOD_ID, REASONS } from './choices.js';
+import {
+  BALANCE_METHOD_ID,
+  CHECKOUT_EXPIRY_MS,
+  CONFIRMING_MS,
+  CRYPTO_INVOICE_TTL_MS,
+  REASONS,
+} from './choices.js';
 import type { Core } from './context.js';
 import { ApiError, conflict, validationError } from './errors.js';
 import { startFulfillment } from './fulfillment.js';
@@ -206,10 +213,6 @@ function confirmed(core: Core, order: OrderState, p: PaymentState): void {
   startFulfillment(core, order);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
 export function checkPayable(order: OrderState): void {
   if (order.status !== 'pending') {
     throw validationError(`Checkout is ${order.status}; only pending checkouts take payments`, {
@@ -239,7 +242,7 @@ export async function requestCheckoutPayment(
     return { payment: payWithBalance(core, account, order), created: true };
   order.paymentInFlight = true;
   try {
-    if (core.tuning.providerLatencyMs > 0) await sleep(core.tuning.providerLatencyMs);
+    await sleep(core.tuning.providerLatencyMs);
   } finally {
     order.paymentInFlight = false;
   }
@@ -255,7 +258,7 @@ export async function requestCheckoutPayment(
     appliedAmount: remaining,
     appliedCurrency: order.paymentCurrency,
     rates: core.rates.at(now).rates,
-    expiresAt: now + core.tuning.invoiceTtlMs,
+    expiresAt: now + CRYPTO_INVOICE_TTL_MS,
     reference: order.checkoutId,
   };
   if (existing) {
@@ -359,7 +362,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
       appliedAmount: remainingAmount(core, order),
       appliedCurrency: order.paymentCurrency,
       rates: order.rates,
-      expiresAt: now + core.tuning.invoiceTtlMs,
+      expiresAt: now + CRYPTO_INVOICE_TTL_MS,
       reference: order.checkoutId,
     });
     order.payments.push(p);
@@ -379,7 +382,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
   });
   if (paidInFull(p)) {
     p.status = 'confirming';
-    core.scheduler.at(now + core.tuning.confirmingMs, () => {
+    core.scheduler.at(now + CONFIRMING_MS, () => {
       if (order.status !== 'pending' || payment.status !== 'confirming') return;
       payment.status = 'confirmed';
       payment.confirmedAt = core.clock.now();
@@ -391,7 +394,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
 
 /** Spec §3 "pending -> expired: never paid". A payment already confirming keeps the checkout alive. */
 export function scheduleExpiry(core: Core, order: OrderState): void {
-  core.scheduler.at(order.createdAt + core.tuning.checkoutExpiryMs, () => {
+  core.scheduler.at(order.createdAt + CHECKOUT_EXPIRY_MS, () => {
     if (order.status !== 'pending' || order.payments.some((p) => p.status === 'confirming')) return;
     const now = core.clock.now();
     order.status = 'expired';

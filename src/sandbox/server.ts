@@ -8,6 +8,7 @@
  * middleware layers, no per-request schema work on responses and no extra dependency.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CAPABILITY_HINTS, capabilityFor, ENDPOINT_SCOPES, hasScope } from './auth.js';
 import {
   BODY_TOO_LARGE_STATUS,
@@ -27,10 +28,6 @@ import { hashKey } from './store.js';
 
 const EMPTY_QUERY = new URLSearchParams();
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 export interface SandboxServer {
   server: Server;

@@ -215,41 +215,16 @@ export function checkoutSummaryView(order: OrderState) {
   };
 }
 
+/** The spec's deposit record: the state without its invoice (the record's fields are in the spec's order). */
 export function depositView(d: DepositState) {
-  return {
-    depositId: d.depositId,
-    userId: d.userId,
-    email: d.email,
-    currency: d.currency,
-    paymentCurrency: d.paymentCurrency,
-    amount: d.amount,
-    status: d.status,
-    expiresAt: d.expiresAt,
-    createdAt: d.createdAt,
-    confirmedAt: d.confirmedAt,
-    updatedAt: d.updatedAt,
-  };
+  const { payment, ...view } = d;
+  return view;
 }
 
+/** The spec's refund record: the state without the sandbox's own bookkeeping. */
 export function refundView(r: RefundState) {
-  return {
-    id: r.id,
-    checkoutId: r.checkoutId,
-    totalAmount: r.totalAmount,
-    currency: r.currency,
-    status: r.status,
-    createdAt: r.createdAt,
-    completedAt: r.completedAt,
-    updatedAt: r.updatedAt,
-    email: r.email,
-    remainingAmount: r.remainingAmount,
-    items: r.items,
-    autoRefunds: r.autoRefunds,
-    method: r.method,
-    initiatedBy: r.initiatedBy,
-    reason: r.reason,
-    retryCount: r.retryCount,
-  };
+  const { userId, surface, usdPerUnit, ...view } = r;
+  return view;
 }
 
 /** Spec §2 delivery log entry; no `status` while retries remain (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */

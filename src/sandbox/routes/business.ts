@@ -1,9 +1,10 @@
 /** `POST /user/business/enable` (spec §1 rule 2): turns capabilities on; never turns any off. */
 import * as z from 'zod';
+import { Surface } from '../../schemas/common.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { parse } from '../validation.js';
 
-const EnableBody = z.object({ capabilities: z.array(z.enum(['b2b', 'retailer'])).min(1) });
+const EnableBody = z.object({ capabilities: z.array(Surface).min(1) });
 
 export const businessRoutes: RouteDef[] = [
   api('POST', '/user/business/enable', ({ core, account, body }) => {

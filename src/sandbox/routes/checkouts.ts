@@ -5,7 +5,7 @@
  */
 import { ORDER_STATUSES } from '../../schemas/orders.js';
 import { Catalog } from '../catalog.js';
-import { DEFAULT_PAYMENT_CURRENCY, REASONS } from '../choices.js';
+import { CRYPTO_INVOICE_TTL_MS, DEFAULT_PAYMENT_CURRENCY, REASONS } from '../choices.js';
 import { utcDayStart } from '../clock.js';
 import type { Core } from '../context.js';
 import { limitExceeded, validationError } from '../errors.js';
@@ -166,7 +166,7 @@ export const checkoutRoutes: RouteDef[] = [
           appliedAmount: totalAmount,
           appliedCurrency: paymentCurrency,
           rates: freeze(current, [paymentCurrency, currency]),
-          expiresAt: now + core.tuning.invoiceTtlMs,
+          expiresAt: now + CRYPTO_INVOICE_TTL_MS,
           reference: checkoutId,
         });
         order.payments.push(p);

@@ -2,10 +2,9 @@
  * Deposits (spec §2, §3, §4): top-ups with an invoice, `pending -> confirming ->
  * confirmed|failed|expired`, expiry after 60 virtual minutes, balance credited on confirm.
  */
-import * as z from 'zod';
 import { DEPOSIT_EXPIRY_MS } from '../../schemas/common.js';
-import { DEPOSIT_STATUSES } from '../../schemas/deposits.js';
-import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
+import { CreateDepositRequest, DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { BALANCE_METHOD_ID, CONFIRMING_MS, REASONS } from '../choices.js';
 import type { Core } from '../context.js';
 import { limitExceeded, validationError } from '../errors.js';
 import { effectiveLimits } from '../limits.js';
@@ -24,20 +23,10 @@ import { listQuerySchema, paginate, parse, parseQuery } from '../validation.js';
 import { depositView, invoiceView } from '../views.js';
 import { paymentCurrencyOf, ratesOrThrow, requireDeposit } from './common.js';
 
-const DepositBody = z.object({
-  amount: z.number().positive(),
-  paymentCurrency: z.string().min(1),
-  paymentMethodId: z.string().min(1).optional(),
-});
-
 const DepositListQuery = listQuerySchema(DEPOSIT_STATUSES);
 
 /** Operator: the payer's transaction is seen; confirmed after the confirming delay (or `delayMs`). */
-export function confirmDeposit(
-  core: Core,
-  d: DepositState,
-  delayMs = core.tuning.confirmingMs,
-): DepositState {
+export function confirmDeposit(core: Core, d: DepositState, delayMs = CONFIRMING_MS): DepositState {
   if (d.status !== 'pending') {
     throw validationError(`Deposit is ${d.status}; only pending deposits can be confirmed`, {
       reason: REASONS.notPending,
@@ -131,7 +120,7 @@ function endDeposit(
 
 export const depositRoutes: RouteDef[] = [
   api('POST', '/b2b/deposits', ({ core, account, body }) => {
-    const input = parse(DepositBody, body);
+    const input = parse(CreateDepositRequest, body);
     const rates = ratesOrThrow(core);
     const paymentCurrency = paymentCurrencyOf(core, input.paymentCurrency);
     const cap = effectiveLimits(account).maxDepositUSD;
