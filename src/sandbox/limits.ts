@@ -24,11 +24,9 @@ export function discountPercent(account: AccountState): number {
 }
 
 /**
- * Running sums of the spend since a window's start, per ledger (a ledger is an
- * append-only array, store.move): each call adds only the entries appended since the
- * last, in the same order, so the sum is the one a full walk makes. Without it every
- * order walked the account's whole ledger (daily, monthly, rebates), and a run of
- * 100,000 orders slowed to a crawl as the account's history grew.
+ * Running sums of the spend since a window's start, per append-only ledger: each call
+ * adds only the entries appended since the last, so an order costs no walk of the
+ * account's whole history (three walks per order made long runs quadratic).
  */
 const spentSums = new WeakMap<object, Map<number, { total: number; seen: number }>>();
 /** Window starts kept per ledger: a day and a month at a time, and a few old ones. */

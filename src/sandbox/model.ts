@@ -131,18 +131,11 @@ export interface PaymentState {
   confirmedAt: number | null;
   expiresAt: number;
   updatedAt: number;
-  /**
-   * Set when an expired, partly paid invoice is re-quoted: what had been sent by then and
-   * the value (in appliedCurrency) it settled. The fresh quote prices only the rest, so
-   * the old sends keep the rate they were made at.
-   */
+  /** Set by the re-quote of a partly paid invoice: what was sent by then and the value it settled. */
   quotedFrom: { sent: number; covered: number } | null;
 }
 
-/**
- * The value (in the payment's appliedCurrency) settled by what the payer has sent so far:
- * proportional to the amount sent, priced at the quote each part was sent under.
- */
+/** The value (in appliedCurrency) the payer's sends settle so far, each part at the quote it was sent under. */
 export function sentValue(p: PaymentState): number {
   const base = p.quotedFrom ?? { sent: 0, covered: 0 };
   const quoted = p.expectedAmount - base.sent;
@@ -241,10 +234,7 @@ export interface DeliveryState {
   checkoutId: string | null;
   payloadHash: string;
   error: string | null;
-  /**
-   * Final outcome: `sent`, or `failed` once every attempt failed. null while attempts remain
-   * (the view leaves `status` out); an entry is in the log once `attempts` > 0.
-   */
+  /** null while attempts remain (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */
   status: 'sent' | 'failed' | null;
   /** Finished attempts. */
   attempts: number;

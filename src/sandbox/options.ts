@@ -16,16 +16,9 @@ export interface SandboxOptions {
   balanceUsd?: number;
   /** Tier of that account (`starter`, `growth`, `enterprise`). */
   tier?: string;
-  /**
-   * Turn the `retailer` capability on for that account. Off by default: the spec's first key
-   * gives `b2b` only (§1 rule 1); `POST /user/business/enable` turns it on later.
-   */
+  /** Turn the `retailer` capability on for that account (off by default: spec §1 rule 1). */
   retailer?: boolean;
-  /**
-   * Answer with only what the spec shows where it leaves a shape "not shown" (docs/spec-gaps.md, "The
-   * sandbox"): a deposit create without the deposit, an order create without the order,
-   * sparse order-list entries. For proving the CLI depends on nothing more.
-   */
+  /** Answer only what the spec shows where it leaves a shape open: proves the CLI needs no more. */
   specMinimal?: boolean;
   /** Let http:// loopback webhook and callback receivers in (local development). */
   allowHttpWebhooks?: boolean;

@@ -1,7 +1,6 @@
 /**
- * The emulated payment provider: invoices (crypto addresses, exact amounts, memos, QR
- * strings, hosted card pages), the instant balance method, customer payments arriving
- * (operator `/pay`), confirmation on the virtual clock, and checkout expiry.
+ * The emulated payment provider: invoices, the instant balance method, customer payments
+ * arriving (operator `/pay`), confirmation on the virtual clock, and checkout expiry.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaymentMethod } from '../schemas/payments.js';
@@ -142,8 +141,7 @@ export function checkBalance(account: AccountState, requiredUsd: number): void {
 }
 
 /**
- * The balance method: must confirm instantly or fail with 400 `details.reason` (spec §4).
- * It pays the remaining amount (spec §4: "always the full remaining balance"): crypto
+ * The balance method (spec §4): confirms instantly for "the full remaining balance"; crypto
  * already sent on a partly paid invoice counts, and that invoice settles for what it got.
  */
 export function payWithBalance(core: Core, account: AccountState, order: OrderState): PaymentState {
@@ -275,9 +273,8 @@ export async function requestCheckoutPayment(
 
 /**
  * Refreshes an expired invoice in place (same paymentId and address). A partly paid one
- * keeps what was sent, valued at its old quote, and `req.appliedAmount` (the remainder
- * of the checkout) is priced at today's rate on top: `expectedAmount` becomes what was
- * sent plus the fresh quote, so `partialPayment` keeps showing the progress.
+ * keeps what was sent at its old quote and prices the rest at today's rate on top, so
+ * `partialPayment` keeps showing the progress.
  */
 function requote(core: Core, p: PaymentState, req: InvoiceRequest): void {
   if (p.sentAmount === 0) {
@@ -328,11 +325,7 @@ export function hostedMethod(core: Core): PaymentMethod {
   return card;
 }
 
-/**
- * The payer sends `amount` on invoice `p`, in its currency; all that is still due when
- * omitted. Less than due is an under-payment (the invoice stays open for the rest).
- * Returns the amount sent.
- */
+/** The payer sends `amount` on invoice `p` (all still due when omitted); returns what was sent. */
 export function receive(core: Core, p: PaymentState, amount: number | undefined, now: number): number {
   const send = amount ?? core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
   if (!(send > 0))

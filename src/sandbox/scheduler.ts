@@ -49,9 +49,7 @@ export class Scheduler {
     const rest = target - this.clock.now();
     if (rest > 0) this.clock.advance(rest);
     this.runDue();
-    // A real timer armed before (or during) the jump counts down real time from an older
-    // virtual now: it would fire late and, since later tasks do not re-arm, hold them all
-    // back. Re-arm from the new now.
+    // A timer armed before the jump counts from an older virtual now and would hold later tasks back.
     this.disarm();
     this.arm();
     return this.clock.now();

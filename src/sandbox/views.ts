@@ -1,7 +1,6 @@
 /**
- * JSON shapes of the spec §2 resources, built from state. Plain object literals (no
- * schema parse per response) keep the hot path cheap; the conformance tests check the
- * shapes against the shared zod schemas instead.
+ * JSON shapes of the spec §2 resources, built from state as plain literals; the
+ * conformance tests check them against the shared zod schemas.
  */
 import { maskSecret } from './choices.js';
 import type { Core } from './context.js';
@@ -227,7 +226,7 @@ export function refundView(r: RefundState) {
   return view;
 }
 
-/** Spec §2 delivery log entry; no `status` while retries remain (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */
+/** Spec §2 delivery log entry (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */
 export function deliveryView(d: DeliveryState) {
   return {
     id: d.id,

@@ -74,9 +74,8 @@ export function orderEventData(order: OrderState): Record<string, unknown> {
 export type NotEmitted = 'not_retailer' | 'no_endpoint' | 'not_subscribed';
 
 /**
- * Emits a retailer event for a checkout: filtered by the endpoint's `events` (which also
- * governs `callbackUrl` overrides), sent to the override or the endpoint URL. The flows
- * ignore the answer; `POST /_sandbox/trigger` reports it.
+ * Emits a retailer event for a checkout, filtered by the endpoint's `events` (which also
+ * govern `callbackUrl` overrides). The flows ignore the answer; `/_sandbox/trigger` reports it.
  */
 export function emitEvent(
   core: Core,

@@ -64,7 +64,7 @@ function checkCaps(core: Core, account: AccountState): void {
 }
 
 export const checkoutRoutes: RouteDef[] = [
-  api('POST', '/retailer/v1/checkouts', async ({ core, account, body }) => {
+  api('POST', '/retailer/v1/checkouts', 'orders:create', async ({ core, account, body }) => {
     const input = parse(CheckoutBody, body);
     const replayed = () => {
       const existing = replay(core, account, input.externalRef, 'retailer');
@@ -183,7 +183,7 @@ export const checkoutRoutes: RouteDef[] = [
     };
     return ok(checkoutView(core, order, extras), 201);
   }),
-  api('GET', '/retailer/v1/checkouts', ({ core, account, query }) => {
+  api('GET', '/retailer/v1/checkouts', 'orders:read', ({ core, account, query }) => {
     const q = parseQuery(CheckoutListQuery, query);
     const { page, pagination } = paginate(
       core.store.ordersByUser.get(account.userId) ?? [],
@@ -193,7 +193,7 @@ export const checkoutRoutes: RouteDef[] = [
     );
     return ok({ checkouts: page.map(checkoutSummaryView), pagination });
   }),
-  api('GET', '/retailer/v1/checkouts/{checkoutId}', ({ core, account, params }) =>
+  api('GET', '/retailer/v1/checkouts/{checkoutId}', 'orders:read', ({ core, account, params }) =>
     ok(checkoutView(core, requireOrder(core, account, params.checkoutId ?? '', 'retailer'))),
   ),
 ];

@@ -59,11 +59,9 @@ export function confirmDeposit(core: Core, d: DepositState, delayMs = CONFIRMING
 }
 
 /**
- * The payer's money arrives on the deposit's invoice (the hosted page, or the operator
- * API): `amount` in the invoice's currency, the whole amount due when omitted. Less than
- * due is an under-payment: the deposit stays pending and its invoice asks for the rest
- * (spec §2 `amount`, the exact amount still to send); once all of it is sent, it confirms.
- * A deposit made without a method gets a card invoice here, as the hosted page would make.
+ * The payer's money arrives on the deposit's invoice (hosted page or operator API); an
+ * under-payment leaves it pending, asking for the rest. A deposit made without a method
+ * gets a card invoice here, as the hosted page would make.
  */
 export function depositPays(core: Core, d: DepositState, amount?: number): DepositState {
   if (d.status !== 'pending') {
@@ -119,7 +117,7 @@ function endDeposit(
 }
 
 export const depositRoutes: RouteDef[] = [
-  api('POST', '/b2b/deposits', ({ core, account, body }) => {
+  api('POST', '/b2b/deposits', 'deposits:create', ({ core, account, body }) => {
     const input = parse(CreateDepositRequest, body);
     const rates = ratesOrThrow(core);
     const paymentCurrency = paymentCurrencyOf(core, input.paymentCurrency);
@@ -183,7 +181,7 @@ export const depositRoutes: RouteDef[] = [
     if (!method) response.availablePaymentMethods = methodsFor(core, input.amount, 'deposit');
     return ok(response, 201);
   }),
-  api('GET', '/b2b/deposits', ({ core, account, query }) => {
+  api('GET', '/b2b/deposits', 'deposits:read', ({ core, account, query }) => {
     const q = parseQuery(DepositListQuery, query);
     const { page, pagination } = paginate(
       core.store.depositsByUser.get(account.userId) ?? [],
@@ -192,7 +190,7 @@ export const depositRoutes: RouteDef[] = [
     );
     return ok({ data: page.map(depositView), pagination });
   }),
-  api('GET', '/b2b/deposits/{depositId}', ({ core, account, params }) => {
+  api('GET', '/b2b/deposits/{depositId}', 'deposits:read', ({ core, account, params }) => {
     const d = requireDeposit(core, params.depositId, account);
     // Spec §4: "response contains `deposit` with `status`" (spec-minimal: that only).
     if (core.specMinimal) return ok({ deposit: depositView(d) });

@@ -1,8 +1,7 @@
 /**
- * The operator API under `/_sandbox/` (no API key, loopback only): what the service
- * operator, the dashboard and the payment networks do in real life, for tests and
- * rehearsals. Ledger and orders views are how tests prove nothing was charged twice
- * and nothing was lost.
+ * The operator API under `/_sandbox/` (no API key, loopback only): what the operator, the
+ * dashboard and the payment networks do in real life. The ledger and orders views are how
+ * tests prove nothing was charged twice and nothing was lost.
  */
 import * as z from 'zod';
 import { ACCOUNT_STATUSES, LIMIT_KEYS, RATE_LIMIT_TIERS } from '../../schemas/account.js';
@@ -291,10 +290,8 @@ export const operatorRoutes: RouteDef[] = [
 ];
 
 /**
- * An account with a past: `count` earlier B2B orders, completed and charged to
- * nobody (their items are not kept), created before now with refs `history-<n>` (n
- * counts the account's orders, so a second history takes new refs), so tests and
- * benchmarks can show what a run costs on an account with a long history.
+ * An account with a past: `count` earlier completed B2B orders, with no items and no
+ * charge, refs `history-<n>` (n counts the account's orders, so a second call takes new refs).
  */
 function addHistory(core: Core, account: AccountState, count: number): number {
   const start = core.clock.now() - count * 1_000;

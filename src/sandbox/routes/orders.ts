@@ -38,7 +38,7 @@ function ordersToList(core: Core, account: AccountState, externalRef: string | u
 }
 
 export const orderRoutes: RouteDef[] = [
-  api('POST', '/b2b/orders', async ({ core, account, body }) => {
+  api('POST', '/b2b/orders', 'orders:create', async ({ core, account, body }) => {
     const input = parse(B2bOrderBody, body);
     const existing = replay(core, account, input.externalRef, 'b2b');
     if (existing) return ok(createdView(core, existing), 200);
@@ -94,7 +94,7 @@ export const orderRoutes: RouteDef[] = [
     core.log(`order ${checkoutId} created (${items.length} lines, ${totalUsd} USD)`);
     return ok(createdView(core, order), 201);
   }),
-  api('GET', '/b2b/orders', ({ core, account, query }) => {
+  api('GET', '/b2b/orders', 'orders:read', ({ core, account, query }) => {
     const q = parseQuery(OrderListQuery, query);
     const { page, pagination } = paginate(
       ordersToList(core, account, q.externalRef),
@@ -107,7 +107,7 @@ export const orderRoutes: RouteDef[] = [
       : page.map((o) => orderView(o));
     return ok({ data, pagination });
   }),
-  api('GET', '/b2b/orders/{checkoutId}', ({ core, account, params }) =>
+  api('GET', '/b2b/orders/{checkoutId}', 'orders:read', ({ core, account, params }) =>
     ok(orderView(requireOrder(core, account, params.checkoutId ?? '', 'b2b'), core.specMinimal)),
   ),
 ];
