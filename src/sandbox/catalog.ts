@@ -5,16 +5,11 @@
  */
 import type { Product, Sku } from '../schemas/catalog.js';
 import { RETAIL_PRICE_FACTOR } from './choices.js';
-import type { ProductBehaviour } from './fixtures.js';
+import { ProductBehaviour } from './fixtures.js';
 import { unitPrice } from './pricing.js';
 import { deriveSeed, Random } from './random.js';
 
-const DEFAULT_BEHAVIOUR: ProductBehaviour = {
-  codePattern: 'XXXX-XXXX-XXXX-XXXX',
-  pin: false,
-  url: false,
-  alwaysFail: false,
-};
+const DEFAULT_BEHAVIOUR = ProductBehaviour.parse({});
 
 export class Catalog {
   private readonly byId = new Map<string, Product>();

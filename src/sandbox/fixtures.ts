@@ -13,7 +13,7 @@ function readJson(name: string): unknown {
 }
 
 /** Sandbox-only behaviour of a product: never part of the product payload. */
-const ProductBehaviour = z.object({
+export const ProductBehaviour = z.object({
   codePattern: z.string().default('XXXX-XXXX-XXXX-XXXX'),
   pin: z.boolean().default(false),
   url: z.boolean().default(false),

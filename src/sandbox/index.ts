@@ -39,12 +39,10 @@ import { defaultSender } from './webhook-delivery.js';
 import { defaultLookupHost } from './webhook-url.js';
 
 export { SandboxFlagError } from '../errors.js';
-export type { Core, OutboundRequest, SandboxTuning, WebhookSender } from './context.js';
-export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema } from './faults.js';
-export { parseSandboxFlags, type SandboxFlags } from './flags.js';
+export type { WebhookSender } from './context.js';
+export { parseSandboxFlags } from './flags.js';
 export { isLoopbackHostname } from './loopback.js';
 export type { SandboxOptions } from './options.js';
-export { signatureHeader } from './webhook-delivery.js';
 export type { LookupHost } from './webhook-url.js';
 
 /** The port `giftcodes sandbox` listens on without --port. */

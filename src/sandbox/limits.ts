@@ -120,20 +120,18 @@ export function checkOrderShape(
 
 /** Daily and monthly B2B spend caps. */
 export function checkSpend(core: Core, account: AccountState, orderUsd: number): void {
-  const limits = effectiveLimits(account);
-  const u = usage(core, account);
-  if (u.daily.spentUsd + orderUsd > limits.dailySpendCapUSD + 1e-9) {
-    throw limitExceeded('dailySpendCapUSD', limits.dailySpendCapUSD, account.tier, {
-      current: u.daily.spentUsd,
-      requested: round2(orderUsd),
-      window: 'day',
-    });
-  }
-  if (u.monthly.spentUsd + orderUsd > limits.monthlySpendCapUSD + 1e-9) {
-    throw limitExceeded('monthlySpendCapUSD', limits.monthlySpendCapUSD, account.tier, {
-      current: u.monthly.spentUsd,
-      requested: round2(orderUsd),
-      window: 'month',
-    });
+  const { daily, monthly } = usage(core, account);
+  const windows = [
+    ['dailySpendCapUSD', daily, 'day'],
+    ['monthlySpendCapUSD', monthly, 'month'],
+  ] as const;
+  for (const [limit, { spentUsd, capUsd }, window] of windows) {
+    if (spentUsd + orderUsd > capUsd + 1e-9) {
+      throw limitExceeded(limit, capUsd, account.tier, {
+        current: spentUsd,
+        requested: round2(orderUsd),
+        window,
+      });
+    }
   }
 }

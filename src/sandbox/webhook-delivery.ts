@@ -4,7 +4,7 @@
  * deadline, delivery log) and the one-shot unsigned B2B callback. The sender is
  * injected so tests and users can swap the network out.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DEADLINE_MS } from '../schemas/common.js';
@@ -46,16 +46,12 @@ export function signatureHeader(secrets: readonly string[], t: number, rawBody: 
 }
 
 /** The secrets that verify at `t`: the current one, and the previous one for 24 h after rotation. */
-export function activeSecrets(wh: WebhookEndpoint, t: number): string[] {
+function activeSecrets(wh: WebhookEndpoint, t: number): string[] {
   const secrets = [wh.secret];
   if (wh.previousSecret && wh.previousSecretExpiresAt !== null && t < wh.previousSecretExpiresAt) {
     secrets.push(wh.previousSecret);
   }
   return secrets;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 /** Spec §6: "Payload of `data` for each event type: not shown." Never card codes. */
@@ -110,7 +106,7 @@ function createDelivery(
     url,
     userId: account.userId,
     checkoutId,
-    payloadHash: sha256(body),
+    payloadHash: hash('sha256', body),
     error: null,
     status: null,
     attempts: 0,
