@@ -194,18 +194,17 @@ export function payWithBalance(core: Core, account: AccountState, order: OrderSt
   return p;
 }
 
+/** The `payment` of a payment event's data: `amount` in the payment's currency. */
+function paymentData(p: PaymentState, amount: number, status: string) {
+  return { paymentId: p.paymentId, method: p.method.id, amount, currency: p.currency, status };
+}
+
 function confirmed(core: Core, order: OrderState, p: PaymentState): void {
   if (order.surface === 'retailer') {
     emitEvent(core, order, 'payment.confirmed', {
       ...orderEventData(order),
       status: 'processing',
-      payment: {
-        paymentId: p.paymentId,
-        method: p.method.id,
-        amount: p.expectedAmount,
-        currency: p.currency,
-        status: p.status,
-      },
+      payment: paymentData(p, p.expectedAmount, p.status),
     });
   }
   startFulfillment(core, order);
@@ -365,13 +364,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
   const payment = p;
   emitEvent(core, order, 'payment.detected', {
     ...orderEventData(order),
-    payment: {
-      paymentId: p.paymentId,
-      method: p.method.id,
-      amount: send,
-      currency: p.currency,
-      status: 'confirming',
-    },
+    payment: paymentData(p, send, 'confirming'),
   });
   if (paidInFull(p)) {
     p.status = 'confirming';

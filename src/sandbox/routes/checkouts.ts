@@ -176,12 +176,8 @@ export const checkoutRoutes: RouteDef[] = [
     core.store.addOrder(order);
     scheduleExpiry(core, order);
     if (method?.id === 'balance') invoice = invoiceView(core, payWithBalance(core, account, order));
-    const extras = {
-      methods: methodsFor(core, totalUsd, 'checkout'),
-      invoice: method ? invoice : undefined,
-      create: true,
-    };
-    return ok(checkoutView(core, order, extras), 201);
+    const methods = methodsFor(core, totalUsd, 'checkout');
+    return ok(checkoutView(core, order, { methods, invoice, create: true }), 201);
   }),
   api('GET', '/retailer/v1/checkouts', 'orders:read', ({ core, account, query }) => {
     const q = parseQuery(CheckoutListQuery, query);

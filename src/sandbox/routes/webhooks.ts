@@ -86,15 +86,10 @@ export const webhookRoutes: RouteDef[] = [
   ),
   api('GET', '/retailer/v1/webhook/deliveries', 'orders:read', ({ core, account, query }) => {
     const checkoutId = query.get('checkoutId');
-    const all = core.store.deliveries.get(account.userId) ?? [];
-    const out = [];
-    // Newest first: walk the creation-ordered log backwards.
-    for (let i = all.length - 1; i >= 0; i--) {
-      const d = all[i];
-      // An entry appears once its first attempt has an outcome (choices.ts DELIVERY_LOGGED_AFTER).
-      if (d && d.attempts > 0 && (checkoutId === null || d.checkoutId === checkoutId))
-        out.push(deliveryView(d));
-    }
-    return ok({ deliveries: out });
+    // Listed once the first attempt has an outcome (choices.ts DELIVERY_LOGGED_AFTER), newest first.
+    const listed = (core.store.deliveries.get(account.userId) ?? []).filter(
+      (d) => d.attempts > 0 && (checkoutId === null || d.checkoutId === checkoutId),
+    );
+    return ok({ deliveries: listed.reverse().map(deliveryView) });
   }),
 ];
