@@ -4,8 +4,9 @@
  * and a command without a verb (`giftcodes catalog`, the group `giftcodes order`) is
  * `commands/<noun>/<noun>.ts`. Loads only commander and the declarations (define.ts).
  *
- * A subcommand's file is loaded only when its noun is among the words typed (or for the
- * whole tree: tests, `completion`), so `giftcodes --help` reads the top-level files alone.
+ * A command's file is loaded only when its noun is among the words typed (or for the
+ * whole tree: tests, `completion`), so `giftcodes catalog` reads catalog's files alone and
+ * `giftcodes --help` the top-level files.
  */
 import { Argument, type Command, Option } from 'commander';
 import type { CommandDefinition, OptionSpec } from '../flags/define.js';
@@ -95,8 +96,8 @@ export async function loadDefinition(path: string): Promise<CommandDefinition> {
 }
 
 /**
- * Declare the commands on the program. With `words` (the command line), only the
- * subcommands of nouns among them: commander can reach no other.
+ * Declare the commands on the program. With `words` (the command line), only the nouns
+ * among them and their subcommands: commander can reach no other.
  */
 export async function declareCommands(
   program: Command,
@@ -105,9 +106,16 @@ export async function declareCommands(
   words?: readonly string[],
 ): Promise<void> {
   const typed = words ? new Set(words) : undefined;
+  // With a noun typed, commander can reach no other noun: only the typed ones are declared
+  // (a word of another noun is some flag's value at most, and declaring it too is
+  // harmless). With none (help, a mistyped command), every noun, for the listing and the
+  // nearest-name suggestion.
+  const nounTyped = typed !== undefined && COMMANDS.some((path) => !path.includes(' ') && typed.has(path));
   const wanted = COMMANDS.filter((path) => {
     const [noun, verb] = path.split(' ');
-    return verb === undefined || !typed || typed.has(noun as string);
+    if (!typed) return true;
+    if (nounTyped && !typed.has(noun as string)) return false;
+    return verb === undefined || typed.has(noun as string);
   });
   const definitions = await Promise.all(wanted.map(loadDefinition));
   const byPath = new Map<string, Command>();

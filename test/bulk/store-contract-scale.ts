@@ -1,8 +1,8 @@
 /**
- * The store contract's case at scale (issue 23: "1M orders within the memory budget", as
- * issue 30's store keeps them): a plan of 1,000,000 orders written through the store's
- * face, then each order taken through its life as a run's window takes it (sent, created
- * and finished with one row of the codes file, or refused), at most SCALE_WINDOW orders
+ * The store contract's case at scale: a plan of SCALE_ORDERS orders (store-contract.ts)
+ * written through the store's face, then each order taken through its life as a run's
+ * window takes it (sent, created and finished with one row of the codes file, or
+ * refused), at most SCALE_WINDOW orders
  * open at a time; the store closed and opened again (its journal folded back), every
  * order read back in plan order, the few left open finished, and the codes file's rows
  * read back in plan order. Nothing is kept per order on this side: orders, records and

@@ -81,6 +81,15 @@ describe('start-up loads only the declarations', () => {
     expect(heavy(modules)).toEqual([]);
   });
 
+  it("a noun typed: that noun's command files alone, no other noun's", () => {
+    const modules = modulesRunning([['catalog', '--help']]);
+    const commandDirs = new Set(
+      modules.map((m) => /\/dist\/commands\/([^/]+)\/[^/]+\.js$/.exec(m)?.[1]).filter(Boolean),
+    );
+    // `shared` holds what several commands use; no other noun's folder is read.
+    expect([...commandDirs].filter((dir) => dir !== 'shared').sort()).toEqual(['catalog']);
+  });
+
   it('--version: not even commander', () => {
     const modules = modulesRunning([['--version']]);
     expect(modules.some((m) => m.endsWith('/dist/main.js'))).toBe(true);
