@@ -81,7 +81,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
   const injected = (decision: FaultDecision, requestId: string): Result => {
     const status = decision.status ?? INJECTED_ERROR_STATUS;
     const code = status === 502 ? 'EXTERNAL_SERVICE_ERROR' : INJECTED_ERROR_CODE;
-    return { status, body: { error: { code, message: `Injected fault (HTTP ${status})` }, requestId } };
+    return errorResult(new ApiError(status, code, `Injected fault (HTTP ${status})`), requestId);
   };
 
   const readBody = (req: IncomingMessage): Promise<unknown> =>
@@ -147,18 +147,11 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
       );
     }
     const tierRate = account.limitOverrides.rateLimitTier ?? TIER_LIMITS[account.tier]?.rateLimitTier;
-    const verdict = take(
-      account,
-      resolveRate(account, tierRate, core.faults.current.rateLimit),
-      core.clock.now(),
-    );
-    if (!verdict.ok) {
-      return {
-        refusal: tooMany(
-          `Rate limit of ${verdict.perSecond} requests per second exceeded; retry later`,
-          verdict.retryAfterMs,
-        ),
-      };
+    const rate = resolveRate(account, tierRate, core.faults.current.rateLimit);
+    const retryAfterMs = rate ? take(account, rate, core.clock.now()) : 0;
+    if (rate && retryAfterMs > 0) {
+      const message = `Rate limit of ${rate.perSecond} requests per second exceeded; retry later`;
+      return { refusal: tooMany(message, retryAfterMs) };
     }
     const capability = capabilityFor(path);
     if (capability && !account.capabilities.has(capability)) {

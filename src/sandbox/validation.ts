@@ -86,7 +86,7 @@ export function resolveLines(
         field: `items[${i}].productId`,
       });
     }
-    const sku = core.catalog.sku(product, line.skuId);
+    const sku = product.skus.find((s) => s.id === line.skuId);
     if (!sku) {
       throw new ApiError(404, 'NOT_FOUND', `SKU ${line.skuId} not found in ${product.productId}`, {
         field: `items[${i}].skuId`,
