@@ -3,18 +3,13 @@
  * priced views of spec §2 (retailer prices before markup; B2B prices with the
  * account's negotiated discount and no vendor internals).
  */
-import type { Product, Sku } from '../schemas/catalog.js';
+import type { Product } from '../schemas/catalog.js';
 import { RETAIL_PRICE_FACTOR } from './choices.js';
-import type { ProductBehaviour } from './fixtures.js';
+import { ProductBehaviour } from './fixtures.js';
 import { unitPrice } from './pricing.js';
 import { deriveSeed, Random } from './random.js';
 
-const DEFAULT_BEHAVIOUR: ProductBehaviour = {
-  codePattern: 'XXXX-XXXX-XXXX-XXXX',
-  pin: false,
-  url: false,
-  alwaysFail: false,
-};
+const DEFAULT_BEHAVIOUR = ProductBehaviour.parse({});
 
 export class Catalog {
   private readonly byId = new Map<string, Product>();
@@ -44,10 +39,6 @@ export class Catalog {
 
   behaviour(productId: string): ProductBehaviour {
     return this.behaviours[productId] ?? DEFAULT_BEHAVIOUR;
-  }
-
-  sku(product: Product, skuId: string): Sku | undefined {
-    return product.skus.find((s) => s.id === skuId);
   }
 
   /** Price factor applied to a denomination: B2B carries the discount, retail is before markup. */

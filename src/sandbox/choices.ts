@@ -1,8 +1,7 @@
 /**
  * Every decision the sandbox makes where the spec says "not shown" (or leaves a value
- * open), in one place. Each constant quotes the spec line it decides. The CLI must never
- * rely on any of these: they exist so the emulation can run, and docs/sandbox.md ("Sandbox behaviour beyond the spec") lists
- * them for users. Change a value here and the whole sandbox follows.
+ * open), each beside the spec line it decides. The CLI relies on none of them
+ * (docs/sandbox.md, "Sandbox behaviour beyond the spec").
  */
 import type { LimitKey } from '../schemas/account.js';
 import type { Scope } from '../schemas/scopes.js';
@@ -20,18 +19,12 @@ export const CHECKOUT_EXPIRY_MS = 60 * MINUTE;
 export const WEBHOOK_BACKOFF_MS: readonly number[] = [1 * MINUTE, 2 * MINUTE, 4 * MINUTE, 8 * MINUTE];
 
 /**
- * Spec §2 gives the delivery log `status` as `sent` or `failed`, and §6 says "A delivery that
- * exhausts retries is marked `failed`". Neither value fits a delivery whose retries remain,
- * so the entry then has no `status` at all (never a value outside the spec's two): its
- * `attempts` (< 5) and `error` (the last attempt's) show the progress. `sent` and `failed`
- * are final: a `failed` entry never turns `sent`. The manual `ping` is not retried, so it is
- * final after its one attempt.
+ * Spec §2: delivery log `status` is `sent` or `failed` ("a delivery that exhausts retries",
+ * §6). Neither fits a delivery whose retries remain, so it then has no `status`; `attempts`
+ * (< 5) and `error` show the progress. Both values are final.
  */
 export const DELIVERY_STATUS_WHILE_RETRYING = 'absent';
-/**
- * Nor does the spec show an entry whose first attempt is still under way: the sandbox lists
- * an entry once its first attempt has an outcome (`attempts` >= 1).
- */
+/** Nor is an entry whose first attempt is under way shown: it is listed once `attempts` >= 1. */
 export const DELIVERY_LOGGED_AFTER = 'first attempt outcome';
 
 /** Spec §8: "Numeric limit values per tier: not shown." `starter` is the spec's new-account tier. */
@@ -99,10 +92,7 @@ export const TIER_DISCOUNT_PERCENT: Readonly<Record<string, number>> = {
 /** Spec §2: "Retailer catalog prices are before the partner's markup." The sandbox sells at face value. */
 export const RETAIL_PRICE_FACTOR = 1;
 
-/**
- * Spec §8 rule 4 / §8: "Shape of `rebates` entries beyond `targetAmountUsd` and
- * `rewardAmountUsd`: not shown." Offers per tier over the UTC month of B2B spend.
- */
+/** Spec §8: "Shape of `rebates` entries beyond `targetAmountUsd` and `rewardAmountUsd`: not shown." Per UTC month. */
 export const TIER_REBATES: Readonly<
   Record<string, ReadonlyArray<{ id: string; targetAmountUsd: number; rewardAmountUsd: number }>>
 > = {
@@ -124,16 +114,13 @@ export const MARKUP_FIELD_ALIASES: readonly string[] = ['defaultMarkupPercent'];
 /** The account default markup before any PATCH (not shown either). */
 export const DEFAULT_MARKUP_PERCENT = 0;
 /**
- * Spec §5 rule 4: "A key without the scope an operation needs gets `403 FORBIDDEN`", and the
- * §5 scope table lists no scope for setting the markup (§4 `PATCH /retailer/v1/account`
- * "sets the default markup"). No scope is invented: any valid key of an account with the
- * `retailer` capability may set it (null = no scope needed, as in auth.ts ENDPOINT_SCOPES).
+ * The §5 scope table names no scope for `PATCH /retailer/v1/account`, and none is invented:
+ * any valid key of a retailer account may set the markup (null: no scope needed).
  */
 export const MARKUP_PATCH_SCOPE = null;
 /**
- * The response of `PATCH /retailer/v1/account` is not shown either. It is `{markupPercent}`
- * (the MARKUP_FIELD name) and nothing else: the key needs no `balance:read` ("read balance
- * and account overview", §5), so the account record with its balance must not come back.
+ * Its response is not shown either: `{markupPercent}` only, since a key without
+ * `balance:read` must not get the account record and its balance back.
  */
 export const MARKUP_PATCH_RESPONSE = '{markupPercent}';
 
@@ -174,10 +161,7 @@ export const CONFIRMING_MS = 1_000;
 /** Real latency of the emulated payment provider when creating an invoice; makes the §4 "409 concurrent payment race" reachable. */
 export const PAYMENT_PROVIDER_LATENCY_MS = 20;
 
-/**
- * Spec §1 rule 4: "card codes appear later" (speed not shown). Virtual ms per unit,
- * sequential across an order's units. Fast by default so bulk demos finish quickly.
- */
+/** Spec §1 rule 4: "card codes appear later" (speed not shown). Virtual ms per unit, one unit after another. */
 export const FULFILLMENT_UNIT_MS = 10;
 /** Spec §2 Fulfillment `expiresAt` ("retailer only"): lifetime of a delivered retailer code; not shown. */
 export const RETAIL_CODE_EXPIRY_MS = 365 * 24 * HOUR;
@@ -185,11 +169,9 @@ export const RETAIL_CODE_EXPIRY_MS = 365 * 24 * HOUR;
 export const FULFILLMENT_ERROR_MESSAGE = 'The provider could not issue this card. The amount is refundable.';
 
 /**
- * Spec §1 rule 1: "Creating the first API key enrolls the account as a `starter`-tier business
- * with the `b2b` capability enabled." So every account the sandbox makes (the ready account at
- * startup, `POST /_sandbox/accounts` without `capabilities`) starts with `b2b` only; `retailer`
- * is turned on as in rule 2 (`POST /user/business/enable`), or by `--retailer` /
- * `startSandbox({retailer: true})` / `capabilities` for convenience.
+ * Spec §1 rule 1: the first key enrolls the account "with the `b2b` capability enabled", so
+ * every account starts with `b2b` only; `retailer` comes with rule 2's call, `--retailer`
+ * or the operator's `capabilities`.
  */
 export const FIRST_KEY_CAPABILITIES = ['b2b'] as const;
 /** What `--retailer` (`SandboxOptions.retailer`) gives the ready account: both surfaces. */
@@ -212,11 +194,8 @@ export const MAX_BODY_BYTES = 1_000_000;
 export const BODY_TOO_LARGE_STATUS = 413;
 
 /**
- * Spec §6 rule 1: "https with a public hostname; IP addresses, localhost and internal hosts
- * are rejected". Whether a name is public is only known by resolving it, and a name that
- * does not resolve (or not within HOST_LOOKUP_TIMEOUT_MS) is not known to be public: it is
- * rejected, the same way every time, rather than let through to be judged at delivery.
- * (The sandbox checks when the URL is set, not again before each delivery.)
+ * Spec §6 rule 1: "https with a public hostname". A name that does not resolve (within
+ * HOST_LOOKUP_TIMEOUT_MS) is not known to be public, so it is rejected when the URL is set.
  */
 export const UNRESOLVABLE_WEBHOOK_HOST = 'a webhook URL must name a resolvable public host';
 /** Bound on the DNS lookup of a webhook or callback hostname (real ms). */
@@ -225,5 +204,5 @@ export const HOST_LOOKUP_TIMEOUT_MS = 3_000;
 /** Status of `PUT /retailer/v1/webhook`: 201 on first create, 200 on later updates (not shown). */
 export const WEBHOOK_CREATE_STATUS = 201;
 
-/** Scope of endpoints the scope table does not name (see auth.ts ENDPOINT_SCOPES for each decision). */
+/** Scope of the rates endpoints, which the §5 table does not name: with "read the catalog". */
 export const RATES_SCOPE: Scope = 'products:read';

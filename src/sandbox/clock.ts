@@ -28,7 +28,7 @@ export class VirtualClock {
   }
 }
 
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 
 export function utcDayStart(t: number): number {
   return t - (((t % DAY_MS) + DAY_MS) % DAY_MS);

@@ -24,18 +24,10 @@ export interface OutboundRequest {
 export type WebhookSender = (req: OutboundRequest) => Promise<{ status: number }>;
 
 export interface SandboxTuning {
-  /** Virtual ms per fulfilled unit. */
+  /** Virtual ms per fulfilled unit (`--fulfillment-ms`). */
   fulfillmentUnitMs: number;
-  /** Virtual ms a seen payment or confirmed deposit stays `confirming`. */
-  confirmingMs: number;
-  /** Virtual ms before an unpaid checkout expires. */
-  checkoutExpiryMs: number;
-  /** Virtual ms a checkout crypto invoice stays valid. */
-  invoiceTtlMs: number;
-  /** Real ms the emulated provider takes to create an invoice. */
+  /** Real ms the emulated provider takes to create an invoice (the window of the §4 409 race). */
   providerLatencyMs: number;
-  /** Virtual ms before webhook attempts 2..5. */
-  webhookBackoffMs: readonly number[];
 }
 
 export interface Core {

@@ -41,11 +41,7 @@ export function limitExceeded(
   tier: string,
   extra: { current?: number; requested?: number; window?: 'day' | 'month' } = {},
 ): ApiError {
-  const details: Record<string, unknown> = { limit, limitValue };
-  if (extra.current !== undefined) details.current = extra.current;
-  if (extra.requested !== undefined) details.requested = extra.requested;
-  if (extra.window !== undefined) details.window = extra.window;
-  details.tier = tier;
+  const details = { limit, limitValue, ...extra, tier };
   return new ApiError(422, 'B2B_LIMIT_EXCEEDED', `Tier limit ${limit} (${limitValue}) exceeded`, details);
 }
 

@@ -19,7 +19,7 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-const RateLimitSchema = z.union([
+export const RateLimitSchema = z.union([
   z.literal('off'),
   z.object({ perSecond: z.number().positive(), burst: z.number().int().positive().optional() }),
 ]);

@@ -13,7 +13,7 @@ function readJson(name: string): unknown {
 }
 
 /** Sandbox-only behaviour of a product: never part of the product payload. */
-const ProductBehaviour = z.object({
+export const ProductBehaviour = z.object({
   codePattern: z.string().default('XXXX-XXXX-XXXX-XXXX'),
   pin: z.boolean().default(false),
   url: z.boolean().default(false),
@@ -44,17 +44,15 @@ export type RatesFixture = z.infer<typeof RatesFixture>;
 
 const PaymentMethodsFixture = z.object({ paymentMethods: z.array(PaymentMethod).min(1) });
 
-export interface Fixtures {
-  products: Product[];
-  behaviours: Record<string, ProductBehaviour>;
-  rates: RatesFixture;
-  paymentMethods: PaymentMethod[];
+let cached: ReturnType<typeof readFixtures> | undefined;
+
+/** Read once per process: sandboxes start many times in one test run. */
+export function loadFixtures() {
+  cached ??= readFixtures();
+  return cached;
 }
 
-let cached: Fixtures | undefined;
-
-export function loadFixtures(): Fixtures {
-  if (cached) return cached;
+function readFixtures() {
   const catalog = CatalogFixture.parse(readJson('catalog.json'));
   const rates = RatesFixture.parse(readJson('rates.json'));
   const methods = PaymentMethodsFixture.parse(readJson('payment-methods.json'));
@@ -62,11 +60,10 @@ export function loadFixtures(): Fixtures {
     if (!rates.currencies[p.costCurrency])
       throw new Error(`fixture ${p.productId}: no rate for ${p.costCurrency}`);
   }
-  cached = {
+  return {
     products: catalog.products,
     behaviours: catalog.sandbox,
     rates,
     paymentMethods: methods.paymentMethods,
   };
-  return cached;
 }

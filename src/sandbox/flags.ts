@@ -12,10 +12,19 @@
  * also works, saving the quotes) or "*". KIND is error_before, error_after, delay_after,
  * reset_after or rate_limit.
  */
+
+import type * as z from 'zod';
 import { readDecimal, readWhole } from '../decimal.js';
 import { SandboxFlagError } from '../errors.js';
 import { TIERS } from './choices.js';
-import { FAULT_KINDS, type FaultConfigInput, type FaultKind, normalizeRouteKey } from './faults.js';
+import {
+  FAULT_KINDS,
+  type FaultConfigInput,
+  type FaultKind,
+  normalizeRouteKey,
+  type RouteFault,
+  type RouteFaultSchema,
+} from './faults.js';
 import type { SandboxOptions } from './options.js';
 
 type Many = string | readonly string[] | undefined;
@@ -80,13 +89,7 @@ function kind(flag: string, value: string): FaultKind {
   throw new SandboxFlagError(flag, `unknown fault kind "${value}" (one of ${FAULT_KINDS.join(', ')})`);
 }
 
-interface RouteRule {
-  probabilities: Partial<Record<FaultKind, number>>;
-  script: Array<FaultKind | 'ok'>;
-  latencyMs?: number;
-  burst?: number;
-  status?: number;
-}
+type RouteRule = z.input<typeof RouteFaultSchema> & Pick<RouteFault, 'probabilities' | 'script'>;
 
 export function parseSandboxFlags(flags: SandboxFlags): SandboxOptions {
   const options: SandboxOptions = {};

@@ -3,6 +3,7 @@
  * units are issued one at a time on the virtual clock. One scheduler task per order
  * (not per unit) walks a cursor, so hundreds of units cost one timer.
  */
+import type { EventType } from '../schemas/enums.js';
 import { FULFILLMENT_ERROR_MESSAGE, RETAIL_CODE_EXPIRY_MS } from './choices.js';
 import type { Core } from './context.js';
 import type { ItemState, OrderState, UnitState } from './model.js';
@@ -117,13 +118,7 @@ function finish(core: Core, order: OrderState, at?: number): void {
   order.fulfillment = null;
   core.log(`order ${order.checkoutId} ${order.status} (${issued} issued, ${failed} failed)`);
   if (order.surface === 'retailer') {
-    const type =
-      order.status === 'completed'
-        ? 'order.completed'
-        : order.status === 'partial'
-          ? 'order.partial'
-          : 'order.failed';
-    emitEvent(core, order, type, orderEventData(order));
+    emitEvent(core, order, `order.${order.status}` as EventType, orderEventData(order));
   } else {
     sendB2bCallback(core, order);
   }

@@ -7,9 +7,6 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { Catalog } from './catalog.js';
 import {
-  CHECKOUT_EXPIRY_MS,
-  CONFIRMING_MS,
-  CRYPTO_INVOICE_TTL_MS,
   DEFAULT_START_BALANCE_USD,
   DEFAULT_TIER,
   FIRST_KEY_CAPABILITIES,
@@ -17,11 +14,10 @@ import {
   PAYMENT_PROVIDER_LATENCY_MS,
   RETAILER_CAPABILITIES,
   TIERS,
-  WEBHOOK_BACKOFF_MS,
 } from './choices.js';
 import { VirtualClock } from './clock.js';
-import type { Core, SandboxTuning } from './context.js';
-import { type FaultConfig, type FaultConfigInput, FaultEngine } from './faults.js';
+import type { Core } from './context.js';
+import { type FaultConfigInput, FaultEngine } from './faults.js';
 import { loadFixtures } from './fixtures.js';
 import { isLoopbackHostname } from './loopback.js';
 import type { SandboxOptions } from './options.js';
@@ -32,6 +28,9 @@ import { Router } from './router.js';
 import { requireDeposit } from './routes/common.js';
 import { confirmDeposit, failDeposit } from './routes/deposits.js';
 import { ALL_ROUTES } from './routes/index.js';
+
+export { ENDPOINT_SCOPES } from './routes/index.js';
+
 import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
 import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
@@ -40,51 +39,19 @@ import { defaultSender } from './webhook-delivery.js';
 import { defaultLookupHost } from './webhook-url.js';
 
 export { SandboxFlagError } from '../errors.js';
-export { ENDPOINT_SCOPES } from './auth.js';
-export type { Core, OutboundRequest, SandboxTuning, WebhookSender } from './context.js';
-export { FAULT_KINDS, type FaultConfig, type FaultConfigInput, FaultConfigSchema } from './faults.js';
-export { parseSandboxFlags, type SandboxFlags } from './flags.js';
+export type { WebhookSender } from './context.js';
+export { parseSandboxFlags } from './flags.js';
 export { isLoopbackHostname } from './loopback.js';
 export type { SandboxOptions } from './options.js';
-export { signatureHeader } from './webhook-delivery.js';
 export type { LookupHost } from './webhook-url.js';
 
 /** The port `giftcodes sandbox` listens on without --port. */
 export const DEFAULT_SANDBOX_PORT = 4010;
 
-export interface Sandbox {
-  readonly url: string;
-  readonly host: string;
-  readonly port: number;
-  readonly apiKey: string;
-  readonly userId: string;
-  readonly seed: number;
-  close(): Promise<void>;
-  /** Moves the virtual clock forward, runs what became due, returns the new now. */
-  advanceClock(ms: number): number;
-  now(): number;
-  createAccount(input?: Parameters<typeof createAccount>[1]): { userId: string; apiKey: string };
-  patchAccount(userId: string, patch: Record<string, unknown>): void;
-  setFaults(config: FaultConfigInput): FaultConfig;
-  ledger(userId?: string): ReturnType<typeof ledgerView>;
-  orders(userId?: string): ReturnType<typeof ordersView>;
-  confirmDeposit(depositId: string, delayMs?: number): void;
-  failDeposit(depositId: string): void;
-  payCheckout(checkoutId: string, amount?: number): void;
-  /** The whole emulation, for tests that need to look deeper. */
-  readonly core: Core;
-}
+export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
-const DEFAULT_TUNING: SandboxTuning = {
-  fulfillmentUnitMs: FULFILLMENT_UNIT_MS,
-  confirmingMs: CONFIRMING_MS,
-  checkoutExpiryMs: CHECKOUT_EXPIRY_MS,
-  invoiceTtlMs: CRYPTO_INVOICE_TTL_MS,
-  providerLatencyMs: PAYMENT_PROVIDER_LATENCY_MS,
-  webhookBackoffMs: WEBHOOK_BACKOFF_MS,
-};
-
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+/** A running sandbox and, in process, what the operator API does (tests call these directly). */
+export async function startSandbox(options: SandboxOptions = {}) {
   const seed = options.seed ?? 1;
   const tier = options.tier ?? DEFAULT_TIER;
   if (!TIERS.includes(tier)) throw new Error(`unknown tier "${tier}" (one of ${TIERS.join(', ')})`);
@@ -100,7 +67,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     seed,
     allowHttpWebhooks: options.allowHttpWebhooks ?? false,
     specMinimal: options.specMinimal ?? false,
-    tuning: { ...DEFAULT_TUNING, ...options.tuning },
+    tuning: {
+      fulfillmentUnitMs: options.tuning?.fulfillmentUnitMs ?? FULFILLMENT_UNIT_MS,
+      providerLatencyMs: options.tuning?.providerLatencyMs ?? PAYMENT_PROVIDER_LATENCY_MS,
+    },
     clock,
     scheduler,
     store: new Store(new IdFactory(seed), clock),
@@ -114,19 +84,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     baseUrl: '',
     log,
   };
-  const router = new Router();
-  for (const def of ALL_ROUTES) router.add(def);
+  const router = new Router(ALL_ROUTES);
   const host = options.host ?? '127.0.0.1';
+  // Beyond loopback the seeded default key (published in docs/sandbox.md) would let anyone in.
   const readyKey =
     options.apiKey ||
-    (isLoopbackHostname(host)
-      ? undefined
-      : (options.randomKey ?? (() => `gc_sandbox_${randomBytes(24).toString('base64url')}`))());
+    (isLoopbackHostname(host) ? undefined : `gc_sandbox_${randomBytes(24).toString('base64url')}`);
   const { account, apiKey } = core.store.createAccount({
     tier,
     capabilities: options.retailer ? RETAILER_CAPABILITIES : FIRST_KEY_CAPABILITIES,
     balanceUsd: options.balanceUsd ?? DEFAULT_START_BALANCE_USD,
-    ...(readyKey ? { apiKey: readyKey } : {}),
+    apiKey: readyKey,
   });
 
   const { server, dispose } = createSandboxServer(core, router, host);
@@ -155,8 +123,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     apiKey,
     userId: account.userId,
     seed,
+    /** The whole emulation, for tests that need to look deeper. */
     core,
-    async close() {
+    async close(): Promise<void> {
       if (closed) return;
       closed = true;
       scheduler.close();
@@ -166,22 +135,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.closeAllConnections();
       });
     },
-    advanceClock: (ms) => scheduler.advance(ms),
+    /** Moves the virtual clock forward, runs what became due, returns the new now. */
+    advanceClock: (ms: number) => scheduler.advance(ms),
     now: () => clock.now(),
-    createAccount: (input = {}) => createAccount(core, input),
-    patchAccount(userId, patch) {
+    createAccount: (input: Parameters<typeof createAccount>[1] = {}) => createAccount(core, input),
+    patchAccount(userId: string, patch: Record<string, unknown>): void {
       patchAccount(userOf(userId), patch);
     },
-    setFaults: (config) => faults.set(config),
-    ledger: (userId) => ledgerView(core, userOf(userId)),
-    orders: (userId) => ordersView(core, userOf(userId)),
-    confirmDeposit(depositId, delayMs) {
+    setFaults: (config: FaultConfigInput) => faults.set(config),
+    ledger: (userId?: string) => ledgerView(core, userOf(userId)),
+    orders: (userId?: string) => ordersView(core, userOf(userId)),
+    confirmDeposit(depositId: string, delayMs?: number): void {
       confirmDeposit(core, requireDeposit(core, depositId), delayMs);
     },
-    failDeposit(depositId) {
+    failDeposit(depositId: string): void {
       failDeposit(core, requireDeposit(core, depositId));
     },
-    payCheckout(checkoutId, amount) {
+    payCheckout(checkoutId: string, amount?: number): void {
       const o = core.store.orders.get(checkoutId);
       if (!o) throw new Error(`no checkout ${checkoutId}`);
       customerPays(core, o, amount);

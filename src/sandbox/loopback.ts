@@ -69,14 +69,10 @@ export function operatorRefusal(req: {
 }
 
 /**
- * Why a request may not use the sandbox's API routes and hosted pages, or undefined when
- * it may: the DNS-rebinding half of `operatorRefusal`, for every route. A page on
- * `evil.example`, its name rebound to 127.0.0.1, reaches the port from the browser on
- * this machine and would use the API with the published default key; its requests carry
- * `Host: evil.example`. Bound to a loopback interface, only a loopback `Host` is served.
- * Bound elsewhere (`--host`, which also replaces the published key with a random one), the
- * name it was bound to, any IP literal and the loopback names are served: a rebinding
- * page always sends a DNS name.
+ * Why a request may not use any route, or undefined when it may: the DNS-rebinding half of
+ * `operatorRefusal`. A page on `evil.example` rebound to 127.0.0.1 would use the published
+ * default key, but sends `Host: evil.example`. Bound to loopback, only a loopback `Host` is
+ * served; bound elsewhere, also the bound name and IP literals (rebinding needs a DNS name).
  */
 export function hostRefusal(hostHeader: string | undefined, boundHost: string): string | undefined {
   const host = hostHeader === undefined ? undefined : splitHost(hostHeader);

@@ -4,13 +4,13 @@
  * A leaf: it imports nothing of the sandbox, so every module may use these types.
  */
 import type { ACCOUNT_STATUSES, Limits } from '../schemas/account.js';
+import type { Surface } from '../schemas/common.js';
+import type { DEPOSIT_STATUSES, ITEM_STATUSES, ORDER_STATUSES } from '../schemas/enums.js';
 import type { PaymentMethod } from '../schemas/payments.js';
+import type { REFUND_STATUSES } from '../schemas/refunds.js';
 
-export type Capability = 'b2b' | 'retailer';
-export type AccountStatusName = (typeof ACCOUNT_STATUSES)[number];
-export type SurfaceName = 'b2b' | 'retailer';
-export type OrderStatusName = 'pending' | 'processing' | 'completed' | 'partial' | 'failed' | 'expired';
-export type DepositStatusName = 'pending' | 'confirming' | 'confirmed' | 'failed' | 'expired';
+export type Capability = Surface;
+export type SurfaceName = Surface;
 
 export interface RateLimitSetting {
   perSecond: number;
@@ -32,7 +32,7 @@ export interface AccountState {
   userId: string;
   email: string;
   tier: string;
-  status: AccountStatusName;
+  status: (typeof ACCOUNT_STATUSES)[number];
   statusNote: string | null;
   capabilities: Set<Capability>;
   limitOverrides: Partial<Limits>;
@@ -101,7 +101,7 @@ export interface ItemState {
   unitMarkupUsd: number;
   costCurrency: string;
   quantity: number;
-  status: 'pending' | 'processing' | 'completed' | 'failed';
+  status: (typeof ITEM_STATUSES)[number];
   requiredFields: Record<string, unknown> | null;
   fulfillments: UnitState[];
   createdAt: number;
@@ -131,18 +131,11 @@ export interface PaymentState {
   confirmedAt: number | null;
   expiresAt: number;
   updatedAt: number;
-  /**
-   * Set when an expired, partly paid invoice is re-quoted: what had been sent by then and
-   * the value (in appliedCurrency) it settled. The fresh quote prices only the rest, so
-   * the old sends keep the rate they were made at.
-   */
+  /** Set by the re-quote of a partly paid invoice: what was sent by then and the value it settled. */
   quotedFrom: { sent: number; covered: number } | null;
 }
 
-/**
- * The value (in the payment's appliedCurrency) settled by what the payer has sent so far:
- * proportional to the amount sent, priced at the quote each part was sent under.
- */
+/** The value (in appliedCurrency) the payer's sends settle so far, each part at the quote it was sent under. */
 export function sentValue(p: PaymentState): number {
   const base = p.quotedFrom ?? { sent: 0, covered: 0 };
   const quoted = p.expectedAmount - base.sent;
@@ -155,7 +148,7 @@ export interface OrderState {
   userId: string;
   surface: SurfaceName;
   externalRef: string | null;
-  status: OrderStatusName;
+  status: (typeof ORDER_STATUSES)[number];
   items: ItemState[];
   totalAmount: number;
   paymentCurrency: string;
@@ -187,7 +180,7 @@ export interface DepositState {
   currency: 'USD';
   paymentCurrency: string;
   amount: number;
-  status: DepositStatusName;
+  status: (typeof DEPOSIT_STATUSES)[number];
   expiresAt: number;
   createdAt: number;
   confirmedAt: number | null;
@@ -202,15 +195,7 @@ export interface RefundState {
   surface: SurfaceName;
   totalAmount: number;
   currency: string;
-  status:
-    | 'requested'
-    | 'auto_processing'
-    | 'awaiting_method'
-    | 'processing'
-    | 'completed'
-    | 'failed'
-    | 'admin_review'
-    | 'cancelled_by_owner';
+  status: (typeof REFUND_STATUSES)[number];
   createdAt: number;
   completedAt: number | null;
   updatedAt: number;
@@ -249,10 +234,7 @@ export interface DeliveryState {
   checkoutId: string | null;
   payloadHash: string;
   error: string | null;
-  /**
-   * Final outcome: `sent`, or `failed` once every attempt failed. null while attempts remain
-   * (the view leaves `status` out); an entry is in the log once `attempts` > 0.
-   */
+  /** null while attempts remain (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */
   status: 'sent' | 'failed' | null;
   /** Finished attempts. */
   attempts: number;

@@ -16,16 +16,9 @@ export interface SandboxOptions {
   balanceUsd?: number;
   /** Tier of that account (`starter`, `growth`, `enterprise`). */
   tier?: string;
-  /**
-   * Turn the `retailer` capability on for that account. Off by default: the spec's first key
-   * gives `b2b` only (§1 rule 1); `POST /user/business/enable` turns it on later.
-   */
+  /** Turn the `retailer` capability on for that account (off by default: spec §1 rule 1). */
   retailer?: boolean;
-  /**
-   * Answer with only what the spec shows where it leaves a shape "not shown" (docs/spec-gaps.md, "The
-   * sandbox"): a deposit create without the deposit, an order create without the order,
-   * sparse order-list entries. For proving the CLI depends on nothing more.
-   */
+  /** Answer only what the spec shows where it leaves a shape open: proves the CLI needs no more. */
   specMinimal?: boolean;
   /** Let http:// loopback webhook and callback receivers in (local development). */
   allowHttpWebhooks?: boolean;
@@ -39,9 +32,4 @@ export interface SandboxOptions {
   lookupHost?: LookupHost;
   /** Request and event lines (never codes or keys). */
   log?: (line: string) => void;
-  /**
-   * The ready account's key when bound beyond loopback without `apiKey`: the seeded
-   * default is published (docs/sandbox.md), so anyone on the network could use it.
-   */
-  randomKey?: () => string;
 }

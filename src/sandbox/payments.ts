@@ -1,10 +1,16 @@
 /**
- * The emulated payment provider: invoices (crypto addresses, exact amounts, memos, QR
- * strings, hosted card pages), the instant balance method, customer payments arriving
- * (operator `/pay`), confirmation on the virtual clock, and checkout expiry.
+ * The emulated payment provider: invoices, the instant balance method, customer payments
+ * arriving (operator `/pay`), confirmation on the virtual clock, and checkout expiry.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaymentMethod } from '../schemas/payments.js';
-import { BALANCE_METHOD_ID, REASONS } from './choices.js';
+import {
+  BALANCE_METHOD_ID,
+  CHECKOUT_EXPIRY_MS,
+  CONFIRMING_MS,
+  CRYPTO_INVOICE_TTL_MS,
+  REASONS,
+} from './choices.js';
 import type { Core } from './context.js';
 import { ApiError, conflict, validationError } from './errors.js';
 import { startFulfillment } from './fulfillment.js';
@@ -135,8 +141,7 @@ export function checkBalance(account: AccountState, requiredUsd: number): void {
 }
 
 /**
- * The balance method: must confirm instantly or fail with 400 `details.reason` (spec §4).
- * It pays the remaining amount (spec §4: "always the full remaining balance"): crypto
+ * The balance method (spec §4): confirms instantly for "the full remaining balance"; crypto
  * already sent on a partly paid invoice counts, and that invoice settles for what it got.
  */
 export function payWithBalance(core: Core, account: AccountState, order: OrderState): PaymentState {
@@ -189,25 +194,20 @@ export function payWithBalance(core: Core, account: AccountState, order: OrderSt
   return p;
 }
 
+/** The `payment` of a payment event's data: `amount` in the payment's currency. */
+function paymentData(p: PaymentState, amount: number, status: string) {
+  return { paymentId: p.paymentId, method: p.method.id, amount, currency: p.currency, status };
+}
+
 function confirmed(core: Core, order: OrderState, p: PaymentState): void {
   if (order.surface === 'retailer') {
     emitEvent(core, order, 'payment.confirmed', {
       ...orderEventData(order),
       status: 'processing',
-      payment: {
-        paymentId: p.paymentId,
-        method: p.method.id,
-        amount: p.expectedAmount,
-        currency: p.currency,
-        status: p.status,
-      },
+      payment: paymentData(p, p.expectedAmount, p.status),
     });
   }
   startFulfillment(core, order);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 export function checkPayable(order: OrderState): void {
@@ -239,7 +239,7 @@ export async function requestCheckoutPayment(
     return { payment: payWithBalance(core, account, order), created: true };
   order.paymentInFlight = true;
   try {
-    if (core.tuning.providerLatencyMs > 0) await sleep(core.tuning.providerLatencyMs);
+    await sleep(core.tuning.providerLatencyMs);
   } finally {
     order.paymentInFlight = false;
   }
@@ -255,7 +255,7 @@ export async function requestCheckoutPayment(
     appliedAmount: remaining,
     appliedCurrency: order.paymentCurrency,
     rates: core.rates.at(now).rates,
-    expiresAt: now + core.tuning.invoiceTtlMs,
+    expiresAt: now + CRYPTO_INVOICE_TTL_MS,
     reference: order.checkoutId,
   };
   if (existing) {
@@ -272,9 +272,8 @@ export async function requestCheckoutPayment(
 
 /**
  * Refreshes an expired invoice in place (same paymentId and address). A partly paid one
- * keeps what was sent, valued at its old quote, and `req.appliedAmount` (the remainder
- * of the checkout) is priced at today's rate on top: `expectedAmount` becomes what was
- * sent plus the fresh quote, so `partialPayment` keeps showing the progress.
+ * keeps what was sent at its old quote and prices the rest at today's rate on top, so
+ * `partialPayment` keeps showing the progress.
  */
 function requote(core: Core, p: PaymentState, req: InvoiceRequest): void {
   if (p.sentAmount === 0) {
@@ -325,11 +324,7 @@ export function hostedMethod(core: Core): PaymentMethod {
   return card;
 }
 
-/**
- * The payer sends `amount` on invoice `p`, in its currency; all that is still due when
- * omitted. Less than due is an under-payment (the invoice stays open for the rest).
- * Returns the amount sent.
- */
+/** The payer sends `amount` on invoice `p` (all still due when omitted); returns what was sent. */
 export function receive(core: Core, p: PaymentState, amount: number | undefined, now: number): number {
   const send = amount ?? core.rates.round(p.expectedAmount - p.sentAmount, p.currency);
   if (!(send > 0))
@@ -359,7 +354,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
       appliedAmount: remainingAmount(core, order),
       appliedCurrency: order.paymentCurrency,
       rates: order.rates,
-      expiresAt: now + core.tuning.invoiceTtlMs,
+      expiresAt: now + CRYPTO_INVOICE_TTL_MS,
       reference: order.checkoutId,
     });
     order.payments.push(p);
@@ -369,17 +364,11 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
   const payment = p;
   emitEvent(core, order, 'payment.detected', {
     ...orderEventData(order),
-    payment: {
-      paymentId: p.paymentId,
-      method: p.method.id,
-      amount: send,
-      currency: p.currency,
-      status: 'confirming',
-    },
+    payment: paymentData(p, send, 'confirming'),
   });
   if (paidInFull(p)) {
     p.status = 'confirming';
-    core.scheduler.at(now + core.tuning.confirmingMs, () => {
+    core.scheduler.at(now + CONFIRMING_MS, () => {
       if (order.status !== 'pending' || payment.status !== 'confirming') return;
       payment.status = 'confirmed';
       payment.confirmedAt = core.clock.now();
@@ -391,7 +380,7 @@ export function customerPays(core: Core, order: OrderState, amount: number | und
 
 /** Spec §3 "pending -> expired: never paid". A payment already confirming keeps the checkout alive. */
 export function scheduleExpiry(core: Core, order: OrderState): void {
-  core.scheduler.at(order.createdAt + core.tuning.checkoutExpiryMs, () => {
+  core.scheduler.at(order.createdAt + CHECKOUT_EXPIRY_MS, () => {
     if (order.status !== 'pending' || order.payments.some((p) => p.status === 'confirming')) return;
     const now = core.clock.now();
     order.status = 'expired';

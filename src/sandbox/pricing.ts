@@ -1,10 +1,7 @@
 /**
- * Prices by the spec (§1 rules 5, 7, 8): an item's `amount` is the denomination the
- * end-customer receives, in the product's `productCurrency`; catalog and B2B prices are in
- * its `costCurrency`, a checkout's in its `paymentCurrency`. The sandbox converts the
- * denomination at the order's rates (spec §2 formula) and applies the surface's price
- * factor (B2B: minus the tier discount; retail: before markup). The catalog's `minCost` is
- * the same price for the SKU's `min`, so `minCost / min` is the price per face unit.
+ * Prices (spec §1 rules 5, 7, 8): the denomination (`amount`, in `productCurrency`) converted
+ * at the order's rates into `costCurrency` (catalog, B2B) or the checkout's `paymentCurrency`,
+ * times the surface's price factor. The catalog's `minCost` is the price of the SKU's `min`.
  */
 import type { Product } from '../schemas/catalog.js';
 import { RatesService } from './rates.js';

@@ -5,14 +5,6 @@
 import { REQUEST_RATES } from './choices.js';
 import type { AccountState, RateLimitSetting } from './model.js';
 
-export interface RateLimitVerdict {
-  ok: boolean;
-  perSecond: number;
-  retryAfterMs: number;
-}
-
-const OK: RateLimitVerdict = { ok: true, perSecond: 0, retryAfterMs: 0 };
-
 export function resolveRate(
   account: AccountState,
   rateLimitTier: string | undefined,
@@ -28,12 +20,8 @@ export function resolveRate(
   return REQUEST_RATES[rateLimitTier ?? 'strict'] ?? REQUEST_RATES.strict ?? null;
 }
 
-export function take(
-  account: AccountState,
-  rate: { perSecond: number; burst: number } | null,
-  now: number,
-): RateLimitVerdict {
-  if (!rate) return OK;
+/** Takes a token from the account's bucket: 0 when there was one, else the ms until one refills. */
+export function take(account: AccountState, rate: { perSecond: number; burst: number }, now: number): number {
   let bucket = account.bucket;
   if (!bucket) {
     bucket = { tokens: rate.burst, updatedAt: now };
@@ -44,11 +32,7 @@ export function take(
   bucket.updatedAt = now;
   if (bucket.tokens >= 1) {
     bucket.tokens -= 1;
-    return OK;
+    return 0;
   }
-  return {
-    ok: false,
-    perSecond: rate.perSecond,
-    retryAfterMs: Math.ceil(((1 - bucket.tokens) / rate.perSecond) * 1000),
-  };
+  return Math.ceil(((1 - bucket.tokens) / rate.perSecond) * 1000);
 }

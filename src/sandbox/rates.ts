@@ -9,9 +9,6 @@ import type { RatesFixture } from './fixtures.js';
 import { hashUnit } from './random.js';
 
 export class RatesService {
-  private cacheKey = '';
-  private cache: Rates | undefined;
-
   constructor(
     private readonly fixture: RatesFixture,
     private readonly seed: number,
@@ -55,17 +52,13 @@ export class RatesService {
   at(now: number): Rates {
     const cryptoWindow = Math.floor(now / CRYPTO_RATE_REFRESH_MS);
     const fiatWindow = Math.floor(now / FIAT_RATE_REFRESH_MS);
-    const key = `${cryptoWindow}:${fiatWindow}`;
-    if (this.cache && key === this.cacheKey) return this.cache;
     const rates: Record<string, number> = {};
     for (const [code, c] of Object.entries(this.fixture.currencies)) {
       const window = c.kind === 'crypto' ? cryptoWindow : fiatWindow;
       const wobble = c.drift === 0 ? 0 : (hashUnit(this.seed, `${code}:${window}`) * 2 - 1) * c.drift;
       rates[code] = Number((c.rate * (1 + wobble)).toPrecision(8));
     }
-    this.cache = { base: this.fixture.base, rates };
-    this.cacheKey = key;
-    return this.cache;
+    return { base: this.fixture.base, rates };
   }
 
   /** Spec §2: `amountInTo = amountInFrom / rates[from] * rates[to]`. */

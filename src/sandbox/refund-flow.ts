@@ -4,7 +4,7 @@
  * first (balance and cards are auto-refundable, crypto is not); any remainder waits for a
  * refund method (`awaiting_method`), chosen through the operator API in the sandbox.
  */
-import { BALANCE_METHOD_ID, REASONS } from './choices.js';
+import { BALANCE_METHOD_ID, CONFIRMING_MS, REASONS } from './choices.js';
 import type { Core } from './context.js';
 import { validationError } from './errors.js';
 import type { AccountState, OrderState, RefundState } from './model.js';
@@ -159,7 +159,7 @@ export function chooseRefundMethod(
   refund.status = 'processing';
   refund.updatedAt = now;
   const order = core.store.orders.get(refund.checkoutId);
-  core.scheduler.at(now + core.tuning.confirmingMs, () => {
+  core.scheduler.at(now + CONFIRMING_MS, () => {
     if (refund.status !== 'processing') return;
     const at = core.clock.now();
     refund.updatedAt = at;

@@ -1,8 +1,5 @@
-/**
- * A small router of its own: routes are "METHOD /path/{param}" templates matched by
- * segment. Routes are indexed by method and segment count, so a lookup compares a
- * handful of candidates without regexes or allocation beyond the params object.
- */
+/** A small router of its own: routes are "METHOD /path/{param}" templates matched by segment. */
+import type { Scope } from '../schemas/scopes.js';
 import type { Core } from './context.js';
 import type { AccountState, ApiKeyRecord } from './model.js';
 
@@ -32,7 +29,14 @@ export type OperatorContext = BaseContext;
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type RouteDef =
-  | { kind: 'api'; method: Method; path: string; handler: (ctx: ApiContext) => Result | Promise<Result> }
+  | {
+      kind: 'api';
+      method: Method;
+      path: string;
+      /** The scope a key needs (null: any valid key). */
+      scope: Scope | null;
+      handler: (ctx: ApiContext) => Result | Promise<Result>;
+    }
   | {
       kind: 'operator';
       method: Method;
@@ -43,9 +47,10 @@ export type RouteDef =
 export function api(
   method: Method,
   path: string,
+  scope: Scope | null,
   handler: (ctx: ApiContext) => Result | Promise<Result>,
 ): RouteDef {
-  return { kind: 'api', method, path, handler };
+  return { kind: 'api', method, path, scope, handler };
 }
 
 export function operator(
@@ -64,56 +69,44 @@ export interface CompiledRoute {
   def: RouteDef;
   /** "METHOD /path/{}" form used by fault rules. */
   faultKey: string;
-  /** "METHOD /path/{name}" form used by the scope table. */
-  key: string;
+  /** Path segments; a parameter's is its name in braces. */
   segments: string[];
-  paramNames: Array<string | null>;
 }
 
 export class Router {
-  private readonly index = new Map<string, CompiledRoute[]>();
-  readonly routes: CompiledRoute[] = [];
+  private readonly routes: CompiledRoute[];
 
-  add(def: RouteDef): CompiledRoute {
-    const segments = def.path.split('/').slice(1);
-    const paramNames = segments.map((s) => (s.startsWith('{') && s.endsWith('}') ? s.slice(1, -1) : null));
-    const compiled: CompiledRoute = {
-      def,
-      key: `${def.method} ${def.path}`,
-      faultKey: `${def.method} /${segments.map((s, i) => (paramNames[i] ? '{}' : s)).join('/')}`,
-      segments,
-      paramNames,
-    };
-    const slot = `${def.method} ${segments.length}`;
-    const list = this.index.get(slot) ?? [];
-    list.push(compiled);
-    // Static routes win over parameterised ones of the same length.
-    list.sort((a, b) => a.paramNames.filter(Boolean).length - b.paramNames.filter(Boolean).length);
-    this.index.set(slot, list);
-    this.routes.push(compiled);
-    return compiled;
+  constructor(defs: readonly RouteDef[]) {
+    const isParam = (s: string) => s.startsWith('{') && s.endsWith('}');
+    this.routes = defs.map((def) => {
+      const segments = def.path.split('/').slice(1);
+      const faultKey = `${def.method} /${segments.map((s) => (isParam(s) ? '{}' : s)).join('/')}`;
+      return { def, faultKey, segments };
+    });
+    // Static routes win over parameterised ones of the same shape.
+    const params = (r: CompiledRoute) => r.segments.filter(isParam).length;
+    this.routes.sort((a, b) => params(a) - params(b));
   }
 
   match(method: string, path: string): { route: CompiledRoute; params: Record<string, string> } | undefined {
-    const parts = path.split('/');
-    // "/a/b" -> ["", "a", "b"]; a trailing slash adds an empty segment we ignore.
-    const end = parts.length > 2 && parts[parts.length - 1] === '' ? parts.length - 1 : parts.length;
-    const n = end - 1;
-    const candidates = this.index.get(`${method} ${n}`);
-    if (!candidates) return undefined;
-    outer: for (const route of candidates) {
-      for (let i = 0; i < n; i++) {
-        if (route.paramNames[i] === null && route.segments[i] !== parts[i + 1]) continue outer;
-        if (route.paramNames[i] !== null && parts[i + 1] === '') continue outer;
-      }
+    const parts = path.split('/').slice(1);
+    // A trailing slash adds an empty segment we ignore.
+    if (parts.length > 1 && parts.at(-1) === '') parts.pop();
+    outer: for (const route of this.routes) {
+      if (route.def.method !== method || route.segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
-      for (let i = 0; i < n; i++) {
-        const name = route.paramNames[i];
-        if (!name) continue;
-        try {
-          params[name] = decodeURIComponent(parts[i + 1] as string);
-        } catch {
-          return undefined;
+      for (const [i, segment] of route.segments.entries()) {
+        const part = parts[i] as string;
+        if (!segment.startsWith('{')) {
+          if (segment !== part) continue outer;
+        } else if (part === '') {
+          continue outer;
+        } else {
+          try {
+            params[segment.slice(1, -1)] = decodeURIComponent(part);
+          } catch {
+            return undefined;
+          }
         }
       }
       return { route, params };

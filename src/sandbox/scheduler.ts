@@ -5,10 +5,9 @@
  */
 import type { VirtualClock } from './clock.js';
 
-export interface Task {
+interface Task {
   readonly at: number;
   readonly seq: number;
-  cancelled: boolean;
   readonly run: () => void;
 }
 
@@ -27,15 +26,9 @@ export class Scheduler {
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 
-  at(at: number, run: () => void): Task {
-    const task: Task = { at, seq: this.seq++, cancelled: false, run };
-    this.push(task);
+  at(at: number, run: () => void): void {
+    this.push({ at, seq: this.seq++, run });
     if (!this.running) this.arm();
-    return task;
-  }
-
-  get size(): number {
-    return this.heap.length;
   }
 
   /**
@@ -56,9 +49,7 @@ export class Scheduler {
     const rest = target - this.clock.now();
     if (rest > 0) this.clock.advance(rest);
     this.runDue();
-    // A real timer armed before (or during) the jump counts down real time from an older
-    // virtual now: it would fire late and, since later tasks do not re-arm, hold them all
-    // back. Re-arm from the new now.
+    // A timer armed before the jump counts from an older virtual now and would hold later tasks back.
     this.disarm();
     this.arm();
     return this.clock.now();
@@ -73,7 +64,6 @@ export class Scheduler {
         const top = this.heap[0];
         if (!top || top.at > this.clock.now()) break;
         this.pop();
-        if (top.cancelled) continue;
         try {
           top.run();
         } catch (error) {

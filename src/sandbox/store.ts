@@ -1,9 +1,6 @@
 /**
- * The sandbox's in-memory state: accounts, keys, orders (both surfaces), deposits,
- * refunds, webhook endpoints and the balance ledger. Plain maps by id, and per account
- * its records in creation order (arrays appended to); list routes filter, sort and slice
- * those per request (validation.ts `paginate`). The rules that change the records live in
- * the flow modules (fulfillment, payments, refund-flow...).
+ * The sandbox's in-memory state: plain maps by id, and per account its records in
+ * creation order. The rules that change the records live in the flow modules.
  */
 import { hash } from 'node:crypto';
 import { SCOPES } from '../schemas/scopes.js';
@@ -22,11 +19,7 @@ import type {
 import { round2 } from './model.js';
 import type { IdFactory } from './random.js';
 
-/**
- * SHA-256 of a key, hex. `crypto.hash` (Node 20.12+), not `createHash`: it is the one hash
- * of every authenticated request, and the one-shot form costs a fifth as much (about 1 µs
- * against 5 µs, 2026-12-01), so no per-key cache is needed.
- */
+/** SHA-256 of a key, hex: the one-shot `crypto.hash` (Node 20.12+) is cheap enough for every request. */
 export function hashKey(apiKey: string): string {
   return hash('sha256', apiKey);
 }
@@ -49,11 +42,7 @@ export class Store {
   readonly orders = new Map<string, OrderState>();
   /** Per account, its orders of both surfaces in creation order. */
   readonly ordersByUser = new Map<string, OrderState[]>();
-  /**
-   * externalRef -> order, per account, across both surfaces (spec §1 rule 10): the replay
-   * of a create and `GET /b2b/orders?externalRef=` find their order without walking the
-   * account's history.
-   */
+  /** externalRef -> order, per account, across both surfaces (spec §1 rule 10). */
   readonly refs = new Map<string, Map<string, OrderState>>();
   readonly deposits = new Map<string, DepositState>();
   /** Per account, its deposits in creation order. */
@@ -97,9 +86,10 @@ export class Store {
     this.ledger.set(userId, []);
     this.deliveries.set(userId, []);
     if (input.balanceUsd > 0) this.move(account, 'initial', input.balanceUsd, {});
+    // Spec §5 rule 4: "Default scopes for a new key are all eight scopes in the table."
     const apiKey = this.issueKey(
       userId,
-      input.scopes === undefined ? [...defaultScopes()] : input.scopes,
+      input.scopes === undefined ? [...SCOPES] : input.scopes,
       input.apiKey,
     );
     return { account, apiKey };
@@ -140,9 +130,4 @@ export class Store {
     this.ordersByUser.get(order.userId)?.push(order);
     if (order.externalRef !== null) this.refs.get(order.userId)?.set(order.externalRef, order);
   }
-}
-
-/** Spec §5 rule 4: "Default scopes for a new key are all eight scopes in the table." */
-function defaultScopes(): readonly string[] {
-  return SCOPES;
 }

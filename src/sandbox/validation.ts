@@ -8,7 +8,6 @@ import { type Product, requiredFieldNames, type Sku } from '../schemas/catalog.j
 import {
   CHECKOUT_ITEMS_MAX,
   CHECKOUT_ITEMS_MIN,
-  EXTERNAL_REF_MAX,
   ListQuery,
   type ListQuery as ListQueryT,
 } from '../schemas/common.js';
@@ -24,7 +23,6 @@ const Items = z.array(Line).min(CHECKOUT_ITEMS_MIN).max(CHECKOUT_ITEMS_MAX);
 
 /** `POST /b2b/orders`: the shared schema with the 1-50 item bound of §8 rule 3. */
 export const B2bOrderBody = CreateOrderRequest.extend({
-  externalRef: z.string().min(1).max(EXTERNAL_REF_MAX),
   items: Items,
   callbackUrl: z.string().min(1).optional(),
 });
@@ -41,7 +39,6 @@ export const CheckoutBody = CreateCheckoutRequest.extend({
     .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code (2 upper-case letters)')
     .refine(isAssignedCountry, 'is not an assigned ISO 3166-1 alpha-2 country code')
     .optional(),
-  externalRef: z.string().min(1).max(EXTERNAL_REF_MAX).optional(),
   callbackUrl: z.string().min(1).optional(),
   payment: z
     .object({ paymentMethodId: z.string().min(1), payCurrency: z.string().min(1).optional() })
@@ -89,7 +86,7 @@ export function resolveLines(
         field: `items[${i}].productId`,
       });
     }
-    const sku = core.catalog.sku(product, line.skuId);
+    const sku = product.skus.find((s) => s.id === line.skuId);
     if (!sku) {
       throw new ApiError(404, 'NOT_FOUND', `SKU ${line.skuId} not found in ${product.productId}`, {
         field: `items[${i}].skuId`,

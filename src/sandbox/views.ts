@@ -1,7 +1,6 @@
 /**
- * JSON shapes of the spec §2 resources, built from state. Plain object literals (no
- * schema parse per response) keep the hot path cheap; the conformance tests check the
- * shapes against the shared zod schemas instead.
+ * JSON shapes of the spec §2 resources, built from state as plain literals; the
+ * conformance tests check them against the shared zod schemas.
  */
 import { maskSecret } from './choices.js';
 import type { Core } from './context.js';
@@ -215,44 +214,19 @@ export function checkoutSummaryView(order: OrderState) {
   };
 }
 
+/** The spec's deposit record: the state without its invoice (the record's fields are in the spec's order). */
 export function depositView(d: DepositState) {
-  return {
-    depositId: d.depositId,
-    userId: d.userId,
-    email: d.email,
-    currency: d.currency,
-    paymentCurrency: d.paymentCurrency,
-    amount: d.amount,
-    status: d.status,
-    expiresAt: d.expiresAt,
-    createdAt: d.createdAt,
-    confirmedAt: d.confirmedAt,
-    updatedAt: d.updatedAt,
-  };
+  const { payment, ...view } = d;
+  return view;
 }
 
+/** The spec's refund record: the state without the sandbox's own bookkeeping. */
 export function refundView(r: RefundState) {
-  return {
-    id: r.id,
-    checkoutId: r.checkoutId,
-    totalAmount: r.totalAmount,
-    currency: r.currency,
-    status: r.status,
-    createdAt: r.createdAt,
-    completedAt: r.completedAt,
-    updatedAt: r.updatedAt,
-    email: r.email,
-    remainingAmount: r.remainingAmount,
-    items: r.items,
-    autoRefunds: r.autoRefunds,
-    method: r.method,
-    initiatedBy: r.initiatedBy,
-    reason: r.reason,
-    retryCount: r.retryCount,
-  };
+  const { userId, surface, usdPerUnit, ...view } = r;
+  return view;
 }
 
-/** Spec §2 delivery log entry; no `status` while retries remain (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */
+/** Spec §2 delivery log entry (choices.ts DELIVERY_STATUS_WHILE_RETRYING). */
 export function deliveryView(d: DeliveryState) {
   return {
     id: d.id,

@@ -4,11 +4,12 @@
  * deadline, delivery log) and the one-shot unsigned B2B callback. The sender is
  * injected so tests and users can swap the network out.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { WEBHOOK_ATTEMPTS, WEBHOOK_DEADLINE_MS } from '../schemas/common.js';
 import { DELIVERY_HEADER, EVENT_HEADER, type EventType, SIGNATURE_HEADER } from '../schemas/webhooks.js';
+import { WEBHOOK_BACKOFF_MS } from './choices.js';
 import type { Core, WebhookSender } from './context.js';
 import type { AccountState, DeliveryState, OrderState, WebhookEndpoint } from './model.js';
 
@@ -45,16 +46,12 @@ export function signatureHeader(secrets: readonly string[], t: number, rawBody: 
 }
 
 /** The secrets that verify at `t`: the current one, and the previous one for 24 h after rotation. */
-export function activeSecrets(wh: WebhookEndpoint, t: number): string[] {
+function activeSecrets(wh: WebhookEndpoint, t: number): string[] {
   const secrets = [wh.secret];
   if (wh.previousSecret && wh.previousSecretExpiresAt !== null && t < wh.previousSecretExpiresAt) {
     secrets.push(wh.previousSecret);
   }
   return secrets;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 /** Spec §6: "Payload of `data` for each event type: not shown." Never card codes. */
@@ -73,9 +70,8 @@ export function orderEventData(order: OrderState): Record<string, unknown> {
 export type NotEmitted = 'not_retailer' | 'no_endpoint' | 'not_subscribed';
 
 /**
- * Emits a retailer event for a checkout: filtered by the endpoint's `events` (which also
- * governs `callbackUrl` overrides), sent to the override or the endpoint URL. The flows
- * ignore the answer; `POST /_sandbox/trigger` reports it.
+ * Emits a retailer event for a checkout, filtered by the endpoint's `events` (which also
+ * govern `callbackUrl` overrides). The flows ignore the answer; `/_sandbox/trigger` reports it.
  */
 export function emitEvent(
   core: Core,
@@ -110,7 +106,7 @@ function createDelivery(
     url,
     userId: account.userId,
     checkoutId,
-    payloadHash: sha256(body),
+    payloadHash: hash('sha256', body),
     error: null,
     status: null,
     attempts: 0,
@@ -132,36 +128,37 @@ function signedHeaders(wh: WebhookEndpoint, delivery: DeliveryState, t: number):
   };
 }
 
+/** One POST within the §6 deadline: the receiver's status (0 when none) and why it failed, if it did. */
+async function post(
+  core: Core,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; error: string | null }> {
+  try {
+    const { status } = await core.sender({ url, headers, body, timeoutMs: WEBHOOK_DEADLINE_MS });
+    return { status, error: status >= 200 && status < 300 ? null : `HTTP ${status}` };
+  } catch (error) {
+    return { status: 0, error: describe(error) };
+  }
+}
+
 function attempt(core: Core, delivery: DeliveryState): void {
   const wh = core.store.accounts.get(delivery.userId)?.webhook;
   if (!wh) {
-    // Nothing to sign with and nowhere to send: the attempt fails without a request, and
-    // the retries still run (an endpoint set again meanwhile gets them), so the entry is
-    // `failed` only after the fifth, like any other (choices.ts DELIVERY_STATUS_WHILE_RETRYING).
+    // Nowhere to send: the attempt fails unsent and the retries still run (an endpoint set
+    // again meanwhile gets them).
     settle(core, delivery, 'webhook endpoint removed');
     return;
   }
-  const t = core.clock.now();
-  core
-    .sender({
-      url: delivery.url,
-      headers: signedHeaders(wh, delivery, t),
-      body: delivery.body,
-      timeoutMs: WEBHOOK_DEADLINE_MS,
-    })
-    .then(
-      (res) => settle(core, delivery, res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`),
-      (error: unknown) => settle(core, delivery, describe(error)),
-    );
+  const headers = signedHeaders(wh, delivery, core.clock.now());
+  void post(core, delivery.url, headers, delivery.body).then((r) => settle(core, delivery, r.error));
 }
 
 /**
- * Records an attempt's outcome. Spec §6: "A delivery that exhausts retries is marked
- * `failed`": the entry is `sent` when an attempt gets through, `failed` only when the fifth
- * attempt has failed, and has no `status` in between (attempts < 5, `error` of the last
- * attempt; choices.ts DELIVERY_STATUS_WHILE_RETRYING). Both are final: a settled entry is
- * never rewritten. `attempts` counts finished attempts, so status, error and attempts always
- * describe the same attempt.
+ * Records an attempt's outcome: `sent`, `failed` after the fifth failure, no status in
+ * between (choices.ts DELIVERY_STATUS_WHILE_RETRYING). `attempts` counts finished attempts,
+ * so status, error and attempts always describe the same attempt.
  */
 function settle(core: Core, delivery: DeliveryState, error: string | null): void {
   if (delivery.status !== null) return;
@@ -178,8 +175,7 @@ function settle(core: Core, delivery: DeliveryState, error: string | null): void
     delivery.status = 'failed';
     return;
   }
-  const backoff =
-    core.tuning.webhookBackoffMs[delivery.attempts - 1] ?? core.tuning.webhookBackoffMs.at(-1) ?? 60_000;
+  const backoff = WEBHOOK_BACKOFF_MS[delivery.attempts - 1] as number;
   core.scheduler.at(now + backoff, () => attempt(core, delivery));
 }
 
@@ -195,8 +191,7 @@ function describe(error: unknown): string {
 
 /**
  * `POST /retailer/v1/webhook/test`: a synchronous signed `ping`, logged like any delivery.
- * It is not retried (the caller gets the receiver's status at once), so its one attempt is
- * its last and the entry is final at once: `sent` or `failed` with `attempts: 1`.
+ * It is not retried, so its one attempt is final: `sent` or `failed` with `attempts: 1`.
  */
 export async function ping(
   core: Core,
@@ -207,23 +202,13 @@ export async function ping(
     message: 'ping',
     userId: account.userId,
   });
-  const t = core.clock.now();
   delivery.attempts = 1;
-  let status = 0;
-  let error: string | null = null;
-  try {
-    status = (
-      await core.sender({
-        url: wh.url,
-        headers: signedHeaders(wh, delivery, t),
-        body: delivery.body,
-        timeoutMs: WEBHOOK_DEADLINE_MS,
-      })
-    ).status;
-    if (status < 200 || status >= 300) error = `HTTP ${status}`;
-  } catch (e) {
-    error = describe(e);
-  }
+  const { status, error } = await post(
+    core,
+    wh.url,
+    signedHeaders(wh, delivery, core.clock.now()),
+    delivery.body,
+  );
   delivery.status = error === null ? 'sent' : 'failed';
   delivery.error = error;
   delivery.updatedAt = core.clock.now();
@@ -256,21 +241,12 @@ export function sendB2bCallback(core: Core, order: OrderState): void {
     })),
     timestamp: now,
   });
-  order.callback = { attemptedAt: now, status: null, error: null };
-  const record = order.callback;
-  core
-    .sender({
-      url,
-      headers: { 'content-type': 'application/json', 'user-agent': 'giftcodes-sandbox-callback/1' },
-      body,
-      timeoutMs: WEBHOOK_DEADLINE_MS,
-    })
-    .then(
-      (res) => {
-        record.status = res.status;
-      },
-      (error: unknown) => {
-        record.error = describe(error);
-      },
-    );
+  const record: NonNullable<OrderState['callback']> = { attemptedAt: now, status: null, error: null };
+  order.callback = record;
+  const headers = { 'content-type': 'application/json', 'user-agent': 'giftcodes-sandbox-callback/1' };
+  void post(core, url, headers, body).then(({ status, error }) => {
+    // The receiver's status when it answered; the network error when it did not.
+    if (status > 0) record.status = status;
+    else record.error = error;
+  });
 }

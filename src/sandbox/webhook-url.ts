@@ -8,6 +8,7 @@
 import { promises as dns } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { HOST_LOOKUP_TIMEOUT_MS, UNRESOLVABLE_WEBHOOK_HOST } from './choices.js';
+import { isLoopbackHostname } from './loopback.js';
 
 /** Resolves a hostname to its addresses (v4 and v6); rejects when it does not resolve. */
 export type LookupHost = (hostname: string) => Promise<string[]>;
@@ -72,31 +73,10 @@ for (const [net, prefix] of [
 ] as const)
   NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
 
-/** `::ffff:a.b.c.d` or `::ffff:xxxx:yyyy` -> `a.b.c.d`, so a mapped address is judged as IPv4. */
-function unmapped(address: string): string | null {
-  const m = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
-  if (!m) return null;
-  if (m[1]) return m[1];
-  const hi = Number.parseInt(m[2] ?? '0', 16);
-  const lo = Number.parseInt(m[3] ?? '0', 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
-
+/** BlockList judges an IPv4-mapped IPv6 address (`::ffff:10.0.0.5`) by its IPv4 rules. */
 export function isPublicAddress(address: string): boolean {
-  const v4 = isIP(address) === 4 ? address : unmapped(address);
-  if (v4) return !NON_PUBLIC.check(v4, 'ipv4');
-  if (isIP(address) === 6) return !NON_PUBLIC.check(address, 'ipv6');
-  return false;
-}
-
-function isLoopbackHost(host: string): boolean {
-  return (
-    host === 'localhost' ||
-    host.endsWith('.localhost') ||
-    host.startsWith('127.') ||
-    host === '[::1]' ||
-    host === '::1'
-  );
+  const family = isIP(address);
+  return family !== 0 && !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** The URL's hostname, lower case, brackets and a trailing root dot (`localhost.`) removed. */
@@ -123,9 +103,9 @@ export function webhookUrlProblem(raw: string, allowHttp: boolean): string | nul
   if (url.username !== '' || url.password !== '') return 'must not carry user:password@ credentials';
   const host = hostOf(url);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https';
-  if (allowHttp && isLoopbackHost(host)) return null;
+  if (allowHttp && isLoopbackHostname(host)) return null;
   if (url.protocol !== 'https:') return 'must use https';
-  if (isLoopbackHost(host)) return 'localhost is not allowed';
+  if (isLoopbackHostname(host)) return 'localhost is not allowed';
   if (isIP(host) !== 0) return 'IP addresses are not allowed';
   if (!host.includes('.') || INTERNAL_SUFFIXES.some((s) => host.endsWith(s)))
     return 'internal hostnames are not allowed';
@@ -145,7 +125,7 @@ export async function checkWebhookUrl(
   const problem = webhookUrlProblem(raw, allowHttp);
   if (problem) return problem;
   const host = hostOf(new URL(raw));
-  if (allowHttp && isLoopbackHost(host)) return null;
+  if (allowHttp && isLoopbackHostname(host)) return null;
   let addresses: string[];
   try {
     addresses = await lookupHost(host);

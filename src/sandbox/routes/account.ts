@@ -1,15 +1,17 @@
 /** Account records and the retailer default markup (spec §2 "Account record", §1 rule 11). */
 import * as z from 'zod';
-import { MARKUP_FIELD, MARKUP_FIELD_ALIASES, REASONS } from '../choices.js';
+import { MARKUP_FIELD, MARKUP_FIELD_ALIASES, MARKUP_PATCH_SCOPE, REASONS } from '../choices.js';
 import { limitExceeded, validationError } from '../errors.js';
 import { effectiveLimits } from '../limits.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { accountView } from '../views.js';
 
 export const accountRoutes: RouteDef[] = [
-  api('GET', '/b2b/account', ({ core, account }) => ok(accountView(core, account, 'b2b'))),
-  api('GET', '/retailer/v1/account', ({ core, account }) => ok(accountView(core, account, 'retailer'))),
-  api('PATCH', '/retailer/v1/account', ({ core, account, body }) => {
+  api('GET', '/b2b/account', 'balance:read', ({ core, account }) => ok(accountView(core, account, 'b2b'))),
+  api('GET', '/retailer/v1/account', 'balance:read', ({ core, account }) =>
+    ok(accountView(core, account, 'retailer')),
+  ),
+  api('PATCH', '/retailer/v1/account', MARKUP_PATCH_SCOPE, ({ core, account, body }) => {
     const record = (body ?? {}) as Record<string, unknown>;
     const field = [MARKUP_FIELD, ...MARKUP_FIELD_ALIASES].find((f) => record[f] !== undefined);
     if (!field) {

@@ -2,5 +2,7 @@
 import { api, ok, type RouteDef } from '../router.js';
 
 export const balanceRoutes: RouteDef[] = [
-  api('GET', '/b2b/balance', ({ account }) => ok({ balance: account.balance, currency: 'USD' })),
+  api('GET', '/b2b/balance', 'balance:read', ({ account }) =>
+    ok({ balance: account.balance, currency: 'USD' }),
+  ),
 ];

@@ -15,9 +15,11 @@ function priced(core: Core, discount: number | null) {
 }
 
 export const catalogRoutes: RouteDef[] = [
-  api('GET', '/b2b/products', ({ core, account }) => ok(priced(core, discountPercent(account)))),
-  api('GET', '/retailer/v1/catalog', ({ core }) => ok(priced(core, null))),
-  api('GET', '/retailer/v1/payment-methods', ({ core }) =>
+  api('GET', '/b2b/products', 'products:read', ({ core, account }) =>
+    ok(priced(core, discountPercent(account))),
+  ),
+  api('GET', '/retailer/v1/catalog', 'products:read', ({ core }) => ok(priced(core, null))),
+  api('GET', '/retailer/v1/payment-methods', 'products:read', ({ core }) =>
     ok({ [PAYMENT_METHODS_LIST_KEY]: methodsFor(core, Number.POSITIVE_INFINITY, 'checkout') }),
   ),
 ];

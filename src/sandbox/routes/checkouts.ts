@@ -5,7 +5,7 @@
  */
 import { ORDER_STATUSES } from '../../schemas/orders.js';
 import { Catalog } from '../catalog.js';
-import { DEFAULT_PAYMENT_CURRENCY, REASONS } from '../choices.js';
+import { CRYPTO_INVOICE_TTL_MS, DEFAULT_PAYMENT_CURRENCY, REASONS } from '../choices.js';
 import { utcDayStart } from '../clock.js';
 import type { Core } from '../context.js';
 import { limitExceeded, validationError } from '../errors.js';
@@ -64,7 +64,7 @@ function checkCaps(core: Core, account: AccountState): void {
 }
 
 export const checkoutRoutes: RouteDef[] = [
-  api('POST', '/retailer/v1/checkouts', async ({ core, account, body }) => {
+  api('POST', '/retailer/v1/checkouts', 'orders:create', async ({ core, account, body }) => {
     const input = parse(CheckoutBody, body);
     const replayed = () => {
       const existing = replay(core, account, input.externalRef, 'retailer');
@@ -166,7 +166,7 @@ export const checkoutRoutes: RouteDef[] = [
           appliedAmount: totalAmount,
           appliedCurrency: paymentCurrency,
           rates: freeze(current, [paymentCurrency, currency]),
-          expiresAt: now + core.tuning.invoiceTtlMs,
+          expiresAt: now + CRYPTO_INVOICE_TTL_MS,
           reference: checkoutId,
         });
         order.payments.push(p);
@@ -176,14 +176,10 @@ export const checkoutRoutes: RouteDef[] = [
     core.store.addOrder(order);
     scheduleExpiry(core, order);
     if (method?.id === 'balance') invoice = invoiceView(core, payWithBalance(core, account, order));
-    const extras = {
-      methods: methodsFor(core, totalUsd, 'checkout'),
-      invoice: method ? invoice : undefined,
-      create: true,
-    };
-    return ok(checkoutView(core, order, extras), 201);
+    const methods = methodsFor(core, totalUsd, 'checkout');
+    return ok(checkoutView(core, order, { methods, invoice, create: true }), 201);
   }),
-  api('GET', '/retailer/v1/checkouts', ({ core, account, query }) => {
+  api('GET', '/retailer/v1/checkouts', 'orders:read', ({ core, account, query }) => {
     const q = parseQuery(CheckoutListQuery, query);
     const { page, pagination } = paginate(
       core.store.ordersByUser.get(account.userId) ?? [],
@@ -193,7 +189,7 @@ export const checkoutRoutes: RouteDef[] = [
     );
     return ok({ checkouts: page.map(checkoutSummaryView), pagination });
   }),
-  api('GET', '/retailer/v1/checkouts/{checkoutId}', ({ core, account, params }) =>
+  api('GET', '/retailer/v1/checkouts/{checkoutId}', 'orders:read', ({ core, account, params }) =>
     ok(checkoutView(core, requireOrder(core, account, params.checkoutId ?? '', 'retailer'))),
   ),
 ];

@@ -55,9 +55,8 @@ export function replay(
 }
 
 /**
- * Spec §4 `callbackUrl`: "https with a public hostname" (the webhook URL rules, DNS included).
- * It awaits a lookup: callers check their externalRef replay again afterwards, since a twin
- * request may have created the order meanwhile.
+ * Spec §4 `callbackUrl`: "https with a public hostname". It awaits a DNS lookup, so callers
+ * check their externalRef replay again afterwards (a twin request may have created it).
  */
 export async function checkCallbackUrl(core: Core, url: string): Promise<void> {
   const problem = await checkWebhookUrl(url, core.allowHttpWebhooks, core.lookupHost);
@@ -104,11 +103,7 @@ export function freeze(rates: Record<string, number>, currencies: Iterable<strin
   return out;
 }
 
-/**
- * A new, unfulfilled item of an order or checkout. The surfaces differ only in price
- * and markup: B2B items carry none (so nothing is left to credit), retailer items carry
- * the partner's markup, credited to the balance when the item completes.
- */
+/** A new, unfulfilled item; B2B items carry no markup, so nothing is left to credit. */
 export function newItem(
   core: Core,
   line: ResolvedLine,

@@ -2,10 +2,9 @@
  * Deposits (spec §2, §3, §4): top-ups with an invoice, `pending -> confirming ->
  * confirmed|failed|expired`, expiry after 60 virtual minutes, balance credited on confirm.
  */
-import * as z from 'zod';
 import { DEPOSIT_EXPIRY_MS } from '../../schemas/common.js';
-import { DEPOSIT_STATUSES } from '../../schemas/deposits.js';
-import { BALANCE_METHOD_ID, REASONS } from '../choices.js';
+import { CreateDepositRequest, DEPOSIT_STATUSES } from '../../schemas/deposits.js';
+import { BALANCE_METHOD_ID, CONFIRMING_MS, REASONS } from '../choices.js';
 import type { Core } from '../context.js';
 import { limitExceeded, validationError } from '../errors.js';
 import { effectiveLimits } from '../limits.js';
@@ -24,20 +23,10 @@ import { listQuerySchema, paginate, parse, parseQuery } from '../validation.js';
 import { depositView, invoiceView } from '../views.js';
 import { paymentCurrencyOf, ratesOrThrow, requireDeposit } from './common.js';
 
-const DepositBody = z.object({
-  amount: z.number().positive(),
-  paymentCurrency: z.string().min(1),
-  paymentMethodId: z.string().min(1).optional(),
-});
-
 const DepositListQuery = listQuerySchema(DEPOSIT_STATUSES);
 
 /** Operator: the payer's transaction is seen; confirmed after the confirming delay (or `delayMs`). */
-export function confirmDeposit(
-  core: Core,
-  d: DepositState,
-  delayMs = core.tuning.confirmingMs,
-): DepositState {
+export function confirmDeposit(core: Core, d: DepositState, delayMs = CONFIRMING_MS): DepositState {
   if (d.status !== 'pending') {
     throw validationError(`Deposit is ${d.status}; only pending deposits can be confirmed`, {
       reason: REASONS.notPending,
@@ -70,11 +59,9 @@ export function confirmDeposit(
 }
 
 /**
- * The payer's money arrives on the deposit's invoice (the hosted page, or the operator
- * API): `amount` in the invoice's currency, the whole amount due when omitted. Less than
- * due is an under-payment: the deposit stays pending and its invoice asks for the rest
- * (spec §2 `amount`, the exact amount still to send); once all of it is sent, it confirms.
- * A deposit made without a method gets a card invoice here, as the hosted page would make.
+ * The payer's money arrives on the deposit's invoice (hosted page or operator API); an
+ * under-payment leaves it pending, asking for the rest. A deposit made without a method
+ * gets a card invoice here, as the hosted page would make.
  */
 export function depositPays(core: Core, d: DepositState, amount?: number): DepositState {
   if (d.status !== 'pending') {
@@ -130,8 +117,8 @@ function endDeposit(
 }
 
 export const depositRoutes: RouteDef[] = [
-  api('POST', '/b2b/deposits', ({ core, account, body }) => {
-    const input = parse(DepositBody, body);
+  api('POST', '/b2b/deposits', 'deposits:create', ({ core, account, body }) => {
+    const input = parse(CreateDepositRequest, body);
     const rates = ratesOrThrow(core);
     const paymentCurrency = paymentCurrencyOf(core, input.paymentCurrency);
     const cap = effectiveLimits(account).maxDepositUSD;
@@ -194,7 +181,7 @@ export const depositRoutes: RouteDef[] = [
     if (!method) response.availablePaymentMethods = methodsFor(core, input.amount, 'deposit');
     return ok(response, 201);
   }),
-  api('GET', '/b2b/deposits', ({ core, account, query }) => {
+  api('GET', '/b2b/deposits', 'deposits:read', ({ core, account, query }) => {
     const q = parseQuery(DepositListQuery, query);
     const { page, pagination } = paginate(
       core.store.depositsByUser.get(account.userId) ?? [],
@@ -203,7 +190,7 @@ export const depositRoutes: RouteDef[] = [
     );
     return ok({ data: page.map(depositView), pagination });
   }),
-  api('GET', '/b2b/deposits/{depositId}', ({ core, account, params }) => {
+  api('GET', '/b2b/deposits/{depositId}', 'deposits:read', ({ core, account, params }) => {
     const d = requireDeposit(core, params.depositId, account);
     // Spec §4: "response contains `deposit` with `status`" (spec-minimal: that only).
     if (core.specMinimal) return ok({ deposit: depositView(d) });

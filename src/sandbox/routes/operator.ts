@@ -1,23 +1,22 @@
 /**
- * The operator API under `/_sandbox/` (no API key, loopback only): what the service
- * operator, the dashboard and the payment networks do in real life, for tests and
- * rehearsals. Ledger and orders views are how tests prove nothing was charged twice
- * and nothing was lost.
+ * The operator API under `/_sandbox/` (no API key, loopback only): what the operator, the
+ * dashboard and the payment networks do in real life. The ledger and orders views are how
+ * tests prove nothing was charged twice and nothing was lost.
  */
 import * as z from 'zod';
-import { ACCOUNT_STATUSES, RATE_LIMIT_TIERS } from '../../schemas/account.js';
+import { ACCOUNT_STATUSES, LIMIT_KEYS, RATE_LIMIT_TIERS } from '../../schemas/account.js';
+import { Surface } from '../../schemas/common.js';
 import { EVENT_TYPES, type EventType } from '../../schemas/enums.js';
 import { ALL_SCOPES, SCOPES } from '../../schemas/scopes.js';
 import { DEFAULT_TIER, FIRST_KEY_CAPABILITIES, TIERS } from '../choices.js';
 import type { Core } from '../context.js';
 import { conflict, notFound, validationError } from '../errors.js';
-import { FaultConfigSchema } from '../faults.js';
+import { FaultConfigSchema, RateLimitSchema } from '../faults.js';
 import type { AccountState } from '../model.js';
 import { payPage, payPageAction } from '../pay-page.js';
 import { customerPays } from '../payments.js';
 import { chooseRefundMethod } from '../refund-flow.js';
 import { ok, operator, type Result, type RouteDef } from '../router.js';
-import type { NewAccount } from '../store.js';
 import { parse } from '../validation.js';
 import { accountView, aggregatePayment, depositView, refundView } from '../views.js';
 import { emitEvent, type NotEmitted, orderEventData } from '../webhook-delivery.js';
@@ -34,11 +33,7 @@ const ScopeList = z
 const Tier = z
   .string()
   .refine((t) => TIERS.includes(t), { message: `tier must be one of ${TIERS.join(', ')}` });
-const Capabilities = z.array(z.enum(['b2b', 'retailer']));
-const RateLimit = z.union([
-  z.literal('off'),
-  z.object({ perSecond: z.number().positive(), burst: z.number().int().positive().optional() }),
-]);
+const Capabilities = z.array(Surface);
 
 const CreateAccountBody = z.object({
   tier: Tier.optional(),
@@ -52,18 +47,14 @@ const CreateAccountBody = z.object({
 });
 
 const LimitOverrides = z
-  .object({
-    maxQuantityPerItem: z.number().min(0).nullable(),
-    maxItemsPerOrder: z.number().min(0).nullable(),
-    maxOrderAmountUSD: z.number().min(0).nullable(),
-    dailySpendCapUSD: z.number().min(0).nullable(),
-    monthlySpendCapUSD: z.number().min(0).nullable(),
-    maxDepositUSD: z.number().min(0).nullable(),
-    maxOpenCheckouts: z.number().min(0).nullable(),
-    dailyCheckoutCreations: z.number().min(0).nullable(),
-    maxMarkupPercent: z.number().min(0).nullable(),
-    rateLimitTier: z.enum(RATE_LIMIT_TIERS).nullable(),
-  })
+  .object(
+    Object.fromEntries(
+      LIMIT_KEYS.map((k) => [
+        k,
+        (k === 'rateLimitTier' ? z.enum(RATE_LIMIT_TIERS) : z.number().min(0)).nullable(),
+      ]),
+    ),
+  )
   .partial()
   .strict();
 
@@ -75,7 +66,7 @@ const PatchAccountBody = z.object({
   limits: LimitOverrides.optional(),
   capabilities: Capabilities.optional(),
   /** Per-account request-rate override; null returns to the tier's rate. */
-  rateLimit: RateLimit.nullable().optional(),
+  rateLimit: RateLimitSchema.nullable().optional(),
 });
 
 function requireAccount(core: Core, userId: string | undefined): AccountState {
@@ -95,17 +86,12 @@ export function createAccount(
   input: z.input<typeof CreateAccountBody>,
 ): { userId: string; apiKey: string } {
   const body = parse(CreateAccountBody, input);
-  const spec: NewAccount = {
+  const { account, apiKey } = core.store.createAccount({
+    ...body,
     tier: body.tier ?? DEFAULT_TIER,
     capabilities: body.capabilities ?? FIRST_KEY_CAPABILITIES,
     balanceUsd: body.balanceUsd ?? 0,
-    ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
-    ...(body.status ? { status: body.status } : {}),
-    ...(body.statusNote !== undefined ? { statusNote: body.statusNote } : {}),
-    ...(body.email ? { email: body.email } : {}),
-    ...(body.apiKey ? { apiKey: body.apiKey } : {}),
-  };
-  const { account, apiKey } = core.store.createAccount(spec);
+  });
   return { userId: account.userId, apiKey };
 }
 
@@ -304,10 +290,8 @@ export const operatorRoutes: RouteDef[] = [
 ];
 
 /**
- * An account with a past: `count` earlier B2B orders, completed and charged to
- * nobody (their items are not kept), created before now with refs `history-<n>` (n
- * counts the account's orders, so a second history takes new refs), so tests and
- * benchmarks can show what a run costs on an account with a long history.
+ * An account with a past: `count` earlier completed B2B orders, with no items and no
+ * charge, refs `history-<n>` (n counts the account's orders, so a second call takes new refs).
  */
 function addHistory(core: Core, account: AccountState, count: number): number {
   const start = core.clock.now() - count * 1_000;

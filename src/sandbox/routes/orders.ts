@@ -2,17 +2,13 @@
  * B2B orders (spec §1 B2B flow, §2, §4): create-and-pay from the balance in one call,
  * idempotent on `externalRef`, frozen rates, asynchronous per-unit fulfillment.
  */
-import * as z from 'zod';
-import { EXTERNAL_REF_MAX } from '../../schemas/common.js';
-import { ORDER_STATUSES } from '../../schemas/orders.js';
+import { CreateOrderRequest, ORDER_STATUSES } from '../../schemas/orders.js';
 import { Catalog } from '../catalog.js';
-import { BALANCE_METHOD_ID } from '../choices.js';
 import type { Core } from '../context.js';
-import { startFulfillment } from '../fulfillment.js';
 import { checkOrderShape, checkSpend, creditRebates, discountPercent } from '../limits.js';
 import type { AccountState, ItemState, OrderState } from '../model.js';
 import { round2 } from '../model.js';
-import { checkBalance, createInvoice, findMethod } from '../payments.js';
+import { checkBalance, payWithBalance } from '../payments.js';
 import { faceCurrency, unitPrice } from '../pricing.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { B2bOrderBody, listQuerySchema, paginate, parse, parseQuery, resolveLines } from '../validation.js';
@@ -28,7 +24,7 @@ function createdView(core: Core, order: OrderState) {
 }
 
 const OrderListQuery = listQuerySchema(ORDER_STATUSES).extend({
-  externalRef: z.string().min(1).max(EXTERNAL_REF_MAX).optional(),
+  externalRef: CreateOrderRequest.shape.externalRef.optional(),
 });
 
 /**
@@ -42,7 +38,7 @@ function ordersToList(core: Core, account: AccountState, externalRef: string | u
 }
 
 export const orderRoutes: RouteDef[] = [
-  api('POST', '/b2b/orders', async ({ core, account, body }) => {
+  api('POST', '/b2b/orders', 'orders:create', async ({ core, account, body }) => {
     const input = parse(B2bOrderBody, body);
     const existing = replay(core, account, input.externalRef, 'b2b');
     if (existing) return ok(createdView(core, existing), 200);
@@ -91,31 +87,14 @@ export const orderRoutes: RouteDef[] = [
       markupTotal: 0,
       appliedDiscountPercent: discount,
     });
-    // Pay from the balance in the same call: charge, record the payment, start fulfillment.
+    // Paid from the balance in the same call: the charge, the payment record, fulfillment.
     core.store.addOrder(order);
-    core.store.move(account, 'order_charge', -totalUsd, { checkoutId });
-    const method = findMethod(core, BALANCE_METHOD_ID);
-    if (method) {
-      const p = createInvoice(core, {
-        method,
-        currency: 'USD',
-        appliedAmount: totalUsd,
-        appliedCurrency: 'USD',
-        rates,
-        expiresAt: now,
-        reference: checkoutId,
-      });
-      p.status = 'confirmed';
-      p.sentAmount = p.expectedAmount;
-      p.confirmedAt = now;
-      order.payments.push(p);
-    }
+    payWithBalance(core, account, order);
     creditRebates(core, account);
-    startFulfillment(core, order);
     core.log(`order ${checkoutId} created (${items.length} lines, ${totalUsd} USD)`);
     return ok(createdView(core, order), 201);
   }),
-  api('GET', '/b2b/orders', ({ core, account, query }) => {
+  api('GET', '/b2b/orders', 'orders:read', ({ core, account, query }) => {
     const q = parseQuery(OrderListQuery, query);
     const { page, pagination } = paginate(
       ordersToList(core, account, q.externalRef),
@@ -128,7 +107,7 @@ export const orderRoutes: RouteDef[] = [
       : page.map((o) => orderView(o));
     return ok({ data, pagination });
   }),
-  api('GET', '/b2b/orders/{checkoutId}', ({ core, account, params }) =>
+  api('GET', '/b2b/orders/{checkoutId}', 'orders:read', ({ core, account, params }) =>
     ok(orderView(requireOrder(core, account, params.checkoutId ?? '', 'b2b'), core.specMinimal)),
   ),
 ];

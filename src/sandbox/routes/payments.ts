@@ -9,23 +9,28 @@ import { invoiceView } from '../views.js';
 import { requireOrder } from './common.js';
 
 export const paymentRoutes: RouteDef[] = [
-  api('POST', '/retailer/v1/checkouts/{checkoutId}/payment', async ({ core, account, params, body }) => {
-    const order = requireOrder(core, account, params.checkoutId ?? '', 'retailer');
-    const input = parse(CreatePaymentRequest, body);
-    const method = findMethod(core, input.paymentMethodId);
-    if (!method) {
-      throw validationError(`Unknown payment method ${input.paymentMethodId}`, {
-        field: 'paymentMethodId',
-        reason: REASONS.invalid,
-      });
-    }
-    const { payment, created } = await requestCheckoutPayment(
-      core,
-      account,
-      order,
-      method,
-      input.payCurrency,
-    );
-    return ok({ payment: invoiceView(core, payment) }, created ? 201 : 200);
-  }),
+  api(
+    'POST',
+    '/retailer/v1/checkouts/{checkoutId}/payment',
+    'orders:create',
+    async ({ core, account, params, body }) => {
+      const order = requireOrder(core, account, params.checkoutId ?? '', 'retailer');
+      const input = parse(CreatePaymentRequest, body);
+      const method = findMethod(core, input.paymentMethodId);
+      if (!method) {
+        throw validationError(`Unknown payment method ${input.paymentMethodId}`, {
+          field: 'paymentMethodId',
+          reason: REASONS.invalid,
+        });
+      }
+      const { payment, created } = await requestCheckoutPayment(
+        core,
+        account,
+        order,
+        method,
+        input.payCurrency,
+      );
+      return ok({ payment: invoiceView(core, payment) }, created ? 201 : 200);
+    },
+  ),
 ];

@@ -1,5 +1,5 @@
 /** Rates and conversion, identical on both surfaces (spec §2, §4). */
-import { REASONS } from '../choices.js';
+import { RATES_SCOPE, REASONS } from '../choices.js';
 import { validationError } from '../errors.js';
 import { type ApiContext, api, ok, type RouteDef } from '../router.js';
 import { ratesOrThrow } from './common.js';
@@ -41,8 +41,8 @@ function convert({ core, query }: ApiContext) {
 }
 
 export const ratesRoutes: RouteDef[] = [
-  api('GET', '/b2b/rates', rates),
-  api('GET', '/retailer/v1/rates', rates),
-  api('GET', '/b2b/rates/convert', convert),
-  api('GET', '/retailer/v1/rates/convert', convert),
+  api('GET', '/b2b/rates', RATES_SCOPE, rates),
+  api('GET', '/retailer/v1/rates', RATES_SCOPE, rates),
+  api('GET', '/b2b/rates/convert', RATES_SCOPE, convert),
+  api('GET', '/retailer/v1/rates/convert', RATES_SCOPE, convert),
 ];

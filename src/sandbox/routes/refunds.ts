@@ -21,6 +21,6 @@ function refund(surface: 'b2b' | 'retailer') {
 }
 
 export const refundRoutes: RouteDef[] = [
-  api('POST', '/b2b/refunds', refund('b2b')),
-  api('POST', '/retailer/v1/refunds', refund('retailer')),
+  api('POST', '/b2b/refunds', 'refunds:create', refund('b2b')),
+  api('POST', '/retailer/v1/refunds', 'refunds:create', refund('retailer')),
 ];

@@ -1,6 +1,7 @@
 /**
  * The retailer webhook endpoint (spec §4, §6): one per account, `whsec_` secret shown on
- * first create only, rotation with a 24-hour overlap, test ping, delivery log.
+ * first create only, rotation with a 24-hour overlap, test ping, delivery log. The scope
+ * is `orders:read` ("read orders and checkouts; manage webhook endpoints", §5).
  */
 import * as z from 'zod';
 import { SECRET_ROTATION_OVERLAP_MS } from '../../schemas/common.js';
@@ -37,7 +38,7 @@ function requireWebhook(account: AccountState): WebhookEndpoint {
 }
 
 export const webhookRoutes: RouteDef[] = [
-  api('PUT', '/retailer/v1/webhook', async ({ core, account, body }) => {
+  api('PUT', '/retailer/v1/webhook', 'orders:read', async ({ core, account, body }) => {
     const input = parse(SetWebhookBody, body);
     const problem = await checkWebhookUrl(input.url, core.allowHttpWebhooks, core.lookupHost);
     if (problem) throw validationError(`url ${problem}`, { field: 'url', reason: REASONS.invalid, problem });
@@ -61,15 +62,15 @@ export const webhookRoutes: RouteDef[] = [
     };
     return ok(shown(core, webhookConfigView(account.webhook, 'plain')), WEBHOOK_CREATE_STATUS);
   }),
-  api('GET', '/retailer/v1/webhook', ({ core, account }) =>
+  api('GET', '/retailer/v1/webhook', 'orders:read', ({ core, account }) =>
     ok(shown(core, webhookConfigView(requireWebhook(account), 'masked'))),
   ),
-  api('DELETE', '/retailer/v1/webhook', ({ core, account }) => {
+  api('DELETE', '/retailer/v1/webhook', 'orders:read', ({ core, account }) => {
     requireWebhook(account);
     account.webhook = null;
     return ok(core.specMinimal ? {} : { deleted: true });
   }),
-  api('POST', '/retailer/v1/webhook/rotate', ({ core, account }) => {
+  api('POST', '/retailer/v1/webhook/rotate', 'orders:read', ({ core, account }) => {
     const wh = requireWebhook(account);
     const now = core.clock.now();
     wh.previousSecret = wh.secret;
@@ -80,20 +81,15 @@ export const webhookRoutes: RouteDef[] = [
     if (core.specMinimal) return ok(shown(core, webhookConfigView(wh, 'plain')));
     return ok({ ...webhookConfigView(wh, 'plain'), previousSecretExpiresAt: wh.previousSecretExpiresAt });
   }),
-  api('POST', '/retailer/v1/webhook/test', async ({ core, account }) =>
+  api('POST', '/retailer/v1/webhook/test', 'orders:read', async ({ core, account }) =>
     ok(await ping(core, account, requireWebhook(account))),
   ),
-  api('GET', '/retailer/v1/webhook/deliveries', ({ core, account, query }) => {
+  api('GET', '/retailer/v1/webhook/deliveries', 'orders:read', ({ core, account, query }) => {
     const checkoutId = query.get('checkoutId');
-    const all = core.store.deliveries.get(account.userId) ?? [];
-    const out = [];
-    // Newest first: walk the creation-ordered log backwards.
-    for (let i = all.length - 1; i >= 0; i--) {
-      const d = all[i];
-      // An entry appears once its first attempt has an outcome (choices.ts DELIVERY_LOGGED_AFTER).
-      if (d && d.attempts > 0 && (checkoutId === null || d.checkoutId === checkoutId))
-        out.push(deliveryView(d));
-    }
-    return ok({ deliveries: out });
+    // Listed once the first attempt has an outcome (choices.ts DELIVERY_LOGGED_AFTER), newest first.
+    const listed = (core.store.deliveries.get(account.userId) ?? []).filter(
+      (d) => d.attempts > 0 && (checkoutId === null || d.checkoutId === checkoutId),
+    );
+    return ok({ deliveries: listed.reverse().map(deliveryView) });
   }),
 ];
