@@ -56,7 +56,7 @@ import {
   PlanWriter,
   planWalk,
   RunJournals,
-  removeStalePlans,
+  removeStaleTemps,
   sha256File,
   tooManyForWorkbook,
   viewOf,
@@ -212,8 +212,8 @@ async function freshRun(
   // 4. One pass validates, plans and sums the file; a real run writes the plan as it is
   //    made, to temporary files that count only once committed after the confirmation.
   if (!opts.dryRun) {
-    await removeStalePlans(choice.journalPath);
-    if (choice.copyPath) await removeStalePlans(choice.copyPath);
+    await removeStaleTemps(choice.journalPath);
+    if (choice.copyPath) await removeStaleTemps(choice.copyPath);
   }
   const writer = opts.dryRun
     ? undefined

@@ -19,6 +19,7 @@ export { describeBought } from './report/bought.js';
 export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './report/summary.js';
 export { AdaptiveLimit, pollDelay } from './run/submit.js';
 export {
+  assembleOutput,
   fileExists,
   formatFor,
   JournalAppender,
@@ -26,8 +27,6 @@ export {
   OUTPUT_FORMATS,
   type OutputFormat,
   type OutputStyle,
-  outputChunks,
-  renderOutput,
   sha256File,
   writeAtomic,
 } from './store/index.js';

@@ -12,7 +12,7 @@ export {
   readBatchRefunds,
   refundJournalPathFor,
 } from './batch-journal.js';
-// Where a batch's files are, and how the files beside --out are checked and opened.
+// Where a batch's files are, how the files beside --out are checked, stale temporary files.
 export {
   accountFingerprint,
   assertNotInput,
@@ -24,6 +24,7 @@ export {
   fileExists,
   journalCopyPathFor,
   journalPathFor,
+  removeStaleTemps,
   sha256File,
 } from './files.js';
 // A batch's journal read: the records callers hand the store and the plain state it
@@ -52,7 +53,6 @@ export {
   journalSize,
   PlanWriter,
   RunJournals,
-  removeStalePlans,
 } from './journal-writer.js';
 export { legacyBatchRefundLogPathFor, legacyRefundLogPathFor } from './legacy-refund-log.js';
 export { acquireLock, type HeldLock, type LockDeps, lockPathFor, lockWarning } from './lock.js';
@@ -63,8 +63,6 @@ export {
   journalRecords,
   OUTPUT_FORMATS,
   type OutputStyle,
-  outputChunks,
-  renderOutput,
   settledRows,
   writeAtomic,
 } from './output.js';
