@@ -5,7 +5,7 @@
  * line takes the first unused item with the same productId, amount and quantity.
  */
 import type { Fulfillment, Order, OrderItem } from '../schemas/orders.js';
-import type { FailureSample, OutputRecord, PlannedLine, TallySnapshot } from './types.js';
+import type { FailureSample, OutputRecord, PlannedLine } from './types.js';
 
 const same = (item: OrderItem, line: PlannedLine) =>
   item.productId === line.productId &&
@@ -166,30 +166,5 @@ export class Tally {
       this.failures.splice(i, 0, sample);
       if (this.failures.length > this.maxFailures) this.failures.pop();
     }
-  }
-
-  /** The counts as plain data (the journal's complete-output record keeps them). */
-  snapshot(): TallySnapshot {
-    return {
-      delivered: this.delivered,
-      failed: this.failed,
-      perProduct: [...this.perProduct].map(([id, c]) => [id, c.delivered, c.failed]),
-      failures: this.failures.slice(),
-    };
-  }
-
-  /** Adds counts a `snapshot` kept (a re-run of a finished batch counts without reading an order). */
-  restore(snapshot: TallySnapshot): void {
-    this.delivered += snapshot.delivered;
-    this.failed += snapshot.failed;
-    for (const [id, delivered, failed] of snapshot.perProduct) {
-      const p = this.perProduct.get(id) ?? { delivered: 0, failed: 0 };
-      p.delivered += delivered;
-      p.failed += failed;
-      this.perProduct.set(id, p);
-    }
-    this.failures.push(...snapshot.failures);
-    this.failures.sort(compareRecords);
-    this.failures.splice(this.maxFailures);
   }
 }

@@ -124,7 +124,6 @@ export function parseRecord(
   cells: string[],
   header: Header,
   rowNumber: number,
-  intern: (text: string) => string = (t) => t,
   line?: number,
 ): { value?: InputRow; errors: RowError[] } {
   const errors: Array<RowError & { row: number }> = [];
@@ -150,8 +149,8 @@ export function parseRecord(
   if (cells.length !== header.width) {
     errors.push({ row, message: `has ${cells.length} columns, the header has ${header.width}` });
   }
-  const productId = intern(cell('productid') ?? '');
-  const skuId = intern(cell('skuid') ?? '');
+  const productId = cell('productid') ?? '';
+  const skuId = cell('skuid') ?? '';
   // Numbers only: a spreadsheet pads them, and a number has no meaningful spaces.
   const amountText = (cell('amount') ?? '').trim();
   const quantityText = (cell('quantity') ?? '').trim();
@@ -275,14 +274,6 @@ export async function readInput(
   let callerError: { error: unknown } | undefined;
   let broken = false;
   const lines = new LineCounter();
-  // Thousands of rows name the same few products: share one string for each.
-  const interned = new Map<string, string>();
-  const intern = (text: string) => {
-    const known = interned.get(text);
-    if (known !== undefined) return known;
-    interned.set(text, text);
-    return text;
-  };
   const push = (list: RowError[]) => {
     errorCount += list.length;
     for (const e of list) if (errors.length < MAX_ERRORS) errors.push(e);
@@ -315,7 +306,7 @@ export async function readInput(
       }
       row += 1;
       if (!header) continue;
-      const result = parseRecord(cells, header, row, intern, line);
+      const result = parseRecord(cells, header, row, line);
       if (result.value) {
         rows += 1;
         units += result.value.quantity;
