@@ -64,18 +64,6 @@ import {
 } from './store/index.js';
 import type { OutputRecord } from './types.js';
 
-export { InvalidInputError } from '../errors.js';
-export type {
-  BalanceShortfall,
-  BulkDeps,
-  BulkOptions,
-  BulkResult,
-  BulkStats,
-  Outcome,
-  PlanReport,
-} from './run-types.js';
-export { accountFingerprint, journalCopyPathFor, journalPathFor } from './store/index.js';
-
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is
  * read or anything written, and released on every way out (see lock.ts); the batch's
