@@ -1,8 +1,7 @@
 /**
  * From an order read back from the service to output records. A B2B order item has
- * no skuId (spec section 2), so items are matched to planned lines by position,
- * checked by productId, amount and quantity; if the service reordered them, each
- * line takes the first unused item with the same productId, amount and quantity.
+ * no skuId (spec section 2), so each planned line takes the first unused item with
+ * the same productId, amount and quantity (by position when the service kept the order).
  */
 import type { Fulfillment, Order, OrderItem } from '../schemas/orders.js';
 import type { FailureSample, OutputRecord, PlannedLine } from './types.js';
@@ -17,9 +16,6 @@ export function matchItems(
   items: OrderItem[],
   lines: PlannedLine[],
 ): { ok: true; items: OrderItem[] } | { ok: false; reason: string } {
-  if (items.length === lines.length && lines.every((line, i) => same(items[i] as OrderItem, line))) {
-    return { ok: true, items: items };
-  }
   const used = new Set<number>();
   const matched: OrderItem[] = [];
   for (const [i, line] of lines.entries()) {

@@ -15,13 +15,7 @@ import { JournalDamagedError } from '../../errors.js';
 import { fsyncDir } from '../../io/safe-write.js';
 import { pathId } from '../ids.js';
 import { ensurePrivateDir, openOwn } from './files.js';
-import {
-  emptyState,
-  type JournalRecord,
-  type JournalState,
-  loadJournal,
-  readJournalSnapshot,
-} from './journal.js';
+import { type JournalRecord, type JournalState, loadJournal, readJournalSnapshot } from './journal.js';
 import { copyJournal, JournalAppender, journalSize } from './journal-writer.js';
 import { REFUNDS_ONLY_REMEDY, readLegacyRefundLog } from './legacy-refund-log.js';
 import { foldRefund, isRefundRecord, type RefundRecord, type RefundState, refundSummary } from './refunds.js';
@@ -69,7 +63,12 @@ export class BatchJournal {
     try {
       for (const log of files.legacy) await journal.carryIn(log, await legacyRefunds(log), deps);
       // The refund journal of the batch while it had no journal here: the journal takes over.
-      if (files.journal) await journal.carryIn(files.refunds, await journalRefunds(files.refunds), deps);
+      if (files.journal)
+        await journal.carryIn(
+          files.refunds,
+          (await loadQuietly(files.refunds, files.refunds))?.refunds,
+          deps,
+        );
     } catch (error) {
       await writer.close();
       throw error;
@@ -123,11 +122,6 @@ async function legacyRefunds(path: string): Promise<Map<string, RefundState> | u
   return states;
 }
 
-/** The refunds the batch's refund journal records; undefined when there is none. */
-async function journalRefunds(path: string): Promise<Map<string, RefundState> | undefined> {
-  return (await loadQuietly(path, path))?.refunds;
-}
-
 /** A journal's state; `refundJournal`: the path of the batch's refund journal, whose damage is told as such. */
 async function loadQuietly(path: string, refundJournal?: string): Promise<JournalState | undefined> {
   try {
@@ -164,8 +158,8 @@ function isSideRecord(record: JournalRecord): boolean {
  */
 async function levelCopy(main: string, copy: string, deps: BatchJournalDeps): Promise<string | undefined> {
   await ensurePrivateDir(dirname(copy));
-  const mainState = await loadQuietly(main);
-  const copyState = await loadQuietly(copy);
+  const mainState = await loadJournal(main);
+  const copyState = await loadJournal(copy);
   if (!mainState) return undefined;
   if (!copyState) {
     await copyJournal(main, copy);
@@ -274,17 +268,13 @@ export async function readBatchRefunds(
     const state =
       path === files.journal && located
         ? located
-        : await readJournalText(path).catch((error: unknown) => {
+        : await readJournalSnapshot(path).catch((error: unknown) => {
             throw path === files.refunds ? refundJournalDamaged(error) : error;
           });
-    journals.push({ size, states: state.refunds });
+    journals.push({ size, states: state?.refunds ?? new Map() });
   }
   journals.sort((x, y) => x.size - y.size);
   for (const { states } of journals) for (const record of refundSummary(states)) foldRefund(refunds, record);
   // An order refused (not applied) everywhere keeps no summary record: it may be asked again.
   return refunds;
-}
-
-async function readJournalText(path: string): Promise<JournalState> {
-  return (await readJournalSnapshot(path)) ?? emptyState();
 }
