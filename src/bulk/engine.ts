@@ -91,11 +91,9 @@ export type Stages = (
  * condition of the run's files a stop naming the file (exit 4), never a crash.
  */
 export async function runLocked(opts: BulkOptions, deps: BulkDeps, stages: Stages): Promise<BulkResult> {
-  try {
-    return await lockedRun(opts, deps, stages);
-  } catch (error) {
+  return lockedRun(opts, deps, stages).catch((error: unknown) => {
     throw diskStop(error, RESUME_ADVICE);
-  }
+  });
 }
 
 async function lockedRun(opts: BulkOptions, deps: BulkDeps, stages: Stages): Promise<BulkResult> {

@@ -6,8 +6,7 @@
 
 export { InvalidInputError } from '../errors.js';
 export { runBulk } from './engine.js';
-export { readFile } from './plan/parse.js';
-export { describeProblem } from './plan/problems.js';
+export { describeProblem, readFile } from './plan/parse.js';
 export { describeBought } from './report/bought.js';
 export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './report/summary.js';
 export { AdaptiveLimit, pollDelay } from './run/submit.js';

@@ -10,13 +10,14 @@
  * or a tab) is read off the header line; text cells (ref, ids, field values) are kept
  * exactly as written, only the numeric cells (amount, quantity) are trimmed, since a
  * spreadsheet pads numbers and a number has no meaningful spaces. Each problem carries
- * the file line, the data row and the row's ref (problems.ts words them).
+ * the file line, the data row and the row's ref (`describeProblem` words them).
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { readDecimal, readWhole } from '../../decimal.js';
+import { sanitize } from '../../io/sanitize.js';
 import type { InputRow, RowError } from '../types.js';
 import { RepeatedRefFinder, type RepeatedRefs } from './repeated-refs.js';
 
@@ -424,4 +425,19 @@ export function readFile(
   onRow: (row: InputRow) => undefined | Promise<void>,
 ): Promise<InputSummary> {
   return readInput(createReadStream(path), onRow);
+}
+
+/**
+ * A problem of the file as the person fixing it in a spreadsheet or an editor reads it:
+ * the file line (what an editor shows), the data row (what the output's `row` column
+ * says) and the row's own `ref`; a header problem is the header's.
+ */
+export function describeProblem(p: RowError): string {
+  if (p.header) return `header${p.line !== undefined ? ` (line ${p.line})` : ''}: ${p.message}`;
+  if (p.row === undefined) return p.message;
+  // The ref is the buyer's text: one line, its control characters shown.
+  const ref = p.ref ? `, ref ${sanitize(p.ref)}` : '';
+  return p.line !== undefined
+    ? `line ${p.line} (row ${p.row}${ref}): ${p.message}`
+    : `row ${p.row}${ref ? ` (${ref.slice(2)})` : ''}: ${p.message}`;
 }

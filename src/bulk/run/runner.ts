@@ -30,11 +30,10 @@ import {
 import { heldByAnchor } from './anchor-gate.js';
 import { type CapWindow, capWindowOf, waitForReset } from './cap-reset.js';
 import { findByRef, patient } from './discovery.js';
-import { Scheduler } from './scheduler.js';
+import { DEFAULT_WINDOW, OrderWindow, Scheduler } from './scheduler.js';
 import { computeShortfall, describeShortfall } from './shortfall.js';
 import { SpendBudget } from './spend-budget.js';
 import { classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
-import { DEFAULT_WINDOW, OrderWindow } from './window.js';
 
 /** A wait the service asks for beyond this is not made (docs/retries.md): the run stops instead. */
 export const SERVICE_WAIT_MAX_MS = DEFAULT_RETRY_POLICY.maxRetryAfterMs;

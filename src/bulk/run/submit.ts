@@ -36,14 +36,6 @@ function detailsOf(error: ApiError): Record<string, unknown> {
   return error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : {};
 }
 
-/** One test for insufficient balance, shared with the exit-code mapping (errors.ts). */
-export function isInsufficientBalance(error: unknown): boolean {
-  return (
-    error instanceof ApiError &&
-    isInsufficientBalanceError(error.status, error.code, error.message, error.details)
-  );
-}
-
 export function classifySubmitError(error: unknown): SubmitFailure {
   if (error instanceof InterruptedError) return { kind: 'interrupted' };
   if (!(error instanceof CliError)) return { kind: 'fatal', error };
@@ -57,7 +49,9 @@ export function classifySubmitError(error: unknown): SubmitFailure {
   // A 429 is the service saying it did not act (spec section 8, rule 2).
   if (outcome === 'throttled') return { kind: 'throttled', retryAfterMs: error.retryAfterMs };
   if (error.status === 401 || error.status === 403) return { kind: 'fatal', error };
-  if (isInsufficientBalance(error)) return { kind: 'balance', message: error.message };
+  // The one test for insufficient balance, shared with the exit-code mapping (errors.ts).
+  if (isInsufficientBalanceError(error.status, error.code, error.message, error.details))
+    return { kind: 'balance', message: error.message };
   if (error.status === 422 && error.code === 'B2B_LIMIT_EXCEEDED') {
     const details = detailsOf(error);
     const limit = typeof details.limit === 'string' ? details.limit : '';

@@ -9,6 +9,8 @@ export type { OutputFormat } from '../types.js';
 export {
   type BatchFiles,
   BatchJournal,
+  legacyBatchRefundLogPathFor,
+  legacyRefundLogPathFor,
   readBatchRefunds,
   refundJournalPathFor,
 } from './batch-journal.js';
@@ -54,7 +56,6 @@ export {
   PlanWriter,
   RunJournals,
 } from './journal-writer.js';
-export { legacyBatchRefundLogPathFor, legacyRefundLogPathFor } from './legacy-refund-log.js';
 export { acquireLock, type HeldLock, type LockDeps, lockPathFor, lockWarning } from './lock.js';
 // The codes file: its rows from the journal in plan order, rendered, written atomically.
 export {
