@@ -211,21 +211,9 @@ export function apply(state: JournalState, record: JournalRecord, place?: Place)
         checkoutId: record.checkoutId,
         status: record.status,
         // A later read keeps what an earlier answer said it cost and who paid.
-        ...(record.total !== undefined
-          ? { total: record.total }
-          : entry?.total !== undefined
-            ? { total: entry.total }
-            : {}),
-        ...(record.currency !== undefined
-          ? { currency: record.currency }
-          : entry?.currency !== undefined
-            ? { currency: entry.currency }
-            : {}),
-        ...(record.paidBy !== undefined
-          ? { paidBy: record.paidBy }
-          : entry?.paidBy !== undefined
-            ? { paidBy: entry.paidBy }
-            : {}),
+        total: record.total !== undefined ? record.total : entry?.total,
+        currency: record.currency !== undefined ? record.currency : entry?.currency,
+        paidBy: record.paidBy !== undefined ? record.paidBy : entry?.paidBy,
       });
       break;
     case 'unsent':
@@ -617,12 +605,6 @@ export function viewOf(fd: number, path: string, state: JournalState, order: Pla
       return { ...base, phase: 'rejected', code: record.code, message: record.message };
   }
   if (!entry) return { ...base, phase: 'planned' };
-  return {
-    ...base,
-    phase: entry.phase,
-    ...(entry.checkoutId !== undefined ? { checkoutId: entry.checkoutId } : {}),
-    ...(entry.status !== undefined ? { status: entry.status } : {}),
-    ...(entry.code !== undefined ? { code: entry.code } : {}),
-    ...(entry.message !== undefined ? { message: entry.message } : {}),
-  };
+  const { phase, checkoutId, status, code, message } = entry;
+  return { ...base, phase, checkoutId, status, code, message };
 }
