@@ -57,12 +57,20 @@ export interface LocateOptions {
   /** The journal, when it is not beside the codes file. */
   journal?: string;
   batch?: string;
-  /**
-   * Where `order bulk` keeps the copy of each batch's journal, and the account's
-   * fingerprint: with the codes file's journal gone, the copy names the batch's orders
-   * without paging the account's history.
-   */
-  copies?: { stateDir: string; account?: string; baseUrl?: string; keyMask?: string };
+  copies?: JournalCopies;
+}
+
+/**
+ * Where `order bulk` keeps the copy of each batch's journal, and who this run is (the
+ * account's fingerprint, the base URL, the key as shown to people): with the codes
+ * file's journal gone, the copy names the batch's orders without paging the account's
+ * history.
+ */
+export interface JournalCopies {
+  stateDir: string;
+  account?: string;
+  baseUrl: string;
+  keyMask: string;
 }
 
 /**
@@ -73,7 +81,7 @@ export interface LocateOptions {
 export function assertSameAccount(
   journal: JournalState,
   journalPath: string,
-  current: LocateOptions['copies'],
+  current: JournalCopies | undefined,
 ): void {
   const header = journal.batch;
   if (!header?.account || !current?.account || header.account === current.account) return;
@@ -81,8 +89,8 @@ export function assertSameAccount(
   const sameUrl = header.baseUrl !== undefined && header.baseUrl === current.baseUrl;
   const what = sameUrl ? `${boughtAt} with another API key` : boughtAt;
   throw new UsageError(
-    `batch ${header.batch} was bought at ${what} (${journalPath}), but this run uses ${current.baseUrl ?? 'another base URL'} ` +
-      `with key ${current.keyMask ?? '(none)'}: its orders are not on this account. Run the command with the base URL and key ` +
+    `batch ${header.batch} was bought at ${what} (${journalPath}), but this run uses ${current.baseUrl} ` +
+      `with key ${current.keyMask}: its orders are not on this account. Run the command with the base URL and key ` +
       'the batch was bought with (--base-url, GIFTCODES_API_KEY, --profile)',
   );
 }

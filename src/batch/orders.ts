@@ -34,10 +34,6 @@ export async function fetchOrders(
   return fetched;
 }
 
-export function isTerminal(order: Pick<Order, 'status'>): boolean {
-  return TERMINAL_ORDER_STATUSES.has(String(order.status));
-}
-
 /** Units of an order as the service alone describes them: no input row, no skuId. */
 export function serviceRecords(order: Order, ref: string): ExportRecord[] {
   const records: ExportRecord[] = [];
@@ -89,7 +85,7 @@ export function rowsOf(
       reason: `the creation of ${order.ref} has no known outcome (run \`order bulk\` again to resolve it)`,
     };
   if (!fetched) return { kind: 'pending', reason: `order ${order.checkoutId} was not read` };
-  if (!isTerminal(fetched))
+  if (!TERMINAL_ORDER_STATUSES.has(String(fetched.status)))
     return { kind: 'pending', reason: `order ${order.checkoutId} is still ${fetched.status}` };
   if (!order.lines) return { kind: 'rows', records: serviceRecords(fetched, order.ref) };
   const { records, error } = orderRecords(

@@ -17,20 +17,9 @@ import { stateDir } from '../config/state-dir.js';
 import type { Context } from '../context.js';
 import { maskSecret } from '../io/format.js';
 import { err } from '../io/streams.js';
-import type { BatchTarget } from './locate.js';
+import type { BatchTarget, JournalCopies } from './locate.js';
 
-export interface JournalCopies {
-  stateDir: string;
-  account?: string;
-  baseUrl: string;
-  keyMask: string;
-}
-
-/**
- * Where `order bulk` kept the copies of this account's batch journals (see locate.ts),
- * and who this run is: the account's fingerprint, the base URL and the key as shown to
- * people, so a batch bought with another service or key is refused by name.
- */
+/** This run's `JournalCopies`: a batch bought with another service or key is refused by name. */
 export async function journalCopies(ctx: Context, http: HttpClient): Promise<JournalCopies> {
   const apiKey = (await ctx.settings()).apiKey;
   const account = accountFingerprint(http.baseUrl, apiKey);

@@ -26,15 +26,13 @@ import type { BalanceShortfall, BulkDeps, BulkOptions, BulkResult } from './run-
 import type { BoughtSoFar } from './types.js';
 import { chargedText, openMoneyLines, planJson, progressText, renderPlan, renderSummary } from './view.js';
 
-export interface BulkWiring {
+interface BulkWiring {
   /** The key the wired client uses, when it does not come from the context (the demo). */
   apiKey?: string;
   /** Builds the client; the demo points it at its in-process sandbox. Default: the context's. */
   http?: (overrides: HttpOverrides) => Promise<HttpClient>;
   /** Keep the journal's copy in the state directory (default). The demo's sandbox dies with it: no copy. */
   journalCopy?: boolean;
-  /** Replaces the default (on a terminal, the guided deposit) when the balance runs short. */
-  onInsufficientBalance?: (shortfall: BalanceShortfall) => Promise<boolean>;
   /** Another run of the engine than `order bulk`'s (`order rebuy`), and the command that resumes it. */
   engine?: { run(opts: BulkOptions, deps: BulkDeps): Promise<BulkResult>; resume: string };
 }
@@ -166,13 +164,12 @@ export async function runOrderBulk(
           for (const line of openMoneyLines({ money }, resume)) err(io, line);
         },
         onInsufficientBalance:
-          wiring.onInsufficientBalance ??
-          (canPrompt(io) && !json
+          canPrompt(io) && !json
             ? async (shortfall) => {
                 progress.stop();
                 return offerTopUp(ctx, shortfall);
               }
-            : undefined),
+            : undefined,
       },
     );
   } catch (error) {
@@ -214,7 +211,7 @@ export async function runOrderBulk(
   return exitCode;
 }
 
-export const REBUY_WORDS = 'buy again';
+const REBUY_WORDS = 'buy again';
 
 /**
  * --force on an output whose batch bought: the new batch has new refs, so the service's

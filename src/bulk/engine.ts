@@ -56,25 +56,13 @@ import {
   PlanWriter,
   planWalk,
   RunJournals,
-  removeStalePlans,
+  removeStaleTemps,
   sha256File,
   tooManyForWorkbook,
   viewOf,
   XLSX_MAX_ROWS,
 } from './store/index.js';
 import type { OutputRecord } from './types.js';
-
-export { InvalidInputError } from '../errors.js';
-export type {
-  BalanceShortfall,
-  BulkDeps,
-  BulkOptions,
-  BulkResult,
-  BulkStats,
-  Outcome,
-  PlanReport,
-} from './run-types.js';
-export { accountFingerprint, journalCopyPathFor, journalPathFor } from './store/index.js';
 
 /**
  * One run per output at a time: the lock `<out>.lock` is taken before the journal is
@@ -103,11 +91,9 @@ export type Stages = (
  * condition of the run's files a stop naming the file (exit 4), never a crash.
  */
 export async function runLocked(opts: BulkOptions, deps: BulkDeps, stages: Stages): Promise<BulkResult> {
-  try {
-    return await lockedRun(opts, deps, stages);
-  } catch (error) {
+  return lockedRun(opts, deps, stages).catch((error: unknown) => {
     throw diskStop(error, RESUME_ADVICE);
-  }
+  });
 }
 
 async function lockedRun(opts: BulkOptions, deps: BulkDeps, stages: Stages): Promise<BulkResult> {
@@ -212,8 +198,8 @@ async function freshRun(
   // 4. One pass validates, plans and sums the file; a real run writes the plan as it is
   //    made, to temporary files that count only once committed after the confirmation.
   if (!opts.dryRun) {
-    await removeStalePlans(choice.journalPath);
-    if (choice.copyPath) await removeStalePlans(choice.copyPath);
+    await removeStaleTemps(choice.journalPath);
+    if (choice.copyPath) await removeStaleTemps(choice.copyPath);
   }
   const writer = opts.dryRun
     ? undefined

@@ -4,30 +4,24 @@
  * commands import it inside their run function, never at the top of the file.
  */
 
-export {
-  accountFingerprint,
-  type BalanceShortfall,
-  type BulkStats,
-  InvalidInputError,
-  journalPathFor,
-  type PlanReport,
-  runBulk,
-} from './engine.js';
-export { readFile } from './plan/parse.js';
-export { describeProblem } from './plan/problems.js';
+export { InvalidInputError } from '../errors.js';
+export { runBulk } from './engine.js';
+export { describeProblem, readFile } from './plan/parse.js';
 export { describeBought } from './report/bought.js';
 export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './report/summary.js';
 export { AdaptiveLimit, pollDelay } from './run/submit.js';
+export type { BalanceShortfall, BulkStats, PlanReport } from './run-types.js';
 export {
+  accountFingerprint,
+  assembleOutput,
   fileExists,
   formatFor,
   JournalAppender,
+  journalPathFor,
   loadJournal,
   OUTPUT_FORMATS,
   type OutputFormat,
   type OutputStyle,
-  outputChunks,
-  renderOutput,
   sha256File,
   writeAtomic,
 } from './store/index.js';

@@ -55,25 +55,13 @@ export interface FailedUnit {
   attempts: number;
 }
 
-export interface RebuyOptions
-  extends Pick<
-    BulkOptions,
-    | 'concurrency'
-    | 'waitTimeout'
-    | 'dryRun'
-    | 'yes'
-    | 'maxSpend'
-    | 'format'
-    | 'bom'
-    | 'waitLock'
-    | 'accountFingerprint'
-    | 'stateDir'
-  > {
+/** A bulk run's options (its input and --out: the codes file), and what `order rebuy` adds. */
+export type RebuyOptions = BulkOptions & {
   /** The batch's codes file: its journal is beside it. */
   codes: string;
   /** `old -> new[/skuId]`: the product (and SKU) a failed unit of `old` is bought as. */
   products: Map<string, { productId: string; skuId?: string }>;
-}
+};
 
 /**
  * The units whose last attempt failed, in plan order: each finished order's rows, the
@@ -233,19 +221,8 @@ function openReplacements(state: JournalState): PlannedOrder[] {
   );
 }
 
-export async function runRebuy(
-  opts: RebuyOptions,
-  deps: BulkDeps,
-): Promise<BulkResult & { replaced: FailedUnit[] }> {
-  let replaced: FailedUnit[] = [];
-  const bulkOpts: BulkOptions = {
-    ...opts,
-    input: opts.codes,
-    out: opts.codes,
-    seal: false,
-    force: false,
-  };
-  const result = await runLocked(bulkOpts, deps, async (_o, d, lockBatch) => {
+export function runRebuy(opts: RebuyOptions, deps: BulkDeps): Promise<BulkResult> {
+  return runLocked(opts, deps, async (_o, d, lockBatch) => {
     const found = await batchJournal(opts, lockBatch, d.notice);
     const { state } = found;
     const batch = state.batch?.batch ?? '';
@@ -260,6 +237,7 @@ export async function runRebuy(
     if (resuming) d.notice(`resuming the ${resuming} replacements an earlier \`order rebuy\` did not finish`);
     const live = await readLive(d);
     const fd = openSync(copyOrBeside, constants.O_RDONLY | constants.O_NONBLOCK);
+    let replaced: FailedUnit[];
     let orders: PlannedOrder[];
     try {
       // A stopped rebuy is finished first: its replacements are those units' attempts now.
@@ -284,7 +262,7 @@ export async function runRebuy(
       live,
       { batch, resumed: false, ...(opts.maxSpend !== undefined ? { maxSpendUsd: opts.maxSpend } : {}) },
     );
-    const base = start(bulkOpts, d, input, live, report, state);
+    const base = start(opts, d, input, live, report, state);
     if (orders.length === 0 && !resuming)
       d.notice('nothing to rebuy: every unit of the batch was delivered, or its replacement was');
     if (opts.dryRun) return { ...base, outcome: 'dry-run', tally: new Tally() };
@@ -315,7 +293,7 @@ export async function runRebuy(
     // refunds named, those not asked for yet.
     const refs = new Set([...orders, ...unfinished].map((o) => o.ref));
     const done = await buy(
-      bulkOpts,
+      opts,
       d,
       journals,
       base,
@@ -324,5 +302,4 @@ export async function runRebuy(
     );
     return { ...done, refundable: done.refundable.filter((r) => !state.refunds.get(r.checkoutId)?.answer) };
   });
-  return { ...result, replaced };
 }

@@ -1,11 +1,10 @@
 /**
  * From an order read back from the service to output records. A B2B order item has
- * no skuId (spec section 2), so items are matched to planned lines by position,
- * checked by productId, amount and quantity; if the service reordered them, each
- * line takes the first unused item with the same productId, amount and quantity.
+ * no skuId (spec section 2), so each planned line takes the first unused item with
+ * the same productId, amount and quantity (by position when the service kept the order).
  */
 import type { Fulfillment, Order, OrderItem } from '../schemas/orders.js';
-import type { FailureSample, OutputRecord, PlannedLine, TallySnapshot } from './types.js';
+import type { FailureSample, OutputRecord, PlannedLine } from './types.js';
 
 const same = (item: OrderItem, line: PlannedLine) =>
   item.productId === line.productId &&
@@ -17,9 +16,6 @@ export function matchItems(
   items: OrderItem[],
   lines: PlannedLine[],
 ): { ok: true; items: OrderItem[] } | { ok: false; reason: string } {
-  if (items.length === lines.length && lines.every((line, i) => same(items[i] as OrderItem, line))) {
-    return { ok: true, items: items };
-  }
   const used = new Set<number>();
   const matched: OrderItem[] = [];
   for (const [i, line] of lines.entries()) {
@@ -166,30 +162,5 @@ export class Tally {
       this.failures.splice(i, 0, sample);
       if (this.failures.length > this.maxFailures) this.failures.pop();
     }
-  }
-
-  /** The counts as plain data (the journal's complete-output record keeps them). */
-  snapshot(): TallySnapshot {
-    return {
-      delivered: this.delivered,
-      failed: this.failed,
-      perProduct: [...this.perProduct].map(([id, c]) => [id, c.delivered, c.failed]),
-      failures: this.failures.slice(),
-    };
-  }
-
-  /** Adds counts a `snapshot` kept (a re-run of a finished batch counts without reading an order). */
-  restore(snapshot: TallySnapshot): void {
-    this.delivered += snapshot.delivered;
-    this.failed += snapshot.failed;
-    for (const [id, delivered, failed] of snapshot.perProduct) {
-      const p = this.perProduct.get(id) ?? { delivered: 0, failed: 0 };
-      p.delivered += delivered;
-      p.failed += failed;
-      this.perProduct.set(id, p);
-    }
-    this.failures.push(...snapshot.failures);
-    this.failures.sort(compareRecords);
-    this.failures.splice(this.maxFailures);
   }
 }

@@ -52,7 +52,7 @@ export interface BulkTuning {
   /** The first read of an order after its create (default 300 ms), then x1.5 up to `pollMaxMs`. */
   pollFirstMs?: number;
   pollMaxMs?: number;
-  /** Orders of the plan the scheduler holds at a time (default 1,000; see window.ts). */
+  /** Orders of the plan the scheduler holds at a time (default 1,000; see `OrderWindow`). */
   windowOrders?: number;
 }
 

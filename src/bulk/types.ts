@@ -160,13 +160,6 @@ export interface FailureSample {
   errorMessage: string;
 }
 
-export interface TallySnapshot {
-  delivered: number;
-  failed: number;
-  perProduct: Array<[productId: string, delivered: number, failed: number]>;
-  failures: FailureSample[];
-}
-
 export type OutputFormat = 'csv' | 'json' | 'xlsx';
 
 export interface BalanceShortfall {

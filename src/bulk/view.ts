@@ -124,8 +124,9 @@ export function renderSummary(io: IO, s: BulkSummary): string {
       parts.push(`... and ${s.units.failed - s.failures.length} more in ${s.out}`);
   }
   if (s.refunds.length && s.refundBatchCommand) {
-    const orders = `${s.refunds.length} order${s.refunds.length === 1 ? '' : 's'}`;
-    parts.push(`refund the failed units of ${orders} (each requested once): ${s.refundBatchCommand}`);
+    parts.push(
+      `refund the failed units of ${plural(s.refunds.length, 'order')} (each requested once): ${s.refundBatchCommand}`,
+    );
   }
   parts.push(`codes written to ${s.out} (mode 0600)`);
   return parts.join('\n');
@@ -136,14 +137,10 @@ const money = (list: BulkSummary['charged']) =>
 
 /** A sum of orders' charges, with the orders whose total no answer has told yet. */
 function sumText(sum: ChargedSum): string {
-  const unpriced = sum.totalUnknown
-    ? `${sum.totalUnknown} order${sum.totalUnknown === 1 ? '' : 's'} not yet priced`
-    : '';
+  const unpriced = sum.totalUnknown ? `${plural(sum.totalUnknown, 'order')} not yet priced` : '';
   if (!sum.amounts.length) return unpriced;
   return unpriced ? `${money(sum.amounts)} + ${unpriced}` : money(sum.amounts);
 }
-
-const orders = (n: number) => `${n} order${n === 1 ? '' : 's'}`;
 
 /**
  * Charged by this run versus earlier runs of the batch, from the run's accounting
@@ -163,15 +160,15 @@ export function openMoneyLines(s: Pick<BulkSummary, 'money'>, again: string): st
   const lines: string[] = [];
   if (m.processing)
     lines.push(
-      `${orders(m.processing)} charged and still being fulfilled: \`${again}\` collects ${m.processing === 1 ? 'its' : 'their'} codes`,
+      `${plural(m.processing, 'order')} charged and still being fulfilled: \`${again}\` collects ${m.processing === 1 ? 'its' : 'their'} codes`,
     );
   if (m.unknown)
     lines.push(
-      `${orders(m.unknown)} sent without a known answer (the service may have charged ${m.unknown === 1 ? 'it' : 'them'}): \`${again}\` finds out, without buying twice`,
+      `${plural(m.unknown, 'order')} sent without a known answer (the service may have charged ${m.unknown === 1 ? 'it' : 'them'}): \`${again}\` finds out, without buying twice`,
     );
   if (m.refused)
     lines.push(
-      `${orders(m.refused)} refused by the service: nothing charged for ${m.refused === 1 ? 'it' : 'them'}`,
+      `${plural(m.refused, 'order')} refused by the service: nothing charged for ${m.refused === 1 ? 'it' : 'them'}`,
     );
   return lines;
 }

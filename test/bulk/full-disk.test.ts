@@ -10,8 +10,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../../src/api/http.js';
-import { type BulkDeps, type BulkOptions, runBulk } from '../../src/bulk/engine.js';
+import { runBulk } from '../../src/bulk/engine.js';
 import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
+import type { BulkDeps, BulkOptions } from '../../src/bulk/run-types.js';
 import { FileWriteError } from '../../src/errors.js';
 import { runInProcess } from '../helpers/cli.js';
 import { fillingDisk } from '../helpers/disk.js';

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseHeader, parseInput } from '../../src/bulk/plan/parse.js';
-import { describeProblem } from '../../src/bulk/plan/problems.js';
+import { describeProblem, parseHeader, parseInput } from '../../src/bulk/plan/parse.js';
 
 const parse = (text: string | Buffer) =>
   parseInput(Readable.from([typeof text === 'string' ? Buffer.from(text) : text]));

@@ -43,7 +43,7 @@ export interface ScaleReport {
   stages: Array<{ stage: string; ms: number; heapMb: number; peakMb: number }>;
 }
 
-/** Orders a run holds open at a time (its window: run/window.ts). */
+/** Orders a run holds open at a time (its window: `OrderWindow` in run/scheduler.ts). */
 export const SCALE_WINDOW = 1_000;
 
 /** The ref of order `n` as the planner makes it: the anchor first, then `gc-<batch>-<place>-<hash10>`. */

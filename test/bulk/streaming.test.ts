@@ -11,8 +11,8 @@ import { HttpClient } from '../../src/api/http.js';
 import { runBulk } from '../../src/bulk/engine.js';
 import { planInto, planOrders } from '../../src/bulk/plan/plan.js';
 import { anchorRef } from '../../src/bulk/plan/refs.js';
+import { OrderWindow } from '../../src/bulk/run/scheduler.js';
 import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
-import { OrderWindow } from '../../src/bulk/run/window.js';
 import {
   type JournalRecord,
   type JournalState,

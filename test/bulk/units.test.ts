@@ -13,10 +13,10 @@ import {
 } from '../../src/bulk/store/journal.js';
 import { JournalAppender } from '../../src/bulk/store/journal-writer.js';
 import {
+  assembleOutput,
   csvLine,
   jsonRecord,
   protectFormula,
-  renderOutput,
   writeAtomic,
 } from '../../src/bulk/store/output.js';
 import { OUTPUT_COLUMNS, type OutputRecord, type PlannedLine } from '../../src/bulk/types.js';
@@ -235,13 +235,18 @@ describe('output', () => {
     expect(protectFormula(input)).toBe(expected);
   });
 
-  it('CSV cells are quoted and formula-safe; JSON keeps exact bytes in column order', () => {
+  it('CSV cells are quoted and formula-safe; JSON keeps exact bytes in column order', async () => {
+    const render = async (records: OutputRecord[], format: 'csv' | 'json') => {
+      let text = '';
+      for await (const chunk of assembleOutput(records, format)) text += chunk;
+      return text;
+    };
     expect(csvLine(rec)).toBe(`1,"a,""b""",R,c,p,s,10.5,1,completed,"'=HYPERLINK(""x"")",'-12,'@u,,,'+x\r\n`);
     expect(Object.keys(JSON.parse(jsonRecord(rec)))).toEqual([...OUTPUT_COLUMNS]);
     expect(JSON.parse(jsonRecord(rec)).cardCode).toBe('=HYPERLINK("x")');
-    expect(JSON.parse([...renderOutput([rec, rec], 'json')].join(''))).toHaveLength(2);
-    expect([...renderOutput([], 'json')].join('')).toBe('[]\n');
-    expect([...renderOutput([], 'csv')].join('')).toBe(`${OUTPUT_COLUMNS.join(',')}\r\n`);
+    expect(JSON.parse(await render([rec, rec], 'json'))).toHaveLength(2);
+    expect(await render([], 'json')).toBe('[]\n');
+    expect(await render([], 'csv')).toBe(`${OUTPUT_COLUMNS.join(',')}\r\n`);
   });
 
   it('writes atomically with mode 0600 and journals the hash before the rename', async () => {

@@ -10,13 +10,14 @@
  * or a tab) is read off the header line; text cells (ref, ids, field values) are kept
  * exactly as written, only the numeric cells (amount, quantity) are trimmed, since a
  * spreadsheet pads numbers and a number has no meaningful spaces. Each problem carries
- * the file line, the data row and the row's ref (problems.ts words them).
+ * the file line, the data row and the row's ref (`describeProblem` words them).
  */
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { readDecimal, readWhole } from '../../decimal.js';
+import { sanitize } from '../../io/sanitize.js';
 import type { InputRow, RowError } from '../types.js';
 import { RepeatedRefFinder, type RepeatedRefs } from './repeated-refs.js';
 
@@ -124,7 +125,6 @@ export function parseRecord(
   cells: string[],
   header: Header,
   rowNumber: number,
-  intern: (text: string) => string = (t) => t,
   line?: number,
 ): { value?: InputRow; errors: RowError[] } {
   const errors: Array<RowError & { row: number }> = [];
@@ -150,8 +150,8 @@ export function parseRecord(
   if (cells.length !== header.width) {
     errors.push({ row, message: `has ${cells.length} columns, the header has ${header.width}` });
   }
-  const productId = intern(cell('productid') ?? '');
-  const skuId = intern(cell('skuid') ?? '');
+  const productId = cell('productid') ?? '';
+  const skuId = cell('skuid') ?? '';
   // Numbers only: a spreadsheet pads them, and a number has no meaningful spaces.
   const amountText = (cell('amount') ?? '').trim();
   const quantityText = (cell('quantity') ?? '').trim();
@@ -275,14 +275,6 @@ export async function readInput(
   let callerError: { error: unknown } | undefined;
   let broken = false;
   const lines = new LineCounter();
-  // Thousands of rows name the same few products: share one string for each.
-  const interned = new Map<string, string>();
-  const intern = (text: string) => {
-    const known = interned.get(text);
-    if (known !== undefined) return known;
-    interned.set(text, text);
-    return text;
-  };
   const push = (list: RowError[]) => {
     errorCount += list.length;
     for (const e of list) if (errors.length < MAX_ERRORS) errors.push(e);
@@ -315,7 +307,7 @@ export async function readInput(
       }
       row += 1;
       if (!header) continue;
-      const result = parseRecord(cells, header, row, intern, line);
+      const result = parseRecord(cells, header, row, line);
       if (result.value) {
         rows += 1;
         units += result.value.quantity;
@@ -433,4 +425,19 @@ export function readFile(
   onRow: (row: InputRow) => undefined | Promise<void>,
 ): Promise<InputSummary> {
   return readInput(createReadStream(path), onRow);
+}
+
+/**
+ * A problem of the file as the person fixing it in a spreadsheet or an editor reads it:
+ * the file line (what an editor shows), the data row (what the output's `row` column
+ * says) and the row's own `ref`; a header problem is the header's.
+ */
+export function describeProblem(p: RowError): string {
+  if (p.header) return `header${p.line !== undefined ? ` (line ${p.line})` : ''}: ${p.message}`;
+  if (p.row === undefined) return p.message;
+  // The ref is the buyer's text: one line, its control characters shown.
+  const ref = p.ref ? `, ref ${sanitize(p.ref)}` : '';
+  return p.line !== undefined
+    ? `line ${p.line} (row ${p.row}${ref}): ${p.message}`
+    : `row ${p.row}${ref ? ` (${ref.slice(2)})` : ''}: ${p.message}`;
 }

@@ -37,15 +37,6 @@ export function unitUsd(
   const minCost = sku?.minCost;
   if (sku && typeof minCost === 'number' && Number.isFinite(minCost) && minCost > 0 && sku.min > 0)
     return toUsd((amount * minCost) / sku.min, product.costCurrency, rates);
-  return faceUsd(amount, product, rates);
-}
-
-/** The face value of `amount` in USD: the denomination in the product's currency. */
-export function faceUsd(
-  amount: number,
-  product: Pick<Product, 'productCurrency' | 'costCurrency'>,
-  rates: Rates,
-): number {
   return toUsd(amount, product.productCurrency ?? product.costCurrency, rates);
 }
 

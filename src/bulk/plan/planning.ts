@@ -39,11 +39,6 @@ export function planningPasses(): number {
   return passes;
 }
 
-/** The batch's planner: its anchor first (one unit of row 1, alone), each order to `onOrder`. */
-export function plannerFor(inputs: PlanInputs, onOrder: (order: PlannedOrder) => void): Planner {
-  return new Planner(inputs.products, inputs.rates, inputs.limits, inputs.batch, onOrder, { anchor: true });
-}
-
 export async function planFile(
   path: string,
   expectSha256: string,
@@ -58,10 +53,18 @@ export async function planFile(
   let count = 0;
   const estimate = new EstimateSum(currencyOf);
   let made: PlannedOrder[] = [];
-  const planner = plannerFor(inputs, (order) => {
-    estimate.add(order);
-    made.push(order);
-  });
+  // The batch's anchor first (one unit of row 1, alone).
+  const planner = new Planner(
+    inputs.products,
+    inputs.rates,
+    inputs.limits,
+    inputs.batch,
+    (order) => {
+      estimate.add(order);
+      made.push(order);
+    },
+    { anchor: true },
+  );
   const legacy = new LegacyFirstRef(inputs.products, inputs.rates, inputs.limits, inputs.batch);
   let legacyKnown = false;
   let planning = true;

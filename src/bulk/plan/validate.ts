@@ -96,15 +96,3 @@ function checkRow(row: InputRow, ctx: ValidationContext): RowError[] {
   }
   return errors;
 }
-
-export function validateRows(rows: Iterable<InputRow>, ctx: ValidationContext, max = 1_000): RowError[] {
-  const errors: RowError[] = [];
-  let count = 0;
-  for (const row of rows) {
-    const found = validateRow(row, ctx);
-    count += found.length;
-    for (const e of found) if (errors.length < max) errors.push(e);
-  }
-  if (count > errors.length) errors.push({ message: `${count - errors.length} more errors not shown` });
-  return errors;
-}

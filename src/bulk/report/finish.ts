@@ -5,6 +5,7 @@
  */
 
 import { FileWriteError } from '../../errors.js';
+import { plural } from '../../io/format.js';
 import type { FileOps } from '../../io/safe-write.js';
 import { Tally } from '../records.js';
 import type { BulkOptions, BulkResult, Outcome, RunnerOutcome } from '../run-types.js';
@@ -46,11 +47,10 @@ export async function finishRun(
   const { unknown, processing: unfinished } = money;
   if (!stopReason && !run.outcome.interrupted) {
     if (run.outcome.waitTimedOut)
-      stopReason = `${unfinished} ${plural(unfinished, 'order was', 'orders were')} still being fulfilled when --wait-timeout ended the wait`;
+      stopReason = `${plural(unfinished, 'order was', 'orders were')} still being fulfilled when --wait-timeout ended the wait`;
     else if (unknown)
-      stopReason = `${unknown} ${plural(unknown, 'order has', 'orders have')} an unknown outcome after retries (network or service errors)`;
-    else if (unfinished)
-      stopReason = `${unfinished} ${plural(unfinished, 'order', 'orders')} could not be read back`;
+      stopReason = `${plural(unknown, 'order has', 'orders have')} an unknown outcome after retries (network or service errors)`;
+    else if (unfinished) stopReason = `${plural(unfinished, 'order')} could not be read back`;
   }
   // Every order delivered or refused: the file is the batch's whole output.
   const complete =
@@ -124,8 +124,4 @@ function* counted(
 /** What the finished orders cost, per productId, in the item's cost currency. */
 export function spentOf(state: JournalState): Map<string, { currency: string; amount: number }> {
   return new Map([...state.sums.spent].map(([id, e]) => [id, { currency: e.currency, amount: e.sum.value }]));
-}
-
-export function plural(n: number, one: string, many: string): string {
-  return n === 1 ? one : many;
 }

@@ -56,8 +56,6 @@ export async function patient<T>(
   }
 }
 
-export { lookupRef, type RefLookup } from '../../api/orders.js';
-
 /** The order with this externalRef, if the service shows one. */
 export async function findByRef(http: HttpClient, ref: string) {
   const found = await lookupRef(http, ref);

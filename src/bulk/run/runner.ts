@@ -11,7 +11,7 @@
  * - a settled order (done or refused) is never sent or read again.
  */
 import { getAccount } from '../../api/account.js';
-import { createOrder, getOrder } from '../../api/orders.js';
+import { createOrder, getOrder, lookupRef } from '../../api/orders.js';
 import { DEFAULT_RETRY_POLICY } from '../../api/retry.js';
 import { ApiError, InterruptedError, RateLimitError, UnexpectedResponseError } from '../../errors.js';
 import { formatDuration } from '../../io/format.js';
@@ -23,19 +23,17 @@ import {
   type JournalRecord,
   type JournalState,
   needsBuying,
-  type OrderPhase,
   type OrderView,
   type PlanOrder,
   phaseOf,
 } from '../store/index.js';
 import { heldByAnchor } from './anchor-gate.js';
 import { type CapWindow, capWindowOf, waitForReset } from './cap-reset.js';
-import { findByRef, lookupRef, patient } from './discovery.js';
-import { Scheduler } from './scheduler.js';
+import { findByRef, patient } from './discovery.js';
+import { DEFAULT_WINDOW, OrderWindow, Scheduler } from './scheduler.js';
 import { computeShortfall, describeShortfall } from './shortfall.js';
 import { SpendBudget } from './spend-budget.js';
 import { classifySubmitError, FulfillmentPace, pollDelay } from './submit.js';
-import { DEFAULT_WINDOW, OrderWindow } from './window.js';
 
 /** A wait the service asks for beyond this is not made (docs/retries.md): the run stops instead. */
 export const SERVICE_WAIT_MAX_MS = DEFAULT_RETRY_POLICY.maxRetryAfterMs;
@@ -118,7 +116,7 @@ export class Runner {
     this.window = new OrderWindow(this.input.walk(), this.deps.tuning?.windowOrders ?? DEFAULT_WINDOW);
     this.scheduler.feed(this.window);
     // An anchor refused for good stops every run of the batch; an unknown one is sent again.
-    if (this.anchorPhase() === 'rejected') this.stopIfAnchorBlocked();
+    if (this.anchor()?.phase === 'rejected') this.stopIfAnchorBlocked();
     for (;;) {
       await this.scheduler.run();
       if (this.balanceStop) {
@@ -213,17 +211,13 @@ export class Runner {
     return anchor;
   }
 
-  private anchorPhase(): OrderPhase | undefined {
-    return this.anchor()?.phase;
-  }
-
   /**
    * The anchor goes alone: no other order of the batch is sent until the service has
    * answered that the anchor exists (discovery.ts relies on it).
    */
   private heldByAnchor(order: PlanOrder): boolean {
     const ref = this.state.batch?.anchor;
-    return heldByAnchor(ref ? { ref, phase: this.anchorPhase() ?? 'planned' } : undefined, order);
+    return heldByAnchor(ref ? { ref, phase: this.anchor()?.phase ?? 'planned' } : undefined, order);
   }
 
   /** After the anchor's submission failed for good (or its outcome is unknown), the run stops. */
@@ -310,7 +304,8 @@ export class Runner {
         const seen = await this.lookUp(order, ours ? 'this-run' : undefined);
         if (seen === 'found') return;
       }
-      await this.onSubmitError(order, error);
+      await this.settleSubmitError(order, error);
+      if (order.ref === this.state.batch?.anchor) this.stopIfAnchorBlocked();
       return;
     }
     this.deps.limit.onSuccess();
@@ -320,7 +315,7 @@ export class Runner {
     this.budget.settled(order.ref);
     const paidBy = !replayed || !this.sentBefore.has(order.ref) ? this.input.runId : undefined;
     this.sentBefore.delete(order.ref);
-    await this.recordCreated(order, created, paidBy);
+    await this.input.record(createdRecord(order, created, paidBy, this.deps.now()));
     this.stats.created += 1;
     if (order.ref === this.state.batch?.anchor) this.anchorCreated = true;
     if (TERMINAL_ORDER_STATUSES.has(String(created.status))) await this.finishOrder(order, created);
@@ -328,11 +323,6 @@ export class Runner {
       this.createdLocal.set(order.ref, this.deps.now());
       this.schedulePoll(order, 0, created);
     }
-  }
-
-  /** The journal's word that `order` exists, with what the answer said it cost. */
-  private async recordCreated(order: PlanOrder, seen: Order, paidBy: string | undefined): Promise<void> {
-    await this.input.record(createdRecord(order, seen, paidBy, this.deps.now()));
   }
 
   /**
@@ -373,11 +363,6 @@ export class Runner {
     this.scheduler.submitNext(order);
     this.stop(over);
     return false;
-  }
-
-  private async onSubmitError(order: PlanOrder, error: unknown): Promise<void> {
-    await this.settleSubmitError(order, error);
-    if (order.ref === this.state.batch?.anchor) this.stopIfAnchorBlocked();
   }
 
   private async settleSubmitError(order: PlanOrder, error: unknown): Promise<void> {

@@ -36,14 +36,6 @@ function detailsOf(error: ApiError): Record<string, unknown> {
   return error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : {};
 }
 
-/** One test for insufficient balance, shared with the exit-code mapping (errors.ts). */
-export function isInsufficientBalance(error: unknown): boolean {
-  return (
-    error instanceof ApiError &&
-    isInsufficientBalanceError(error.status, error.code, error.message, error.details)
-  );
-}
-
 export function classifySubmitError(error: unknown): SubmitFailure {
   if (error instanceof InterruptedError) return { kind: 'interrupted' };
   if (!(error instanceof CliError)) return { kind: 'fatal', error };
@@ -57,7 +49,9 @@ export function classifySubmitError(error: unknown): SubmitFailure {
   // A 429 is the service saying it did not act (spec section 8, rule 2).
   if (outcome === 'throttled') return { kind: 'throttled', retryAfterMs: error.retryAfterMs };
   if (error.status === 401 || error.status === 403) return { kind: 'fatal', error };
-  if (isInsufficientBalance(error)) return { kind: 'balance', message: error.message };
+  // The one test for insufficient balance, shared with the exit-code mapping (errors.ts).
+  if (isInsufficientBalanceError(error.status, error.code, error.message, error.details))
+    return { kind: 'balance', message: error.message };
   if (error.status === 422 && error.code === 'B2B_LIMIT_EXCEEDED') {
     const details = detailsOf(error);
     const limit = typeof details.limit === 'string' ? details.limit : '';
@@ -85,31 +79,23 @@ export function classifySubmitError(error: unknown): SubmitFailure {
  * may start. Both learn from 429s, because the service's rate is not published
  * (spec section 8: "Numeric request rates per rateLimitTier: not shown").
  *
- * - Pace: unlimited until the first 429. Then the rate the service let through over the
- *   last second of sending (a pause asked by a Retry-After is not sending: a rate seen
- *   while asleep says nothing of the limit) becomes the *ceiling*, and the run paces
- *   itself a little below it (`HEADROOM`). That first estimate errs low (a second that
- *   began before the run did), so the ceiling doubles every second (slow start) until a
- *   429 comes at a pace. A 429 while paced lowers the ceiling to the pace it came at, or
- *   to what went through in the last second if that is less, a step lower again when it
- *   follows the last cut closely (what went through then counted the service's burst).
- *   Every `CLEAN_WINDOW` successes in a row without a 429 (soon after faults, every
- *   `CLEAN_WINDOW_MS` without one) the ceiling is probed upwards, by a step that doubles with each clean window (3%, 6%,
- *   12%...): a low ceiling is left
- *   within a few windows, and a right one is overshot only briefly, once per several
- *   hundred requests, so 429s stay rare.
- * - A 429 before the run has seen anything go through (nothing to learn a rate from):
- *   every start waits out its Retry-After (or `UNLEARNED_PAUSE_MS`), then the run goes
- *   on unpaced, at full speed. Refused again after such a pause, the run learns a rate
- *   from however few went through since (at least one): a service that lets fewer than
- *   `MIN_SAMPLES` through a second (no burst, a low rate) otherwise had the run pause,
- *   burst and be refused over and over, never paced (6x the bound at 10/s, a 429 for
- *   every success, in test/bulk/pace.test.ts).
+ * - Pace: unlimited until the first 429. Then the rate let through over the last second
+ *   of sending (a pause asked by a Retry-After is not sending) becomes the *ceiling*, and
+ *   the run paces itself a little below it (`HEADROOM`). That first estimate errs low, so
+ *   the ceiling doubles every second (slow start) until a 429 comes at a pace. A 429 while
+ *   paced lowers the ceiling to the pace it came at (or to what went through in the last
+ *   second, if less), a step lower again soon after the last cut (that second counted the
+ *   service's burst). Every `CLEAN_WINDOW` successes without a 429 (soon after faults,
+ *   every `CLEAN_WINDOW_MS`) the ceiling is probed upwards by a step that doubles each
+ *   time (3%, 6%, 12%...): a low ceiling is left within a few windows, a right one
+ *   overshot only briefly, so 429s stay rare.
+ * - A 429 before anything went through: every start waits out its Retry-After (or
+ *   `UNLEARNED_PAUSE_MS`), then goes on unpaced. Refused again after such a pause, the
+ *   run learns a rate from however few went through since: a service below
+ *   `MIN_SAMPLES` a second would otherwise have it pause, burst and be refused for ever.
  * - Concurrency: additive increase, multiplicative decrease, never below 2 while the
- *   pace governs (one request at a time is bound by latency, not by the rate). It starts
- *   at half the maximum and grows by one every `value` successes: the run's first
- *   requests go out unpaced, and a full set at once overran a service's burst (each of
- *   them a 429, and a first estimate of the rate made in that crush).
+ *   pace governs (one at a time is bound by latency, not the rate). It starts at half the
+ *   maximum: a full set at once overran a service's burst.
  */
 export class AdaptiveLimit {
   private current: number;
@@ -268,8 +254,8 @@ const SLOW_START_DOUBLING_MS = 1_000;
 const CLEAN_WINDOW = 200;
 /**
  * Within `FAULT_MEMORY_MS` of a fault, a clean window is also this long, whatever the
- * count: a ceiling learned while faults slowed every answer (few successes a second) is
- * left within a few windows once they clear (issue 32: back at full pace within 10 s).
+ * count: a ceiling learned while faults slowed every answer is left within a few windows
+ * once they clear.
  */
 const CLEAN_WINDOW_MS = 1_500;
 const FAULT_MEMORY_MS = 60_000;

@@ -9,21 +9,14 @@
  *
  * `readBatchRefunds` is the same answer read without writing (`order reconcile` holds no lock).
  */
-import { rename } from 'node:fs/promises';
+import { readFile, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { JournalDamagedError } from '../../errors.js';
 import { fsyncDir } from '../../io/safe-write.js';
 import { pathId } from '../ids.js';
 import { ensurePrivateDir, openOwn } from './files.js';
-import {
-  emptyState,
-  type JournalRecord,
-  type JournalState,
-  loadJournal,
-  readJournalSnapshot,
-} from './journal.js';
+import { type JournalRecord, type JournalState, loadJournal, readJournalSnapshot } from './journal.js';
 import { copyJournal, JournalAppender, journalSize } from './journal-writer.js';
-import { REFUNDS_ONLY_REMEDY, readLegacyRefundLog } from './legacy-refund-log.js';
 import { foldRefund, isRefundRecord, type RefundRecord, type RefundState, refundSummary } from './refunds.js';
 
 /** Where a batch's refunds are, and were, recorded. */
@@ -34,7 +27,7 @@ export interface BatchFiles {
   copy?: string;
   /** The refund journal of the batch while it has no journal here. */
   refunds: string;
-  /** Refund logs an earlier version may have left (legacy-refund-log.ts). */
+  /** Refund logs an earlier version may have left (`readLegacyRefundLog`). */
   legacy: string[];
 }
 
@@ -69,7 +62,12 @@ export class BatchJournal {
     try {
       for (const log of files.legacy) await journal.carryIn(log, await legacyRefunds(log), deps);
       // The refund journal of the batch while it had no journal here: the journal takes over.
-      if (files.journal) await journal.carryIn(files.refunds, await journalRefunds(files.refunds), deps);
+      if (files.journal)
+        await journal.carryIn(
+          files.refunds,
+          (await loadQuietly(files.refunds, files.refunds))?.refunds,
+          deps,
+        );
     } catch (error) {
       await writer.close();
       throw error;
@@ -123,11 +121,6 @@ async function legacyRefunds(path: string): Promise<Map<string, RefundState> | u
   return states;
 }
 
-/** The refunds the batch's refund journal records; undefined when there is none. */
-async function journalRefunds(path: string): Promise<Map<string, RefundState> | undefined> {
-  return (await loadQuietly(path, path))?.refunds;
-}
-
 /** A journal's state; `refundJournal`: the path of the batch's refund journal, whose damage is told as such. */
 async function loadQuietly(path: string, refundJournal?: string): Promise<JournalState | undefined> {
   try {
@@ -164,8 +157,8 @@ function isSideRecord(record: JournalRecord): boolean {
  */
 async function levelCopy(main: string, copy: string, deps: BatchJournalDeps): Promise<string | undefined> {
   await ensurePrivateDir(dirname(copy));
-  const mainState = await loadQuietly(main);
-  const copyState = await loadQuietly(copy);
+  const mainState = await loadJournal(main);
+  const copyState = await loadJournal(copy);
   if (!mainState) return undefined;
   if (!copyState) {
     await copyJournal(main, copy);
@@ -274,10 +267,10 @@ export async function readBatchRefunds(
     const state =
       path === files.journal && located
         ? located
-        : await readJournalText(path).catch((error: unknown) => {
+        : await readJournalSnapshot(path).catch((error: unknown) => {
             throw path === files.refunds ? refundJournalDamaged(error) : error;
           });
-    journals.push({ size, states: state.refunds });
+    journals.push({ size, states: state?.refunds ?? new Map() });
   }
   journals.sort((x, y) => x.size - y.size);
   for (const { states } of journals) for (const record of refundSummary(states)) foldRefund(refunds, record);
@@ -285,6 +278,62 @@ export async function readBatchRefunds(
   return refunds;
 }
 
-async function readJournalText(path: string): Promise<JournalState> {
-  return (await readJournalSnapshot(path)) ?? emptyState();
+/**
+ * The refund log of earlier versions: a JSON-lines file of its own (`<codes file>.refunds`,
+ * or `<config dir>/batches/<batch>.refunds` for `--batch ID` alone) whose records are
+ * today's refund records under other names (`intent`, `answer`, `error`). Only read, so
+ * that a refund it records is never asked for twice: it is carried into the batch's
+ * journal once and the file set aside.
+ */
+/** The log an earlier version kept beside a codes file. */
+export function legacyRefundLogPathFor(codesFile: string): string {
+  return `${codesFile}.refunds`;
+}
+
+/** The log an earlier version kept for a batch named by its id alone, in the config directory. */
+export function legacyBatchRefundLogPathFor(configDir: string, batch: string): string {
+  return join(configDir, 'batches', `${pathId(batch, 'the batch id')}.refunds`);
+}
+
+/** What to do with a damaged file that holds nothing but refunds: moving it aside would lose them. */
+export const REFUNDS_ONLY_REMEDY =
+  'it is the only record of the refunds asked for (the service cannot list them): fix or remove that line by hand, then run the command again';
+
+const KINDS: Record<string, RefundRecord['t']> = {
+  intent: 'refund-intent',
+  answer: 'refund-answer',
+  error: 'refund-error',
+};
+
+/** The log's records, as refund records; none when there is no log. */
+export async function readLegacyRefundLog(path: string): Promise<RefundRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const records: RefundRecord[] = [];
+  const lines = text.split('\n');
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    let parsed: { t?: unknown } | undefined;
+    try {
+      parsed = JSON.parse(line) as { t?: unknown };
+    } catch {
+      // Only a last line cut by a crash may be torn: its request was not sent yet, or
+      // its answer is lost (the intent before it stays and marks it unknown).
+      if (lines.slice(i + 1).some((l) => l.trim() !== ''))
+        throw new JournalDamagedError(
+          path,
+          `at line ${i + 1} (a line before its last does not parse; a crash tears only the last)`,
+          REFUNDS_ONLY_REMEDY,
+        );
+      continue;
+    }
+    const kind = typeof parsed?.t === 'string' ? KINDS[parsed.t] : undefined;
+    if (kind) records.push({ ...parsed, t: kind } as RefundRecord);
+  }
+  return records;
 }

@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, chmod, type FileHandle, lstat, mkdir, open, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { access, chmod, type FileHandle, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, FileWriteError, UnsafeFileError, UsageError } from '../../errors.js';
 import { failureWords } from '../../io/errno.js';
 import { type FileOps, nodeFileOps } from '../../io/safe-write.js';
@@ -159,6 +159,30 @@ export async function* chunksOf(handle: FileHandle): AsyncGenerator<Buffer> {
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
     if (bytesRead === 0) return;
     yield buffer.subarray(0, bytesRead);
+  }
+}
+
+/**
+ * Temporary files (`<path>.<16 hex>.tmp`) a run killed mid-write left beside `path`:
+ * plans, or outputs holding codes. Only the user's own regular files are removed.
+ */
+export async function removeStaleTemps(path: string, uid = currentUid()): Promise<void> {
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(base) || !/^\.[0-9a-f]{16}\.tmp$/.test(name.slice(base.length))) continue;
+    const full = join(dirname(path), name);
+    try {
+      const info = await lstat(full);
+      if (info.isFile() && (uid === undefined || info.uid === uid)) await rm(full, { force: true });
+    } catch {
+      // Gone already, or not ours to remove: nothing depends on it.
+    }
   }
 }
 

@@ -9,10 +9,12 @@ export type { OutputFormat } from '../types.js';
 export {
   type BatchFiles,
   BatchJournal,
+  legacyBatchRefundLogPathFor,
+  legacyRefundLogPathFor,
   readBatchRefunds,
   refundJournalPathFor,
 } from './batch-journal.js';
-// Where a batch's files are, and how the files beside --out are checked and opened.
+// Where a batch's files are, how the files beside --out are checked, stale temporary files.
 export {
   accountFingerprint,
   assertNotInput,
@@ -24,6 +26,7 @@ export {
   fileExists,
   journalCopyPathFor,
   journalPathFor,
+  removeStaleTemps,
   sha256File,
 } from './files.js';
 // A batch's journal read: the records callers hand the store and the plain state it
@@ -52,9 +55,7 @@ export {
   journalSize,
   PlanWriter,
   RunJournals,
-  removeStalePlans,
 } from './journal-writer.js';
-export { legacyBatchRefundLogPathFor, legacyRefundLogPathFor } from './legacy-refund-log.js';
 export { acquireLock, type HeldLock, type LockDeps, lockPathFor, lockWarning } from './lock.js';
 // The codes file: its rows from the journal in plan order, rendered, written atomically.
 export {
@@ -63,8 +64,6 @@ export {
   journalRecords,
   OUTPUT_FORMATS,
   type OutputStyle,
-  outputChunks,
-  renderOutput,
   settledRows,
   writeAtomic,
 } from './output.js';

@@ -10,8 +10,8 @@
  * - A run's records (`RunJournals`) are appended with group commit: each resolves only
  *   once its bytes are fsync'd in both copies, so nothing is acted on that one copy lacks.
  */
-import { readdir, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { FileWriteError } from '../../errors.js';
 import { type FileOps, fsyncDir, tempPathFor, writeAll, writeFailure } from '../../io/safe-write.js';
 import type { PlannedOrder } from '../types.js';
@@ -30,9 +30,9 @@ import {
   JOURNAL_VERSION,
   type JournalRecord,
   type JournalState,
-  LineSplitter,
   loadJournal,
   type Place,
+  planWalk,
 } from './journal.js';
 
 type Handle = Awaited<ReturnType<typeof createExclusive>>;
@@ -40,22 +40,53 @@ type Handle = Awaited<ReturnType<typeof createExclusive>>;
 const STOPPED =
   'the journal that makes a crash safe is not whole, so the run stopped before sending anything more; free space and run the same command again';
 
+/** Opens every path, or none: on a failure the ones opened are closed. */
+async function openEach(paths: string[], open: (path: string) => Promise<Handle>): Promise<Handle[]> {
+  const handles: Handle[] = [];
+  try {
+    for (const path of paths) handles.push(await open(path));
+  } catch (error) {
+    await Promise.all(handles.map((h) => h.close()));
+    throw error;
+  }
+  return handles;
+}
+
 /**
- * Appends to one or two files with group commit: appends made while a write is under way
- * wait for it and go together in the next one, one fsync each. After a failed write
- * nothing more is written (a record after a torn one would damage the journal).
+ * Appends to a journal and its copy, or to a journal alone (the codes file `order export`
+ * rebuilds, the refund records of `refund batch`), with group commit: appends made while
+ * a write is under way wait for it and go together in the next one, one fsync each.
+ * After a failed write nothing more is written (a record after a torn one would damage
+ * the journal).
  */
-class Appender {
+export class JournalAppender {
   private queue: Array<{ bytes: string; resolve: () => void; reject: (e: unknown) => void }> = [];
   private flushing: Promise<void> | undefined;
   private failure: { error: unknown } | undefined;
 
-  constructor(
+  private constructor(
     private readonly handles: Handle[],
     private readonly paths: string[],
     /** Where the next record starts (both files hold the same bytes). */
-    public end: number,
+    private end: number,
   ) {}
+
+  /** Opens `path` (created when `create`) and `copyPath`, each existing one the user's own. */
+  static async open(
+    path: string,
+    copyPath?: string,
+    create = false,
+    ops?: FileOps,
+  ): Promise<JournalAppender> {
+    const paths = copyPath ? [path, copyPath] : [path];
+    const handles = await openEach(paths, async (p) => {
+      const handle =
+        create && p === path ? await createExclusive(p) : await openOwn(p, 'append', currentUid(), ops);
+      await handle.chmod(0o600);
+      return handle;
+    });
+    return new JournalAppender(handles, paths, (await handles[0]?.stat())?.size ?? 0);
+  }
 
   /** Appends records; resolves with each one's place once durable in every file. */
   append(records: JournalRecord[]): Promise<Place[]> {
@@ -140,11 +171,10 @@ export class PlanWriter {
   ): Promise<PlanWriter> {
     const targets = copyPath ? [journalPath, copyPath] : [journalPath];
     const temps = targets.map((target) => tempPathFor(target));
-    const handles: Handle[] = [];
+    let handles: Handle[];
     try {
-      for (const temp of temps) handles.push(await createExclusive(temp, { ops }));
+      handles = await openEach(temps, (temp) => createExclusive(temp, { read: true, ops }));
     } catch (error) {
-      await Promise.all(handles.map((h) => h.close()));
       await Promise.all(temps.map((temp) => rm(temp, { force: true })));
       throw error;
     }
@@ -181,17 +211,8 @@ export class PlanWriter {
   async refs(): Promise<Set<string>> {
     await this.flush();
     const refs = new Set<string>();
-    const handle = await openOwn(this.temps[0] as string, 'read');
-    try {
-      const lines = new LineSplitter();
-      for await (const chunk of chunksOf(handle))
-        for (const { bytes } of lines.push(chunk)) {
-          const record = JSON.parse(bytes.toString('utf8')) as JournalRecord;
-          if (record.t === 'order') refs.add(record.ref);
-        }
-    } finally {
-      await handle.close();
-    }
+    const [handle] = this.handles as [Handle];
+    for (const order of planWalk(handle.fd, this.temps[0] as string, emptyState())) refs.add(order.ref);
     return refs;
   }
 
@@ -241,34 +262,13 @@ export class PlanWriter {
   }
 }
 
-/** Temporary plan files a killed run left beside `path` (its own regular files only). */
-export async function removeStalePlans(path: string, uid = currentUid()): Promise<void> {
-  const base = basename(path);
-  let names: string[];
-  try {
-    names = await readdir(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(`${base}.`) || !/^\.[0-9a-f]{16}\.tmp$/.test(name.slice(base.length))) continue;
-    try {
-      const full = join(dirname(path), name);
-      const info = await stat(full);
-      if (info.isFile() && (uid === undefined || info.uid === uid)) await rm(full, { force: true });
-    } catch {
-      // Gone already, or not ours: nothing depends on it.
-    }
-  }
-}
-
 /**
  * A run's journal beside --out and its copy, held as one object: records in (durable in
  * both before `record` resolves), folded into the run's state with their place.
  */
 export class RunJournals {
   private constructor(
-    private readonly appender: Appender,
+    private readonly appender: JournalAppender,
     /** The run's state: the records so far folded in. */
     readonly state: JournalState,
     /** The journal beside --out. */
@@ -291,23 +291,11 @@ export class RunJournals {
       else if ((await journalSize(copyPath)) !== (await journalSize(journalPath)))
         await copyJournal(journalPath, copyPath);
     }
-    const paths = copyPath ? [journalPath, copyPath] : [journalPath];
-    const handles: Handle[] = [];
-    try {
-      for (const path of paths) {
-        const handle = await openOwn(path, 'append', currentUid(), opts.ops);
-        await handle.chmod(0o600);
-        handles.push(handle);
-      }
-    } catch (error) {
-      await Promise.all(handles.map((h) => h.close()));
-      throw error;
-    }
     // The state read before (the journal, or the copy it is now a copy of) holds the same
     // places; read now, a torn tail is cut before the end is taken.
     const state = opts.state ?? (await loadJournal(journalPath)) ?? emptyState();
-    const end = (await handles[0]?.stat())?.size ?? 0;
-    return new RunJournals(new Appender(handles, paths, end), state, journalPath);
+    const appender = await JournalAppender.open(journalPath, copyPath, false, opts.ops);
+    return new RunJournals(appender, state, journalPath);
   }
 
   /** Moves a journal of another batch aside (only with --force), keeping it for audit; says where. */
@@ -327,38 +315,6 @@ export class RunJournals {
   async recordAll(records: JournalRecord[]): Promise<void> {
     const places = await this.appender.append(records);
     for (const [k, record] of records.entries()) apply(this.state, record, places[k]);
-  }
-
-  close(): Promise<void> {
-    return this.appender.close();
-  }
-}
-
-/**
- * Appends records to a journal alone (no copy): the codes file `order export` rebuilds,
- * the refund records `refund batch` adds (batch-journal.ts).
- */
-export class JournalAppender {
-  private constructor(private readonly appender: Appender) {}
-
-  static async open(path: string, copyPath?: string, create = false): Promise<JournalAppender> {
-    const paths = copyPath ? [path, copyPath] : [path];
-    const handles: Handle[] = [];
-    try {
-      for (const p of paths) {
-        const handle = create && p === path ? await createExclusive(p) : await openOwn(p, 'append');
-        await handle.chmod(0o600);
-        handles.push(handle);
-      }
-    } catch (error) {
-      await Promise.all(handles.map((h) => h.close()));
-      throw error;
-    }
-    return new JournalAppender(new Appender(handles, paths, (await handles[0]?.stat())?.size ?? 0));
-  }
-
-  async append(records: JournalRecord[]): Promise<void> {
-    await this.appender.append(records);
   }
 
   close(): Promise<void> {

@@ -211,21 +211,9 @@ export function apply(state: JournalState, record: JournalRecord, place?: Place)
         checkoutId: record.checkoutId,
         status: record.status,
         // A later read keeps what an earlier answer said it cost and who paid.
-        ...(record.total !== undefined
-          ? { total: record.total }
-          : entry?.total !== undefined
-            ? { total: entry.total }
-            : {}),
-        ...(record.currency !== undefined
-          ? { currency: record.currency }
-          : entry?.currency !== undefined
-            ? { currency: entry.currency }
-            : {}),
-        ...(record.paidBy !== undefined
-          ? { paidBy: record.paidBy }
-          : entry?.paidBy !== undefined
-            ? { paidBy: entry.paidBy }
-            : {}),
+        total: record.total !== undefined ? record.total : entry?.total,
+        currency: record.currency !== undefined ? record.currency : entry?.currency,
+        paidBy: record.paidBy !== undefined ? record.paidBy : entry?.paidBy,
       });
       break;
     case 'unsent':
@@ -449,49 +437,39 @@ export function parseJournal(text: string, path = 'the journal'): { state: Journ
  * The journal's state, read in chunks, under the run's lock: a torn tail is cut through
  * the descriptor (never by name: a link). Undefined when there is no journal.
  */
-export async function loadJournal(path: string): Promise<JournalState | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await openOwn(path, 'update');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const reader = await foldFile(handle, path);
-    if (reader.torn) await handle.truncate(reader.goodBytes);
-    return reader.state;
-  } finally {
-    await handle.close();
-  }
+export function loadJournal(path: string): Promise<JournalState | undefined> {
+  return readJournal(path, true);
 }
 
 /**
  * The journal's state read as a snapshot, without changing it (a torn last line is
  * ignored, not cut: cutting is a run's business, under its lock).
  */
-export async function readJournalSnapshot(path: string): Promise<JournalState | undefined> {
+export function readJournalSnapshot(path: string): Promise<JournalState | undefined> {
+  return readJournal(path, false);
+}
+
+async function readJournal(path: string, cut: boolean): Promise<JournalState | undefined> {
   let handle: FileHandle;
   try {
-    // Non-blocking: a FIFO planted at the name must not hang the command.
-    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    // A snapshot opens non-blocking: a FIFO planted at the name must not hang the command.
+    handle = cut
+      ? await openOwn(path, 'update')
+      : await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
   try {
-    if (!(await handle.stat()).isFile()) throw new UsageError(`${path} is not a regular file`);
-    return (await foldFile(handle, path)).state;
+    if (!cut && !(await handle.stat()).isFile()) throw new UsageError(`${path} is not a regular file`);
+    const reader = new JournalReader(path);
+    for await (const chunk of chunksOf(handle)) reader.push(chunk);
+    reader.end();
+    if (cut && reader.torn) await handle.truncate(reader.goodBytes);
+    return reader.state;
   } finally {
     await handle.close();
   }
-}
-
-async function foldFile(handle: FileHandle, path: string): Promise<JournalReader> {
-  const reader = new JournalReader(path);
-  for await (const chunk of chunksOf(handle)) reader.push(chunk);
-  reader.end();
-  return reader;
 }
 
 /** One order of the effective plan as the walk meets it. */
@@ -617,12 +595,6 @@ export function viewOf(fd: number, path: string, state: JournalState, order: Pla
       return { ...base, phase: 'rejected', code: record.code, message: record.message };
   }
   if (!entry) return { ...base, phase: 'planned' };
-  return {
-    ...base,
-    phase: entry.phase,
-    ...(entry.checkoutId !== undefined ? { checkoutId: entry.checkoutId } : {}),
-    ...(entry.status !== undefined ? { status: entry.status } : {}),
-    ...(entry.code !== undefined ? { code: entry.code } : {}),
-    ...(entry.message !== undefined ? { message: entry.message } : {}),
-  };
+  const { phase, checkoutId, status, code, message } = entry;
+  return { ...base, phase, checkoutId, status, code, message };
 }

@@ -1,5 +1,5 @@
 /**
- * One bulk run per output at a time (issue 9, point 2): an exclusive lock file
+ * One bulk run per output at a time: an exclusive lock file
  * `<out>.lock`, taken before the run reads its journal or writes anything, and
  * recording who holds it (pid, host, start time) so that a refusal can name the holder.
  * Node has no flock in core; a file that says who holds it also serves the messages.
@@ -21,7 +21,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, readFileSync, unlinkSync } from 'node:fs';
-import { link, open, rm, unlink } from 'node:fs/promises';
+import { type FileHandle, link, open, rm, unlink } from 'node:fs/promises';
 import { hostname, uptime } from 'node:os';
 import { InterruptedError, LockedError, UsageError } from '../../errors.js';
 import { failureWords } from '../../io/errno.js';
@@ -122,7 +122,7 @@ function parseRecord(text: string): LockRecord | undefined {
 
 /** What is at `path` now, read without following a symlink. */
 export async function readLock(path: string): Promise<LockState> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
@@ -226,22 +226,27 @@ export class HeldLock {
   }
 }
 
-/** Creates the lock whole, or returns undefined when the name is taken. */
-async function tryCreate(path: string, record: LockRecord): Promise<HeldLock | undefined> {
-  const text = `${JSON.stringify(record)}\n`;
-  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(tmp, EXCL, 0o600);
-  } catch (error) {
-    throw new UsageError(`cannot create the lock file beside ${path}: ${failureWords(error)}`);
-  }
+/** Writes `text` through a new file's handle, synced, and closes it. */
+async function fill(handle: FileHandle, text: string): Promise<void> {
   try {
     await handle.writeFile(text);
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/** Creates the lock whole, or returns undefined when the name is taken. */
+async function tryCreate(path: string, record: LockRecord): Promise<HeldLock | undefined> {
+  const text = `${JSON.stringify(record)}\n`;
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  let handle: FileHandle;
+  try {
+    handle = await open(tmp, EXCL, 0o600);
+  } catch (error) {
+    throw new UsageError(`cannot create the lock file beside ${path}: ${failureWords(error)}`);
+  }
+  await fill(handle, text);
   try {
     await link(tmp, path);
   } catch (error) {
@@ -260,19 +265,14 @@ async function tryCreate(path: string, record: LockRecord): Promise<HeldLock | u
 }
 
 async function tryCreateInPlace(path: string, record: LockRecord, text: string) {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
     handle = await open(path, EXCL, 0o600);
   } catch (error) {
     if (errno(error) === 'EEXIST') return undefined;
     throw new UsageError(`cannot create ${path}: ${failureWords(error)}`);
   }
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await fill(handle, text);
   return new HeldLock(path, idOf(text), record);
 }
 
@@ -290,7 +290,7 @@ export async function takeOver(
   env: LockEnv,
 ): Promise<TakeOver> {
   const guard = `${path}.takeover-${seen.id}`;
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
   try {
     handle = await open(guard, EXCL, 0o600);
   } catch (error) {

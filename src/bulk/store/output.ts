@@ -10,14 +10,11 @@
  * that starts with one. The quote is then part of the cell; `--format json` gives every
  * value's exact bytes.
  */
-import { randomBytes } from 'node:crypto';
-import { lstat, readdir, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { type FileOps, writeFileAtomic } from '../../io/safe-write.js';
 import { rejectedRecords } from '../records.js';
 import type { OutputFormat } from '../types.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from '../types.js';
-import { currentUid } from './files.js';
+import { removeStaleTemps } from './files.js';
 import {
   changedUnderRun,
   type JournalState,
@@ -115,7 +112,10 @@ export function* settledRows(
   else if (record.t === 'rejected') yield* rejectedRecords(order.ref, order.lines, record.message, refOf);
 }
 
-/** The codes file as chunks, from its rows in file order (a workbook loads its library first). */
+/**
+ * The codes file as chunks, from its rows in file order (a workbook loads its library
+ * first), so a large output never becomes one string.
+ */
 export async function* assembleOutput(
   records: Iterable<OutputRecord>,
   format: OutputFormat,
@@ -145,49 +145,6 @@ export async function* assembleOutput(
   if (format === 'json') yield first ? '[]\n' : '\n]\n';
 }
 
-/** The whole file as chunks (a workbook loads its library first). */
-export function outputChunks(
-  records: OutputRecord[],
-  format: OutputFormat,
-  style: OutputStyle = {},
-): Iterable<string> | AsyncIterable<Uint8Array> {
-  if (format !== 'xlsx') return renderOutput(records, format, style);
-  return (async function* () {
-    const { workbookBytes } = await import('./xlsx.js');
-    yield await workbookBytes(records);
-  })();
-}
-
-/** The whole text file as chunks, so a large output never becomes one string. */
-export function* renderOutput(
-  records: OutputRecord[],
-  format: Exclude<OutputFormat, 'xlsx'>,
-  style: OutputStyle = {},
-): Generator<string> {
-  const CHUNK = 1_000;
-  if (format === 'csv') {
-    yield csvHeader(style);
-    for (let i = 0; i < records.length; i += CHUNK)
-      yield records
-        .slice(i, i + CHUNK)
-        .map(csvLine)
-        .join('');
-    return;
-  }
-  if (records.length === 0) {
-    yield '[]\n';
-    return;
-  }
-  yield '[\n';
-  for (let i = 0; i < records.length; i += CHUNK) {
-    const part = records
-      .slice(i, i + CHUNK)
-      .map((r, k) => `  ${jsonRecord(r)}${i + k < records.length - 1 ? ',' : ''}\n`);
-    yield part.join('');
-  }
-  yield ']\n';
-}
-
 /**
  * Write `chunks` to `path` atomically. `beforeRename(sha256)` runs once the
  * temporary file is durable and before it replaces `path`: the caller journals the
@@ -198,38 +155,10 @@ export async function writeAtomic(
   path: string,
   chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   beforeRename: (sha256: string) => Promise<void>,
-  randomHex: () => string = () => randomBytes(8).toString('hex'),
+  randomHex?: () => string,
   ops?: FileOps,
 ): Promise<string> {
-  // The one safe writer (io/safe-write.ts): an unguessable temp beside the target,
-  // created exclusively, written whole or not renamed at all.
   const { sha256 } = await writeFileAtomic(path, chunks, { beforeRename, randomHex, ops });
   await removeStaleTemps(path);
   return sha256;
-}
-
-const STALE_TEMP = /^\.[0-9a-f]{16}\.tmp$/;
-
-/**
- * Temporary outputs that a run killed mid-write left beside `path` (they hold codes).
- * Only the user's own regular files are removed; anything else is left alone.
- */
-async function removeStaleTemps(path: string, uid = currentUid()): Promise<void> {
-  const base = basename(path);
-  let names: string[];
-  try {
-    names = await readdir(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(base) || !STALE_TEMP.test(name.slice(base.length))) continue;
-    const full = join(dirname(path), name);
-    try {
-      const info = await lstat(full);
-      if (info.isFile() && (uid === undefined || info.uid === uid)) await rm(full, { force: true });
-    } catch {
-      // Gone already, or not ours to remove: the output itself is written.
-    }
-  }
 }

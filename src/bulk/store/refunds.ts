@@ -8,7 +8,7 @@
  * (`--retry-unknown`).
  */
 
-/** The fields of each record are those of the refund log of earlier versions (legacy-refund-log.ts). */
+/** The fields of each record are those of the refund log of earlier versions (batch-journal.ts). */
 export type RefundRecord =
   | { t: 'refund-intent'; batch: string; checkoutId: string; ref: string; at: number }
   | {

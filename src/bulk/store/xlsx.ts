@@ -60,12 +60,3 @@ export async function workbookBytes(
     stickyRowsCount: 1,
   }).toBuffer();
 }
-
-/** Records back from the JSON-lines parts a workbook run keeps on disk (`renderPart`). */
-export async function* recordsOfParts(
-  parts: AsyncIterable<string> | Iterable<string>,
-): AsyncGenerator<OutputRecord> {
-  for await (const part of parts) {
-    for (const line of part.split('\n')) if (line) yield JSON.parse(line) as OutputRecord;
-  }
-}

@@ -159,7 +159,7 @@ export async function runOrderExport(ctx: Context, opts: Options): Promise<ExitC
 /** Everything after the lock: the journal beside --out is read and written only while it is held. */
 async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat): Promise<ExitCode> {
   const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
-  const { JournalAppender, fileExists, outputChunks, sha256File, writeAtomic } = await import(
+  const { JournalAppender, assembleOutput, fileExists, sha256File, writeAtomic } = await import(
     '../../bulk/index.js'
   );
   const http = await ctx.http();
@@ -216,7 +216,7 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
     // Rows with an unknown input row render it as an empty cell, as any null.
     sha256 = await writeAtomic(
       opts.out,
-      outputChunks(records as OutputRecord[], format, { bom: opts.bom }),
+      assembleOutput(records as OutputRecord[], format, { bom: opts.bom }),
       async (sha) => {
         // The rebuilt file is this batch's own: a later `order bulk` resume may replace it.
         await journals?.append([{ t: 'output-pending', sha256: sha }]);

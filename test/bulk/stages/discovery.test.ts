@@ -5,7 +5,8 @@
  * today's plan, only when it is found.
  */
 import { describe, expect, it } from 'vitest';
-import { checkBatchIsNew, findByRef, lookupRef, patient } from '../../../src/bulk/run/discovery.js';
+import { lookupRef } from '../../../src/api/orders.js';
+import { checkBatchIsNew, findByRef, patient } from '../../../src/bulk/run/discovery.js';
 import { AdaptiveLimit } from '../../../src/bulk/run/submit.js';
 import { RateLimitError, UsageError } from '../../../src/errors.js';
 import { type Handler, json, type Recorded } from '../../helpers/server.js';

@@ -21,6 +21,7 @@ import {
   ensurePrivateDir,
   journalCopyPathFor,
   journalPathFor,
+  removeStaleTemps,
 } from '../../../src/bulk/store/files.js';
 import {
   type BatchHeader,
@@ -29,7 +30,7 @@ import {
   type JournalRecord,
   loadJournal,
 } from '../../../src/bulk/store/journal.js';
-import { PlanWriter, RunJournals, removeStalePlans } from '../../../src/bulk/store/journal-writer.js';
+import { PlanWriter, RunJournals } from '../../../src/bulk/store/journal-writer.js';
 import type { PlannedLine } from '../../../src/bulk/types.js';
 import { UnsafeFileError } from '../../../src/errors.js';
 import { tempDirFor } from '../../helpers/temp.js';
@@ -235,7 +236,7 @@ describe('PlanWriter', () => {
     writeFileSync(`${journalPath}.not-hex.tmp`, 'not a plan of ours');
     writeFileSync(join(dir, 'other.0123456789abcdef.tmp'), 'another file');
     mkdirSync(`${journalPath}.fedcba9876543210.tmp`);
-    await removeStalePlans(journalPath);
+    await removeStaleTemps(journalPath);
     expect(temps(dir).sort()).toEqual(
       [
         'codes.csv.journal.fedcba9876543210.tmp',
