@@ -35,7 +35,15 @@ async function batch() {
 async function rebuy(env: Record<string, string>, args: string[]) {
   const res = await runInProcess(['order', 'rebuy', ...args, '--json'], { env });
   const summary = res.stdout
-    ? (JSON.parse(res.stdout) as { money?: RunMoney; units?: { delivered: number; failed: number } })
+    ? (JSON.parse(res.stdout) as {
+        money?: RunMoney;
+        units?: { delivered: number; failed: number };
+        products?: Array<{
+          productId: string;
+          ordered: number;
+          spent: { currency: string; amount: number } | null;
+        }>;
+      })
     : {};
   return { ...res, summary };
 }
@@ -74,6 +82,14 @@ describe('order rebuy', () => {
     // What it says it charged is the ledger's delta.
     expect(usdOf(first.summary.money?.thisRun.amounts ?? [])).toBeCloseTo(usd(charges), 6);
     expect(first.summary.units).toMatchObject({ delivered: failed.length, failed: 0 });
+    // The product table is of the replacements alone: what they cost, not every order of the
+    // batch for that product (the batch bought prd_amazon_us already).
+    expect(first.summary.products?.map((p) => [p.productId, p.ordered])).toEqual([
+      ['prd_amazon_us', failed.length],
+    ]);
+    const spent = first.summary.products?.[0]?.spent;
+    expect(spent?.currency).toBe('USD');
+    expect(spent?.amount).toBeCloseTo(usd(charges), 6);
     // Every failed unit now has a delivered replacement after it, on the mapped product.
     const last = lastRowOf(codes);
     for (const unit of failed) {

@@ -7,11 +7,11 @@
 import { FileWriteError } from '../../errors.js';
 import { plural } from '../../io/format.js';
 import type { FileOps } from '../../io/safe-write.js';
+import { type DoneRecord, SettledSums } from '../accounting.js';
 import { Tally } from '../records.js';
 import type { BulkOptions, BulkResult, Outcome, RunnerOutcome } from '../run-types.js';
 import {
   assembleOutput,
-  type JournalState,
   journalRecords,
   moneyOfState,
   type RunJournals,
@@ -56,7 +56,17 @@ export async function finishRun(
   const complete =
     !run.outcome.interrupted && money.processing === 0 && money.unknown === 0 && money.unsent === 0;
   const tally = new Tally();
-  const rows = counted(journalRecords(run.fd, journals.path, state, run.refOf), tally, run.counts);
+  // What was spent is of the same orders as the counts: a rebuy's replacements, not the
+  // batch's every order of the product.
+  const countedSums = run.counts ? new SettledSums() : undefined;
+  const counts = run.counts;
+  const onDone =
+    countedSums && counts
+      ? (record: DoneRecord) => {
+          if (record.records.some(counts)) countedSums.addDone(record);
+        }
+      : undefined;
+  const rows = counted(journalRecords(run.fd, journals.path, state, run.refOf, onDone), tally, run.counts);
   let outputSha256: string;
   try {
     if (run.intact !== undefined) {
@@ -102,7 +112,7 @@ export async function finishRun(
     refundable: state.sums.refundable,
     outputSha256,
     ordered: new Map(base.report.total.unitsPerProduct),
-    spent: spentOf(state),
+    spent: spentOf(countedSums ?? state.sums),
     money,
     ...(run.heldPeak !== undefined ? { heldPeak: run.heldPeak } : {}),
     complete,
@@ -122,6 +132,6 @@ function* counted(
 }
 
 /** What the finished orders cost, per productId, in the item's cost currency. */
-export function spentOf(state: JournalState): Map<string, { currency: string; amount: number }> {
-  return new Map([...state.sums.spent].map(([id, e]) => [id, { currency: e.currency, amount: e.sum.value }]));
+export function spentOf(sums: SettledSums): Map<string, { currency: string; amount: number }> {
+  return new Map([...sums.spent].map(([id, e]) => [id, { currency: e.currency, amount: e.sum.value }]));
 }

@@ -11,6 +11,7 @@
  * value's exact bytes.
  */
 import { type FileOps, writeFileAtomic } from '../../io/safe-write.js';
+import type { DoneRecord } from '../accounting.js';
 import { rejectedRecords } from '../records.js';
 import type { OutputFormat } from '../types.js';
 import { OUTPUT_COLUMNS, type OutputRecord } from '../types.js';
@@ -86,8 +87,10 @@ export function* journalRecords(
   path: string,
   state: JournalState,
   refOf: (row: number) => string = () => '',
+  /** Told of each finished order's `done` record as its rows go by. */
+  onDone?: (record: DoneRecord) => void,
 ): Generator<OutputRecord> {
-  for (const order of planWalk(fd, path, state)) yield* settledRows(fd, path, state, order, refOf);
+  for (const order of planWalk(fd, path, state)) yield* settledRows(fd, path, state, order, refOf, onDone);
 }
 
 /** One order's rows of the codes file: none until it is settled (done, or refused). */
@@ -97,6 +100,7 @@ export function* settledRows(
   state: JournalState,
   order: PlanOrder,
   refOf: (row: number) => string = () => '',
+  onDone?: (record: DoneRecord) => void,
 ): Generator<OutputRecord> {
   const { settled, entry } = phaseOf(state, order);
   if (!settled) {
@@ -108,8 +112,10 @@ export function* settledRows(
   const record = recordAt(fd, settled);
   if (!record || !('ref' in record) || record.ref !== order.ref)
     throw changedUnderRun(path, order.ref, settled.at);
-  if (record.t === 'done') yield* record.records;
-  else if (record.t === 'rejected') yield* rejectedRecords(order.ref, order.lines, record.message, refOf);
+  if (record.t === 'done') {
+    onDone?.(record);
+    yield* record.records;
+  } else if (record.t === 'rejected') yield* rejectedRecords(order.ref, order.lines, record.message, refOf);
 }
 
 /**

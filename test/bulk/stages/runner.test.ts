@@ -198,7 +198,7 @@ describe('Runner', () => {
       ['gc-b1-00001-a', 1, 20, 'USD', RUN, [2, 3]],
       ['gc-b1-00002-b', 2, 10, 'USD', RUN, [1]],
     ]);
-    expect(spentOf(s.state)).toEqual(new Map([['usd', { currency: 'USD', amount: 40 }]]));
+    expect(spentOf(s.state.sums)).toEqual(new Map([['usd', { currency: 'USD', amount: 40 }]]));
   });
 
   it('an item the answer gives no price for adds nothing to what was spent', async () => {
@@ -213,7 +213,7 @@ describe('Runner', () => {
     const spent = s.journal.flatMap((r) => (r.t === 'done' ? [[r.ref, r.spent]] : []));
     expect(spent).toContainEqual(['gc-b1-00002-b', []]);
     expect(spent).toContainEqual(['gc-b1-00001-a', [['usd', 'USD', 20]]]);
-    expect(spentOf(s.state)).toEqual(new Map([['usd', { currency: 'USD', amount: 30 }]]));
+    expect(spentOf(s.state.sums)).toEqual(new Map([['usd', { currency: 'USD', amount: 30 }]]));
   });
 
   it("a replay (200) of this run's own first send is this run's charge (its answer was lost)", async () => {
