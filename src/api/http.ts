@@ -290,9 +290,7 @@ export class HttpClient {
       payload = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
-    // process.hrtime, not performance.now(): the `performance` global loads perf_hooks,
-    // ~2 ms of every command that calls the service (issue 25). Both are monotonic.
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     this.log(`> ${opts.method} ${redactUrls(url.toString())} (x-api-key ${maskSecret(this.options.apiKey)})`);
     let status: number;
     let text: string;
@@ -348,7 +346,7 @@ export class HttpClient {
       guard.dispose();
     }
     const headerRequestId = firstHeader(responseHeaders['x-request-id']);
-    const elapsed = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+    const elapsed = Math.round(performance.now() - started);
     let body: unknown;
     try {
       body = text === '' ? undefined : JSON.parse(text);
