@@ -93,7 +93,6 @@ export interface RequestOptions<T> {
   body?: unknown;
   schema?: z.ZodType<T>;
   traits?: Omit<RequestTraits, 'method'>;
-  timeoutMs?: number;
 }
 
 export interface ApiResponse<T> {
@@ -277,7 +276,7 @@ export class HttpClient {
 
   private async attempt<T>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const url = this.buildUrl(opts.path, opts.query);
-    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const { timeoutMs } = this.options;
     const guard = requestSignal(this.options.signal, timeoutMs);
     const signal = guard.signal;
     const headers: Record<string, string> = {
