@@ -37,7 +37,6 @@ export interface GlobalOptions extends GlobalFlags {
 }
 
 export interface HttpOverrides {
-  /** A service other than the configured one (the demo's in-process sandbox). */
   /**
    * Another service than the settings' (the demo's in-process sandbox). `keyIsPublic`: its
    * key is a throwaway the command prints on purpose (as `giftcodes sandbox` does), so the
@@ -152,6 +151,31 @@ export function createContext(input: ContextDeps): Context {
   let budget: RetryBudget | undefined;
   const clients: HttpClient[] = [];
 
+  const targetService = ({ keyIsPublic, ...service }: NonNullable<HttpOverrides['target']>) => {
+    if (!keyIsPublic) guard.addSecret(service.apiKey);
+    return {
+      ...service,
+      timeoutMs: deps.flags.timeout ?? DEFAULT_TIMEOUT_MS,
+      maxResponseBytes: resolveMaxResponseBytes(deps.flags, deps.env),
+    };
+  };
+  const configuredService = async () => {
+    const resolved = await ctx.settings();
+    // A profile that was asked for by name and does not exist is a mistake, whatever the
+    // environment supplies: going on would run against settings the person did not choose.
+    if (profileMissing) {
+      throw new UsageError(
+        `no profile "${resolved.profile}" (from ${deps.flags.profile ? '--profile' : 'GIFTCODES_PROFILE'}): ` +
+          `create it with \`${giftcodesCommand('login', '--profile', resolved.profile)}\` or see \`giftcodes config list\``,
+      );
+    }
+    if (!resolved.baseUrl) throw new UsageError(NO_BASE_URL_MESSAGE);
+    if (!resolved.apiKey) throw new UsageError(NO_API_KEY_MESSAGE);
+    assertSafeTransport(resolved);
+    const { baseUrl, apiKey, timeoutMs, maxResponseBytes } = resolved;
+    return { baseUrl, apiKey, timeoutMs, maxResponseBytes };
+  };
+
   const ctx: Context = {
     io: deps.io,
     env: deps.env,
@@ -223,37 +247,9 @@ export function createContext(input: ContextDeps): Context {
         // keep a quiet stderr (--debug shows every retry). A run may set its own.
         onRetry: deps.io.stderrIsTTY ? (info: RetryInfo) => err(deps.io, retryLine(info)) : undefined,
       };
-      if (target) {
-        if (!target.keyIsPublic) guard.addSecret(target.apiKey);
-        const { keyIsPublic: _public, ...service } = target;
-        const client = new HttpClient({
-          ...common,
-          ...service,
-          timeoutMs: deps.flags.timeout ?? DEFAULT_TIMEOUT_MS,
-          maxResponseBytes: resolveMaxResponseBytes(deps.flags, deps.env),
-          ...overrides,
-        });
-        clients.push(client);
-        return client;
-      }
-      const resolved = await ctx.settings();
-      // A profile that was asked for by name and does not exist is a mistake, whatever the
-      // environment supplies: going on would run against settings the person did not choose.
-      if (profileMissing) {
-        throw new UsageError(
-          `no profile "${resolved.profile}" (from ${deps.flags.profile ? '--profile' : 'GIFTCODES_PROFILE'}): ` +
-            `create it with \`${giftcodesCommand('login', '--profile', resolved.profile)}\` or see \`giftcodes config list\``,
-        );
-      }
-      if (!resolved.baseUrl) throw new UsageError(NO_BASE_URL_MESSAGE);
-      if (!resolved.apiKey) throw new UsageError(NO_API_KEY_MESSAGE);
-      assertSafeTransport(resolved);
       const client = new HttpClient({
         ...common,
-        baseUrl: resolved.baseUrl,
-        apiKey: resolved.apiKey,
-        timeoutMs: resolved.timeoutMs,
-        maxResponseBytes: resolved.maxResponseBytes,
+        ...(target ? targetService(target) : await configuredService()),
         ...overrides,
       });
       clients.push(client);

@@ -189,10 +189,9 @@ export interface ApiErrorInit {
 
 /**
  * The service answered with an error status. Keeps everything the spec's envelope
- * carries. The client never throws this base class for an answer it can place: it
- * throws one of the subclasses below (`apiErrorFrom`), as stripe-node's `generate`
- * does; the base stays for answers no subclass describes (a 422 with an unknown code,
- * a 418) and so that `instanceof ApiError`, `.status` and `.code` keep working.
+ * carries. The client throws one of the subclasses below for an answer it can place
+ * (`apiErrorFrom`, as stripe-node's `generate` does); the base stays for answers no
+ * subclass describes (a 422 with an unknown code, a 418): exit 1 unless a class says.
  */
 export class ApiError extends CliError {
   readonly status: number;
@@ -201,7 +200,7 @@ export class ApiError extends CliError {
 
   constructor(opts: ApiErrorInit & { exitCode?: ExitCode }) {
     super(opts.message, {
-      exitCode: opts.exitCode ?? apiExitCode(opts.status, opts.code, opts.message, opts.details),
+      exitCode: opts.exitCode ?? ExitCode.service,
       code: opts.code,
       details: opts.details,
     });
@@ -219,7 +218,6 @@ function withNextStep(message: string, step: string): string {
 
 /** 401: a missing, invalid or expired API key. Exit 1: nothing will work until the key is fixed. */
 export class AuthenticationError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.service;
   constructor(init: ApiErrorInit) {
     super({
       ...init,
@@ -227,7 +225,6 @@ export class AuthenticationError extends ApiError {
         init.message,
         "check the API key (GIFTCODES_API_KEY, --api-key, or the profile's: `giftcodes config list`), or save a working one with `giftcodes login`",
       ),
-      exitCode: AuthenticationError.exitCode,
     });
   }
 }
@@ -236,8 +233,8 @@ export class AuthenticationError extends ApiError {
  * What to do about a 403, read from its message and details (spec section 7: "missing
  * key scope, capability disabled (message carries a hint), or suspended account").
  */
-export function permissionStep(message: string, details: unknown): string {
-  const d = (details && typeof details === 'object' ? details : {}) as Record<string, unknown>;
+function permissionStep(message: string, details: unknown): string {
+  const d = recordOf(details);
   if (isAccountSuspension(message, details))
     return 'the account is suspended; only the service operator lifts it: contact support with the request id';
   const capability =
@@ -259,13 +256,8 @@ export function permissionStep(message: string, details: unknown): string {
 
 /** 403: the key lacks a scope, or the surface's capability is off (the message carries a hint). Exit 1. */
 export class PermissionError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.service;
   constructor(init: ApiErrorInit) {
-    super({
-      ...init,
-      message: withNextStep(init.message, permissionStep(init.message, init.details)),
-      exitCode: PermissionError.exitCode,
-    });
+    super({ ...init, message: withNextStep(init.message, permissionStep(init.message, init.details)) });
   }
 }
 
@@ -277,12 +269,7 @@ export class PermissionError extends ApiError {
 export class AccountSuspendedError extends PermissionError {}
 
 /** 404: an unknown id, or one owned by another account or surface. Exit 1. */
-export class NotFoundError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.service;
-  constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: NotFoundError.exitCode });
-  }
-}
+export class NotFoundError extends ApiError {}
 
 /**
  * The service rejected the input: a 400 (VALIDATION_ERROR), or a 404 answering a
@@ -290,45 +277,22 @@ export class NotFoundError extends ApiError {
  * exit 2, as for a bad flag.
  */
 export class ValidationError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.usage;
   constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: ValidationError.exitCode });
+    super({ ...init, exitCode: ExitCode.usage });
   }
 }
 
 /** 409: an externalRef used on the other surface, or a payment race (retried by the client). Exit 1. */
-export class ConflictError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.service;
-  constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: ConflictError.exitCode });
-  }
-}
+export class ConflictError extends ApiError {}
 
 /**
- * 422 B2B_LIMIT_EXCEEDED: a tier limit or cap was hit. `details` is
- * `{limit, limitValue, current?, requested?, window?, tier}` (spec sections 7 and 8),
- * sent only outside production, so every field is optional. Exit 4: the work can go
- * on later, or in smaller orders.
+ * 422 B2B_LIMIT_EXCEEDED: a tier limit or cap was hit; `details` (sent only outside
+ * production) names it (spec sections 7 and 8). Exit 4: the work can go on later, or in
+ * smaller orders.
  */
 export class LimitExceededError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.stoppedResumable;
-  /** The limit key (`dailySpendCapUSD`, `maxItemsPerOrder`, ...), when the body names it. */
-  readonly limit?: string;
-  /** The window of a cap (`day`, `month`), when the body gives it. */
-  readonly window?: string;
-  readonly limitValue?: number;
-  readonly current?: number;
-  readonly requested?: number;
-  readonly tier?: string;
   constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: LimitExceededError.exitCode });
-    const d = recordOf(init.details);
-    this.limit = stringField(d.limit);
-    this.window = stringField(d.window);
-    this.limitValue = numberField(d.limitValue);
-    this.current = numberField(d.current);
-    this.requested = numberField(d.requested);
-    this.tier = stringField(d.tier);
+    super({ ...init, exitCode: ExitCode.stoppedResumable });
   }
 }
 
@@ -337,44 +301,30 @@ export class LimitExceededError extends ApiError {
  * failed for that reason (`isInsufficientBalanceError`). Exit 4: top up and run again.
  */
 export class InsufficientBalanceError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.stoppedResumable;
   constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: InsufficientBalanceError.exitCode });
+    super({ ...init, exitCode: ExitCode.stoppedResumable });
   }
 }
 
 /** 422 PAYMENT_ERROR: a payment-level failure. Exit 4, like the balance. */
 export class PaymentError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.stoppedResumable;
   constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: PaymentError.exitCode });
+    super({ ...init, exitCode: ExitCode.stoppedResumable });
   }
 }
 
 /** 5xx: the service or its upstream failed; a write's outcome is unknown (`writeOutcome`). Exit 1. */
-export class ServerError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.service;
-  constructor(init: ApiErrorInit) {
-    super({ ...init, exitCode: ServerError.exitCode });
-  }
-}
+export class ServerError extends ApiError {}
 
 /** 429: the flat body has no code, so the status is what callers match on. Exit 1. */
 export class RateLimitError extends ApiError {
-  static readonly exitCode: ExitCode = ExitCode.service;
   constructor(opts: { message: string; requestId?: string; retryAfterMs?: number }) {
-    super({ status: 429, code: 'RATE_LIMITED', ...opts, exitCode: RateLimitError.exitCode });
+    super({ status: 429, code: 'RATE_LIMITED', ...opts });
   }
 }
 
 function recordOf(value: unknown): Record<string, unknown> {
   return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-}
-function stringField(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-function numberField(value: unknown): number | undefined {
-  return typeof value === 'number' ? value : undefined;
 }
 
 /**
@@ -403,56 +353,33 @@ export function isAccountSuspension(message: string | undefined, details: unknow
   return /suspend/i.test(message ?? '') || recordOf(details).status === 'suspended';
 }
 
-type ApiErrorClass = { readonly exitCode: ExitCode } & (new (init: ApiErrorInit) => ApiError);
-
-/**
- * Which class an error answer is, in the order that matters: the balance and the
- * limits before the plain 400 and 422 they arrive as. `undefined`: no subclass fits.
- */
-function apiErrorClass(
-  status: number,
-  code: string,
-  message: string,
-  details: unknown,
-): ApiErrorClass | undefined {
-  if (isInsufficientBalanceError(status, code, message, details)) return InsufficientBalanceError;
-  if (code === 'B2B_LIMIT_EXCEEDED') return LimitExceededError;
-  if (code === 'PAYMENT_ERROR') return PaymentError;
-  if (status === 400) return ValidationError;
-  if (status === 401) return AuthenticationError;
-  if (status === 403) return isAccountSuspension(message, details) ? AccountSuspendedError : PermissionError;
-  if (status === 404) return NotFoundError;
-  if (status === 409) return ConflictError;
-  if (status >= 500) return ServerError;
-  return undefined;
-}
-
 /**
  * The typed error for an answer with an error status: the one place a status and an
- * envelope become a class (and with it an exit code). A 429 comes as RateLimitError.
- */
-export function apiErrorFrom(init: ApiErrorInit): ApiError {
-  if (init.status === 429)
-    return new RateLimitError({
-      message: init.message,
-      requestId: init.requestId,
-      retryAfterMs: init.retryAfterMs,
-    });
-  const Class = apiErrorClass(init.status, init.code, init.message, init.details);
-  return Class ? new Class(init) : new ApiError({ ...init, exitCode: ExitCode.service });
-}
-
-/**
- * The exit code a script sees for a service error (README.md and docs/commands.md, "Exit codes"), which is the
- * exit code of its class:
+ * envelope become a class, and with it the exit code a script sees (README.md and
+ * docs/commands.md, "Exit codes"):
  * - 4 when the account stopped the work but it can go on later: a tier limit or cap
  *   (422 B2B_LIMIT_EXCEEDED), insufficient balance, a payment-level failure;
  * - 2 when the service rejected the input (any other 400): nothing was done;
  * - 1 for everything else (auth, not found, conflicts, 5xx, rate limiting).
+ * The balance and the limits are matched before the plain 400 and 422 they arrive as.
  */
-export function apiExitCode(status: number, code: string, message: string, details: unknown): ExitCode {
-  if (status === 429) return RateLimitError.exitCode;
-  return apiErrorClass(status, code, message, details)?.exitCode ?? ExitCode.service;
+export function apiErrorFrom(init: ApiErrorInit): ApiError {
+  const { status, code, message, details } = init;
+  if (status === 429)
+    return new RateLimitError({ message, requestId: init.requestId, retryAfterMs: init.retryAfterMs });
+  if (isInsufficientBalanceError(status, code, message, details)) return new InsufficientBalanceError(init);
+  if (code === 'B2B_LIMIT_EXCEEDED') return new LimitExceededError(init);
+  if (code === 'PAYMENT_ERROR') return new PaymentError(init);
+  if (status === 400) return new ValidationError(init);
+  if (status === 401) return new AuthenticationError(init);
+  if (status === 403)
+    return isAccountSuspension(message, details)
+      ? new AccountSuspendedError(init)
+      : new PermissionError(init);
+  if (status === 404) return new NotFoundError(init);
+  if (status === 409) return new ConflictError(init);
+  if (status >= 500) return new ServerError(init);
+  return new ApiError(init);
 }
 
 /**
@@ -463,14 +390,7 @@ export function apiExitCode(status: number, code: string, message: string, detai
  */
 export function asRejectedInput(error: unknown): unknown {
   if (!(error instanceof ApiError) || error.status !== 404) return error;
-  return new ValidationError({
-    status: error.status,
-    code: error.code,
-    message: error.message,
-    details: error.details,
-    requestId: error.requestId,
-    retryAfterMs: error.retryAfterMs,
-  });
+  return new ValidationError(error);
 }
 
 /** The connection failed, was reset, or timed out: the outcome of a write is unknown. */

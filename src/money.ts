@@ -61,15 +61,3 @@ export class MoneySum {
     return this.sum + this.compensation;
   }
 }
-
-/**
- * Sum without drifting (compensated summation, see MoneySum). No rounding: `0.1 + 0.2`
- * gives the double nearest to their exact sum (0.30000000000000004, shown as 0.30);
- * 1,000 cents give exactly 10; satoshis are never truncated. Display rounding is the
- * formatter's job.
- */
-export function sumAmounts(values: Iterable<number>): number {
-  const total = new MoneySum();
-  for (const value of values) total.add(value);
-  return total.value;
-}

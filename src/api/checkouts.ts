@@ -1,5 +1,4 @@
 /** Retailer checkouts and their payments. */
-import { UnexpectedResponseError } from '../errors.js';
 import type { ListQuery } from '../schemas/common.js';
 import {
   Checkout,
@@ -8,8 +7,7 @@ import {
   CreatePaymentResponse,
 } from '../schemas/orders.js';
 import type { HttpClient } from './http.js';
-import { parseResponse } from './parse.js';
-import { ORDER_WRAPPERS, unwrapObject } from './shapes.js';
+import { parseWrapped } from './parse.js';
 
 const BASE = '/retailer/v1/checkouts';
 
@@ -19,12 +17,12 @@ const BASE = '/retailer/v1/checkouts';
  */
 export async function createCheckout(http: HttpClient, body: CreateCheckoutRequest) {
   const res = await http.post(BASE, body, undefined, { idempotent: body.externalRef !== undefined });
-  return { ...res, data: parseCheckout(res.raw, res.status, res.requestId), replayed: res.status === 200 };
+  return { ...res, data: parseWrapped(Checkout, 'checkout', res), replayed: res.status === 200 };
 }
 
 export async function getCheckout(http: HttpClient, checkoutId: string) {
   const res = await http.get(`${BASE}/${encodeURIComponent(checkoutId)}`);
-  return { ...res, data: parseCheckout(res.raw, res.status, res.requestId) };
+  return { ...res, data: parseWrapped(Checkout, 'checkout', res) };
 }
 
 export interface CheckoutListQuery extends Partial<ListQuery> {
@@ -44,11 +42,4 @@ export function payCheckout(
   return http.post(`${BASE}/${encodeURIComponent(checkoutId)}/payment`, body, CreatePaymentResponse, {
     retryOnConflict: true,
   });
-}
-
-/** The spec shows the checkout at the top level; a wrapped form is accepted too. */
-function parseCheckout(raw: unknown, status: number, requestId?: string) {
-  const found = unwrapObject(raw, 'checkoutId', ORDER_WRAPPERS);
-  if (!found.ok) throw new UnexpectedResponseError(status, `checkout: ${found.reason}`, undefined, requestId);
-  return parseResponse(Checkout, found.value, { status, requestId }, { subject: 'checkout' });
 }

@@ -93,7 +93,6 @@ export interface RequestOptions<T> {
   body?: unknown;
   schema?: z.ZodType<T>;
   traits?: Omit<RequestTraits, 'method'>;
-  timeoutMs?: number;
 }
 
 export interface ApiResponse<T> {
@@ -277,7 +276,7 @@ export class HttpClient {
 
   private async attempt<T>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
     const url = this.buildUrl(opts.path, opts.query);
-    const timeoutMs = opts.timeoutMs ?? this.options.timeoutMs;
+    const { timeoutMs } = this.options;
     const guard = requestSignal(this.options.signal, timeoutMs);
     const signal = guard.signal;
     const headers: Record<string, string> = {
@@ -290,9 +289,7 @@ export class HttpClient {
       payload = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
-    // process.hrtime, not performance.now(): the `performance` global loads perf_hooks,
-    // ~2 ms of every command that calls the service (issue 25). Both are monotonic.
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     this.log(`> ${opts.method} ${redactUrls(url.toString())} (x-api-key ${maskSecret(this.options.apiKey)})`);
     let status: number;
     let text: string;
@@ -348,7 +345,7 @@ export class HttpClient {
       guard.dispose();
     }
     const headerRequestId = firstHeader(responseHeaders['x-request-id']);
-    const elapsed = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
+    const elapsed = Math.round(performance.now() - started);
     let body: unknown;
     try {
       body = text === '' ? undefined : JSON.parse(text);

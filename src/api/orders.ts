@@ -3,7 +3,7 @@ import { UnexpectedResponseError } from '../errors.js';
 import type { ListQuery } from '../schemas/common.js';
 import { type CreateOrderRequest, Order, OrderSummary } from '../schemas/orders.js';
 import type { HttpClient } from './http.js';
-import { parseResponse } from './parse.js';
+import { parseResponse, parseWrapped } from './parse.js';
 import { ORDER_LIST_KEYS, ORDER_WRAPPERS, unwrapList, unwrapObject } from './shapes.js';
 
 /**
@@ -12,7 +12,7 @@ import { ORDER_LIST_KEYS, ORDER_WRAPPERS, unwrapList, unwrapObject } from './sha
  */
 export async function createOrder(http: HttpClient, body: CreateOrderRequest) {
   const res = await http.post('/b2b/orders', body, undefined, { idempotent: true });
-  return { ...res, data: parseOrder(res.raw, res.status, res.requestId), replayed: res.status === 200 };
+  return { ...res, data: parseWrapped(Order, 'order', res), replayed: res.status === 200 };
 }
 
 /**
@@ -24,7 +24,7 @@ export async function createOrder(http: HttpClient, body: CreateOrderRequest) {
 export async function submitOrder(http: HttpClient, body: CreateOrderRequest) {
   const res = await http.post('/b2b/orders', body, undefined, { idempotent: true });
   const found = unwrapObject(res.raw, 'checkoutId', ORDER_WRAPPERS);
-  const order = found.ok ? parseOrder(res.raw, res.status, res.requestId) : undefined;
+  const order = found.ok ? parseWrapped(Order, 'order', res) : undefined;
   return { ...res, order, replayed: res.status === 200 };
 }
 
@@ -70,7 +70,7 @@ export async function findOrderByRef(
 
 export async function getOrder(http: HttpClient, checkoutId: string) {
   const res = await http.get(`/b2b/orders/${encodeURIComponent(checkoutId)}`);
-  return { ...res, data: parseOrder(res.raw, res.status, res.requestId) };
+  return { ...res, data: parseWrapped(Order, 'order', res) };
 }
 
 export interface OrderListQuery extends Partial<ListQuery> {
@@ -89,10 +89,4 @@ export async function listOrders(http: HttpClient, query: OrderListQuery) {
   const pagination = (res.raw as { pagination?: { hasMore?: boolean; total?: number } } | undefined)
     ?.pagination;
   return { ...res, data: { orders, pagination } };
-}
-
-function parseOrder(raw: unknown, status: number, requestId?: string) {
-  const found = unwrapObject(raw, 'checkoutId', ORDER_WRAPPERS);
-  if (!found.ok) throw new UnexpectedResponseError(status, `order: ${found.reason}`, undefined, requestId);
-  return parseResponse(Order, found.value, { status, requestId }, { subject: 'order' });
 }

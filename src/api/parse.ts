@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { UnexpectedResponseError } from '../errors.js';
+import { ORDER_WRAPPERS, unwrapObject } from './shapes.js';
 
 /** The answer a body came from: its status and request id go into the error. */
 export interface ResponseOrigin {
@@ -33,4 +34,16 @@ export function parseResponse<T>(
     wording.message ??
     `${wording.subject ? `${wording.subject} ` : ''}${where}: ${issue?.message ?? 'invalid'}`;
   throw new UnexpectedResponseError(origin.status, message, parsed.error.issues, origin.requestId);
+}
+
+/** An order or a checkout, at the top level or wrapped (shapes.ts): `subject` names it in errors. */
+export function parseWrapped<T>(
+  schema: z.ZodType<T>,
+  subject: string,
+  res: ResponseOrigin & { raw: unknown },
+): T {
+  const found = unwrapObject(res.raw, 'checkoutId', ORDER_WRAPPERS);
+  if (!found.ok)
+    throw new UnexpectedResponseError(res.status, `${subject}: ${found.reason}`, undefined, res.requestId);
+  return parseResponse(schema, found.value, res, { subject });
 }

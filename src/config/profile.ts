@@ -58,12 +58,7 @@ export function removeSetting(profile: Profile, key: ProfileKey): Profile {
 }
 
 export function displayValue(profile: Profile, key: ProfileKey): string | undefined {
-  switch (key) {
-    case 'base-url':
-      return profile.baseUrl;
-    case 'api-key':
-      return profile.apiKey === undefined ? undefined : maskSecret(profile.apiKey);
-    case 'timeout':
-      return profile.timeoutMs === undefined ? undefined : String(profile.timeoutMs);
-  }
+  const value = profile[FIELDS[key]];
+  if (value === undefined) return undefined;
+  return key === 'api-key' ? maskSecret(String(value)) : String(value);
 }

@@ -48,11 +48,6 @@ function isoTable(): ReadonlyMap<string, number> {
   return isoDigits;
 }
 
-/** Is `currency` an ISO 4217 code (fiat)? */
-function isIso(code: string): boolean {
-  return isoTable().has(code);
-}
-
 /**
  * Decimals a currency is shown with: its ISO 4217 minor units for fiat (USD 2, JPY and
  * KRW 0, KWD 3, the table above), the crypto table for crypto (BTC 8), 8 for any other code.
@@ -66,7 +61,7 @@ export function currencyDigits(currency: string): number {
 
 /** Crypto amounts drop trailing zeros (down to 2 places); fiat always shows its minor units. */
 export function isLikelyCrypto(currency: string): boolean {
-  return !isIso(currency.trim().toUpperCase());
+  return !isoTable().has(currency.trim().toUpperCase());
 }
 
 const PLAIN = /^-?\d+(\.\d+)?$/;

@@ -87,6 +87,22 @@ export function maskCodeFields(
   return walk(value);
 }
 
+/**
+ * The non-empty code fields' values in a JSON value, at any depth. Iterative, so a hostile
+ * body nested deeper than the stack is walked whole.
+ */
+export function* codeValues(value: unknown): Generator<string> {
+  const stack: unknown[] = [value];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, child] of Object.entries(node)) {
+      if (typeof child === 'string') {
+        if (child !== '' && !Array.isArray(node) && CODE_FIELDS.includes(key)) yield child;
+      } else if (child !== null && typeof child === 'object') stack.push(child);
+    }
+  }
+}
+
 function escapeRegExp(value: string): string {
   return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -131,22 +147,9 @@ export class OutputGuard {
     this.secretPattern = literals(this.secrets);
   }
 
-  /**
-   * Notes the code values in a body the service sent (any shape: an order, a list, an
-   * error's details). Iterative and bounded in depth, so a hostile body cannot overflow it.
-   */
+  /** Notes the code values in a body the service sent (any shape: an order, a list, an error's details). */
   noteCodes(body: unknown): void {
-    if (body === null || typeof body !== 'object') return;
-    const stack: Array<[unknown, number]> = [[body, 0]];
-    for (let next = stack.pop(); next; next = stack.pop()) {
-      const [node, depth] = next;
-      if (node === null || typeof node !== 'object' || depth > MAX_RESPONSE_DEPTH) continue;
-      for (const [key, child] of Object.entries(node)) {
-        if (typeof child === 'string') {
-          if (!Array.isArray(node) && CODE_FIELDS.includes(key)) this.noteCode(child);
-        } else if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-      }
-    }
+    for (const code of codeValues(body)) this.noteCode(code);
   }
 
   private noteCode(value: string): void {

@@ -14,16 +14,20 @@ import { styler } from './style.js';
 import { pipeLayout, type TableLayout, terminalLayout } from './table-layout.js';
 
 /**
- * cli-table3 (CommonJS) and its string-width are loaded for a run, not with this module:
- * command files import this module with their declarations, and a help page prints no
- * table. `loadTables` (invoke.ts, before a run that may print one) imports them from
- * io/table-class.ts; a table drawn without it (a unit test calling the printer) requires
- * the packages there and then.
+ * cli-table3 (CommonJS) and the string-width it pads with (so the layout measures cells
+ * as cli-table3 pads them) are loaded for a run, not with this module: command files
+ * import this module with their declarations, and a help page prints no table.
+ * `loadTables` (invoke.ts, before a run that may print one) imports them; a table drawn
+ * without it (a unit test calling the printer) requires the packages there and then.
  */
-type TableModule = typeof import('./table-class.js');
+type TableModule = { Table: typeof TableType; stringWidth: (text: string) => number };
 let tables: TableModule | undefined;
 export async function loadTables(): Promise<void> {
-  tables ??= await import('./table-class.js');
+  const [{ default: Table }, { default: stringWidth }] = await Promise.all([
+    import('cli-table3'),
+    import('string-width'),
+  ]);
+  tables ??= { Table, stringWidth };
 }
 function tableModule(): TableModule {
   const require = createRequire(import.meta.url);

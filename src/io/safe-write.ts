@@ -11,6 +11,7 @@
  * `FileHandle.write` may write fewer bytes than asked, on a full disk among others.
  * File opening is injectable (`FileOps`), so tests can hand out handles that fail.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -23,7 +24,6 @@ import {
   writeSync,
 } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { FileWriteError, UnsafeFileError } from '../errors.js';
 
@@ -110,12 +110,8 @@ export function tempPathFor(path: string, randomHex: () => string = defaultRando
   return `${path}.${randomHex()}.tmp`;
 }
 
-// node:crypto on first use, not with this module: the config store imports it to write,
-// and every command that reads a profile would pay ~3 ms and 2 MB loading crypto (issue 25).
-let crypto: typeof import('node:crypto') | undefined;
 function defaultRandomHex(): string {
-  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  return crypto.randomBytes(8).toString('hex');
+  return randomBytes(8).toString('hex');
 }
 
 /**
@@ -127,7 +123,6 @@ export async function writeFileAtomic(
   chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   opts: AtomicWriteOptions = {},
 ): Promise<{ sha256: string; bytes: number }> {
-  const { createHash } = await import('node:crypto');
   const mode = opts.mode ?? 0o600;
   const temp = tempPathFor(path, opts.randomHex);
   let handle: FileHandle;

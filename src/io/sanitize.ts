@@ -12,6 +12,7 @@
  * know. The sink escapes every control character first and only then turns the
  * markers into SGR sequences (colour on) or drops them (colour off).
  */
+import { randomBytes } from 'node:crypto';
 
 // Matching control characters is this module's job, hence the lint exemptions below.
 /**
@@ -51,30 +52,15 @@ export function sanitize(text: string, opts: SanitizeOptions = {}): string {
   return text.replace(opts.newlines === false ? CONTROLS : CONTROLS_KEEP_NEWLINE, visible);
 }
 
-function nonce(): string {
-  const words = globalThis.crypto.getRandomValues(new Uint32Array(2));
-  return Array.from(words, (w) => w.toString(36)).join('');
-}
-
-/**
- * The marker's text and pattern, made on the first marker asked for: drawing the nonce
- * loads Node's crypto (~3 ms and 2 MB), which a run that writes no colour never needs.
- * Until then no text can hold a marker of this process, so a sink has none to turn.
- */
-let mark: { text: string; pattern: RegExp } | undefined;
-function ownMark(): { text: string; pattern: RegExp } {
-  if (!mark) {
-    const text = `\ue000${nonce()}`;
-    mark = { text, pattern: new RegExp(`${text}([0-9;]*)m`, 'g') };
-  }
-  return mark;
-}
+/** The marker: a private-use character and this process's nonce. */
+const MARK = `\ue000${Array.from(randomBytes(8), (b) => b.toString(36)).join('')}`;
+const MARKED = new RegExp(`${MARK}([0-9;]*)m`, 'g');
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the sequences to mark
 const SGR = /\u001b\[([0-9;]*)m/g;
 
 /** The CLI's own SGR sequence `ESC [ params m`, as a marker only a sink turns into bytes. */
 export function sgrMarker(params: string): string {
-  return `${ownMark().text}${params}m`;
+  return `${MARK}${params}m`;
 }
 
 /**
@@ -88,8 +74,7 @@ export function markOwnAnsi(text: string): string {
 
 /** What a sink writes: controls escaped, then the CLI's markers as colour or nothing. */
 export function renderForTerminal(text: string, color: boolean, opts: SanitizeOptions = {}): string {
-  const safe = sanitize(text, opts);
-  return mark ? safe.replace(mark.pattern, (_, params: string) => (color ? `\u001b[${params}m` : '')) : safe;
+  return sanitize(text, opts).replace(MARKED, (_, params: string) => (color ? `\u001b[${params}m` : ''));
 }
 
 /**

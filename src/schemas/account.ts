@@ -7,20 +7,6 @@ export const AccountStatus = z.enum(ACCOUNT_STATUSES);
 export const RATE_LIMIT_TIERS = ['strict', 'moderate', 'general'] as const;
 
 /** Every limit key of section 8. Values per tier are not shown, so all are read live. */
-export const LIMIT_KEYS = [
-  'maxQuantityPerItem',
-  'maxItemsPerOrder',
-  'maxOrderAmountUSD',
-  'dailySpendCapUSD',
-  'monthlySpendCapUSD',
-  'maxDepositUSD',
-  'maxOpenCheckouts',
-  'dailyCheckoutCreations',
-  'maxMarkupPercent',
-  'rateLimitTier',
-] as const;
-export type LimitKey = (typeof LIMIT_KEYS)[number];
-
 export const Limits = z.looseObject({
   maxQuantityPerItem: z.number().optional(),
   maxItemsPerOrder: z.number().optional(),
@@ -34,6 +20,8 @@ export const Limits = z.looseObject({
   rateLimitTier: z.string().optional(),
 });
 export type Limits = z.infer<typeof Limits>;
+export const LIMIT_KEYS = Limits.keyof().options;
+export type LimitKey = (typeof LIMIT_KEYS)[number];
 
 export const UsageWindow = z.looseObject({
   spentUsd: z.number(),

@@ -7,6 +7,7 @@
  * object under --json, so nothing is lost by parsing.
  */
 import * as z from 'zod';
+import { SORT_BY, SORT_ORDER } from './enums.js';
 
 /** Epoch milliseconds, UTC (spec section 1, rule 6). */
 export const Timestamp = z.number().int();
@@ -20,9 +21,6 @@ export const Pagination = z.looseObject({
 export type Pagination = z.infer<typeof Pagination>;
 
 /** Common list conventions (spec section 4). */
-import { SORT_BY, SORT_ORDER } from './enums.js';
-
-export { SORT_BY, SORT_ORDER };
 export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 20;

@@ -6,8 +6,6 @@
 
 /** Order / checkout `status` (spec section 2). */
 export const ORDER_STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'expired'] as const;
-/** Item `status` (spec section 3). */
-export const ITEM_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 /** Deposit `status` (spec section 2). */
 export const DEPOSIT_STATUSES = ['pending', 'confirming', 'confirmed', 'failed', 'expired'] as const;
 /** Common list conventions (spec section 4). */

@@ -1,18 +1,6 @@
 /** Error bodies (spec section 7). */
 import * as z from 'zod';
 
-export const ERROR_CODES = [
-  'VALIDATION_ERROR',
-  'UNAUTHORIZED',
-  'FORBIDDEN',
-  'NOT_FOUND',
-  'CONFLICT',
-  'B2B_LIMIT_EXCEEDED',
-  'PAYMENT_ERROR',
-  'INSUFFICIENT_BALANCE',
-  'EXTERNAL_SERVICE_ERROR',
-] as const;
-
 /** `{error: {code, message, details?}, requestId}` */
 export const ErrorEnvelope = z.looseObject({
   error: z.looseObject({

@@ -1,10 +1,10 @@
 /** B2B orders, retailer checkouts, their items and fulfillments (spec section 2). */
 import * as z from 'zod';
 import { Pagination, Timestamp } from './common.js';
-import { ITEM_STATUSES, ORDER_STATUSES } from './enums.js';
+import { ORDER_STATUSES } from './enums.js';
 import { AggregatePayment, Invoice, PaymentMethod } from './payments.js';
 
-export { ITEM_STATUSES, ORDER_STATUSES };
+export { ORDER_STATUSES };
 export const OrderStatus = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatus>;
 /** States after which an order never changes again (spec section 3). */
@@ -82,7 +82,7 @@ export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 
 /**
  * Response body of `POST /b2b/orders` and the entries of `GET /b2b/orders` are not
- * shown: `unwrapOrder`/`unwrapList` (src/api/shapes.ts) accept the plausible forms.
+ * shown: `unwrapObject`/`unwrapList` (src/api/shapes.ts) accept the plausible forms.
  */
 export const OrderSummary = z.looseObject({
   checkoutId: z.string(),
@@ -93,40 +93,25 @@ export const OrderSummary = z.looseObject({
 });
 export type OrderSummary = z.infer<typeof OrderSummary>;
 
-export const CheckoutItem = z.looseObject({
-  id: z.string(),
-  productId: z.string(),
-  productName: z.string().optional(),
-  skuId: z.string().optional(),
-  unitAmount: z.number(),
-  unitPrice: z.number().optional(),
-  quantity: z.number().int(),
+/** A retailer checkout's item: a B2B item's fields, and the retailer's own. */
+export const CheckoutItem = OrderItem.omit({ costCurrency: true }).extend({
   unitMarkup: z.number().optional(),
-  status: z.string().optional(),
   checkoutId: z.string().optional(),
   productImageUrl: z.string().optional(),
   productBrandColor: z.string().optional(),
-  requiredFields: z.record(z.string(), z.unknown()).nullable().optional(),
-  fulfillments: z.array(Fulfillment).default([]),
   createdAt: Timestamp.optional(),
   updatedAt: Timestamp.optional(),
 });
 export type CheckoutItem = z.infer<typeof CheckoutItem>;
 
-export const Checkout = z.looseObject({
-  checkoutId: z.string(),
+/** A retailer checkout: a B2B order's fields (but its discount), and the retailer's own. */
+export const Checkout = Order.omit({ appliedDiscountPercent: true }).extend({
   customerEmail: z.string().optional(),
-  status: OrderStatus.or(z.string()),
-  totalAmount: z.number(),
-  paymentCurrency: z.string().optional(),
   items: z.array(CheckoutItem).default([]),
-  createdAt: Timestamp.optional(),
   updatedAt: Timestamp.optional(),
-  completedAt: Timestamp.nullable().optional(),
   expiredAt: Timestamp.nullable().optional(),
   availablePaymentMethods: z.array(PaymentMethod).optional(),
   links: z.looseObject({ hostedPaymentUrl: z.string().optional() }).nullable().optional(),
-  externalRef: z.string().nullable().optional(),
   markupTotal: z.number().optional(),
   sealCards: z.boolean().optional(),
   callbackUrl: z.string().nullable().optional(),

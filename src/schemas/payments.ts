@@ -40,8 +40,6 @@ export const PAYMENT_METHOD_LIST_KEYS = [
   'data',
 ] as const;
 
-export const PaymentStatus = z.enum(['pending', 'confirming', 'confirmed', 'failed']);
-
 export const Invoice = z.looseObject({
   paymentMethodId: z.string().optional(),
   paymentId: z.string().optional(),

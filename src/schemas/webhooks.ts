@@ -15,11 +15,6 @@ export const WebhookConfig = z.looseObject({
 });
 export type WebhookConfig = z.infer<typeof WebhookConfig>;
 
-export const SetWebhookRequest = z.object({
-  url: z.string(),
-  events: z.array(z.enum(EVENT_TYPES)).nullable(),
-});
-
 export const WebhookTestResult = z.looseObject({ ok: z.boolean(), status: z.number().int() });
 
 export const DeliveryLogEntry = z.looseObject({
@@ -39,12 +34,3 @@ export const DeliveryLogEntry = z.looseObject({
 export type DeliveryLogEntry = z.infer<typeof DeliveryLogEntry>;
 
 export const DeliveryLog = z.looseObject({ deliveries: z.array(DeliveryLogEntry) });
-
-/** Event body `{id, type, createdAt, data}`; the `data` payload per type is not shown. */
-export const WebhookEvent = z.looseObject({
-  id: z.string(),
-  type: z.string(),
-  createdAt: Timestamp,
-  data: z.unknown(),
-});
-export type WebhookEvent = z.infer<typeof WebhookEvent>;

@@ -9,7 +9,7 @@
  * secret. A body with a code field is withheld; secrets are masked by the output guard
  * that every line passes through.
  */
-import { CODE_FIELDS } from '../io/guard.js';
+import { codeValues } from '../io/guard.js';
 import { namedHeaders } from './headers-file.js';
 import type { ListenerEvent, ReceivedCopy } from './listener.js';
 import type { SavedPaths } from './save-dir.js';
@@ -40,8 +40,8 @@ export function deliveryRecord(
   return { time, ...event, headers, ...body, ...(saved ? { saved } : {}) };
 }
 
-/** Whether a JSON body has a non-empty code field at any depth (iterative: a body may nest deep). */
-export function carriesCodes(text: string): boolean {
+/** Whether a JSON body has a non-empty code field at any depth. */
+function carriesCodes(text: string): boolean {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -49,14 +49,5 @@ export function carriesCodes(text: string): boolean {
     // Not JSON: no field to find. A listener without a secret shows such a body as it came.
     return false;
   }
-  const stack: unknown[] = [value];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (node === null || typeof node !== 'object') continue;
-    for (const [key, child] of Object.entries(node)) {
-      if (!Array.isArray(node) && CODE_FIELDS.includes(key) && typeof child === 'string' && child !== '')
-        return true;
-      if (child !== null && typeof child === 'object') stack.push(child);
-    }
-  }
-  return false;
+  return !codeValues(value).next().done;
 }

@@ -14,7 +14,6 @@ import {
   ApiError,
   AuthenticationError,
   apiErrorFrom,
-  apiExitCode,
   asRejectedInput,
   ConflictError,
   DeclinedError,
@@ -193,12 +192,11 @@ describe('each error answer becomes one class with its exit code', () => {
       expect(text).toMatch(new RegExp(`^${escapeRe(message)}\\. Next: \\S`));
     else expect(text).toBe(message);
     if (details) expect((error as ApiError).details).toEqual(details);
-    // One mapping: the class's exit code is the one apiExitCode gives.
-    expect(apiExitCode(status, code, message, details)).toBe(exitCode);
-    expect(Class.exitCode).toBe(exitCode);
+    // One mapping: the client's error is the one apiErrorFrom gives.
+    expect(apiErrorFrom({ status, code, message, details }).exitCode).toBe(exitCode);
   });
 
-  it('a limit carries its key, window and values when the body gives them, and none when it does not', async () => {
+  it('a limit keeps the details the body gives, and is still the class without them', async () => {
     const { http } = await client({
       'POST /b2b/orders': (_req, res, { count }) =>
         count === 1
@@ -222,19 +220,20 @@ describe('each error answer becomes one class with its exit code', () => {
     const full = await failure(http.post('/b2b/orders', {}));
     expect(full).toBeInstanceOf(LimitExceededError);
     expect(full).toMatchObject({
-      limit: 'monthlySpendCapUSD',
-      window: 'month',
-      limitValue: 5000,
-      current: 4990,
-      requested: 25,
-      tier: 'growth',
+      details: {
+        limit: 'monthlySpendCapUSD',
+        limitValue: 5000,
+        current: 4990,
+        requested: 25,
+        window: 'month',
+        tier: 'growth',
+      },
       requestId: 'req_l1',
     });
-    // Production sends no details (spec section 7): still the class, fields absent.
+    // Production sends no details (spec section 7): still the class, no details.
     const bare = (await failure(http.post('/b2b/orders', {}))) as LimitExceededError;
     expect(bare).toBeInstanceOf(LimitExceededError);
-    expect(bare.limit).toBeUndefined();
-    expect(bare.window).toBeUndefined();
+    expect(bare.details).toBeUndefined();
     expect(bare.exitCode).toBe(ExitCode.stoppedResumable);
   });
 

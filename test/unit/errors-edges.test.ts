@@ -15,7 +15,6 @@ import {
   isAccountSuspension,
   isApiError,
   isInsufficientBalanceError,
-  LimitExceededError,
   LockedError,
   MissingInputError,
   NetworkError,
@@ -140,24 +139,6 @@ describe('more classes', () => {
       }),
     ).toEqual(expect.objectContaining({ message: 'slow down', requestId: 'req_9', retryAfterMs: 1500 }));
     expect(apiErrorFrom({ status: 429, code: 'RATE_LIMITED', message: 'x' })).toBeInstanceOf(RateLimitError);
-  });
-
-  it('a limit keeps only well-typed details', () => {
-    const error = new LimitExceededError({
-      status: 422,
-      code: 'B2B_LIMIT_EXCEEDED',
-      message: 'cap',
-      details: {
-        limit: 'dailySpendCapUSD',
-        window: 5,
-        limitValue: '100',
-        current: 90,
-        requested: 20,
-        tier: 3,
-      },
-    });
-    expect(error).toMatchObject({ limit: 'dailySpendCapUSD', current: 90, requested: 20 });
-    expect([error.window, error.limitValue, error.tier]).toEqual([undefined, undefined, undefined]);
   });
 
   it('a wait that ran out is resumable, code WAIT_TIMEOUT, carrying the last read', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { apiExitCode, ExitCode, isInsufficientBalanceError } from '../../src/errors.js';
+import { apiErrorFrom, ExitCode, isInsufficientBalanceError } from '../../src/errors.js';
 
-describe('apiExitCode: one mapping from service errors to exit codes', () => {
+describe('apiErrorFrom: one mapping from service errors to exit codes', () => {
   it.each([
     [
       400,
@@ -29,7 +29,7 @@ describe('apiExitCode: one mapping from service errors to exit codes', () => {
     [409, 'CONFLICT', 'externalRef used on the other surface', undefined, ExitCode.service],
     [502, 'EXTERNAL_SERVICE_ERROR', 'upstream', undefined, ExitCode.service],
   ])('%i %s (%s) -> %i', (status, code, message, details, expected) => {
-    expect(apiExitCode(status, code, message, details)).toBe(expected);
+    expect(apiErrorFrom({ status, code, message, details }).exitCode).toBe(expected);
   });
 
   it('insufficient balance is only recognised on 400 or by its own code', () => {

@@ -1,15 +1,11 @@
 /** Conversion by the spec formula: amountInTo = amountInFrom / rates[from] * rates[to]. */
 import { describe, expect, it } from 'vitest';
 import { formatMoney } from '../../src/io/format.js';
-import {
-  convertAmount,
-  MoneySum,
-  rateFor,
-  sumAmounts,
-  toUsd,
-  UnknownCurrencyError,
-} from '../../src/money.js';
+import { convertAmount, MoneySum, rateFor, toUsd, UnknownCurrencyError } from '../../src/money.js';
 import type { Rates } from '../../src/schemas/rates.js';
+
+/** A sum made through MoneySum, as the engine's accounting makes one. */
+const sumAmounts = (values: number[]) => values.reduce((sum, v) => sum.add(v), new MoneySum()).value;
 
 const RATES: Rates = { base: 'USD', rates: { USD: 1, EUR: 0.92, GBP: 0.79, BTC: 0.0000158, JPY: 151.2 } };
 
@@ -57,7 +53,7 @@ describe('convertAmount', () => {
   });
 });
 
-describe('sumAmounts (compensated, never rounded)', () => {
+describe('MoneySum (compensated, never rounded)', () => {
   const naive = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
   it('keeps 8-decimal crypto amounts whole (a 1e-6 grid would lose them)', () => {
@@ -94,7 +90,7 @@ describe('sumAmounts (compensated, never rounded)', () => {
     expect(naive([1e9, 0.07, -1e9])).not.toBeCloseTo(0.07, 15);
   });
 
-  it('MoneySum accumulates over time like sumAmounts', () => {
+  it('MoneySum accumulates over time like a sum of a list', () => {
     const total = new MoneySum();
     for (let i = 0; i < 1_000; i++) total.add(0.01);
     expect(total.value).toBe(10);
