@@ -6,6 +6,8 @@
 
 /** Order / checkout `status` (spec section 2). */
 export const ORDER_STATUSES = ['pending', 'processing', 'completed', 'partial', 'failed', 'expired'] as const;
+/** Order item `status` (spec section 2). */
+export const ITEM_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 /** Deposit `status` (spec section 2). */
 export const DEPOSIT_STATUSES = ['pending', 'confirming', 'confirmed', 'failed', 'expired'] as const;
 /** Common list conventions (spec section 4). */
