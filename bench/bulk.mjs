@@ -63,6 +63,14 @@ const only = opt('--only', 'all');
 const smallOrders = args.includes('--items-per-order') ? Number(opt('--items-per-order', 5)) : undefined;
 const asJson = args.includes('--json');
 
+/** Limits that never stop a bench run (caps far above any plan), `itemsPerOrder` lines an order when given. */
+const openLimits = (itemsPerOrder) => ({
+  dailySpendCapUSD: 1e12,
+  monthlySpendCapUSD: 1e12,
+  maxOrderAmountUSD: 1e9,
+  ...(itemsPerOrder ? { maxItemsPerOrder: itemsPerOrder } : {}),
+});
+
 /** Realistic rows: fixed and ranged denominations, a required field, quantities 1-3. */
 function csv(n) {
   const out = ['ref,productId,skuId,amount,quantity,field.playerId'];
@@ -211,12 +219,7 @@ async function bulkRun(
   try {
     const account = sandbox.createAccount({ tier: 'enterprise', balanceUsd: 1e9 });
     sandbox.patchAccount(account.userId, {
-      limits: {
-        dailySpendCapUSD: 1e12,
-        monthlySpendCapUSD: 1e12,
-        maxOrderAmountUSD: 1e9,
-        ...(itemsPerOrder ? { maxItemsPerOrder: itemsPerOrder } : {}),
-      },
+      limits: openLimits(itemsPerOrder),
       ...(rateLimit ? { rateLimit } : {}),
     });
     const input = join(dir, 'in.csv');
@@ -292,12 +295,7 @@ async function resumedRun(n, { counter, rerun = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'giftcodes-bench-'));
   try {
     const account = sandbox.createAccount({ tier: 'enterprise', balanceUsd: 1e9 });
-    const limits = {
-      dailySpendCapUSD: 1e12,
-      monthlySpendCapUSD: 1e12,
-      maxOrderAmountUSD: 1e9,
-      ...(smallOrders ? { maxItemsPerOrder: smallOrders } : {}),
-    };
+    const limits = openLimits(smallOrders);
     sandbox.patchAccount(account.userId, { limits });
     const input = join(dir, 'in.csv');
     writeInput(input, n);
@@ -537,12 +535,7 @@ async function paceRun(n, { perSecond, fromS, toS }) {
   try {
     const account = sandbox.createAccount({ tier: 'enterprise', balanceUsd: 1e9 });
     sandbox.patchAccount(account.userId, {
-      limits: {
-        dailySpendCapUSD: 1e12,
-        monthlySpendCapUSD: 1e12,
-        maxOrderAmountUSD: 1e9,
-        maxItemsPerOrder: 5,
-      },
+      limits: openLimits(5),
     });
     const input = join(dir, 'in.csv');
     writeInput(input, n);

@@ -196,6 +196,15 @@ describe('each error answer becomes one class with its exit code', () => {
     expect(apiErrorFrom({ status, code, message, details }).exitCode).toBe(exitCode);
   });
 
+  const LIMIT_DETAILS = {
+    limit: 'monthlySpendCapUSD',
+    limitValue: 5000,
+    current: 4990,
+    requested: 25,
+    window: 'month',
+    tier: 'growth',
+  };
+
   it('a limit keeps the details the body gives, and is still the class without them', async () => {
     const { http } = await client({
       'POST /b2b/orders': (_req, res, { count }) =>
@@ -204,14 +213,7 @@ describe('each error answer becomes one class with its exit code', () => {
               error: {
                 code: 'B2B_LIMIT_EXCEEDED',
                 message: 'monthly cap reached',
-                details: {
-                  limit: 'monthlySpendCapUSD',
-                  limitValue: 5000,
-                  current: 4990,
-                  requested: 25,
-                  window: 'month',
-                  tier: 'growth',
-                },
+                details: LIMIT_DETAILS,
               },
               requestId: 'req_l1',
             })
@@ -220,14 +222,7 @@ describe('each error answer becomes one class with its exit code', () => {
     const full = await failure(http.post('/b2b/orders', {}));
     expect(full).toBeInstanceOf(LimitExceededError);
     expect(full).toMatchObject({
-      details: {
-        limit: 'monthlySpendCapUSD',
-        limitValue: 5000,
-        current: 4990,
-        requested: 25,
-        window: 'month',
-        tier: 'growth',
-      },
+      details: LIMIT_DETAILS,
       requestId: 'req_l1',
     });
     // Production sends no details (spec section 7): still the class, no details.
