@@ -34,3 +34,6 @@ export const DeliveryLogEntry = z.looseObject({
 export type DeliveryLogEntry = z.infer<typeof DeliveryLogEntry>;
 
 export const DeliveryLog = z.looseObject({ deliveries: z.array(DeliveryLogEntry) });
+
+/** What the sandbox's operator API answers a trigger with (`POST /_sandbox/trigger`; no spec section: the sandbox's own). */
+export const TriggerSent = z.looseObject({ deliveryId: z.string(), url: z.string() });

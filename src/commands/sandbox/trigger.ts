@@ -86,10 +86,11 @@ export async function runSandboxTrigger(
         `made checkout ${checkoutId} for triggers (ref ${TRIGGER_CHECKOUT.externalRef}; later triggers without --checkout use it)`,
       );
   }
-  const z = await import('zod');
-  const Sent = z.object({ deliveryId: z.string(), url: z.string() });
+  // A schema module, not `import('zod')`: a namespace imported whole keeps every part of
+  // zod (its 60-odd locales) in the chunk every command that parses shares.
+  const { TriggerSent } = await import('../../schemas/webhooks.js');
   // Not repeated after a lost answer (a POST without a ref): a repeat would send a second event.
-  const res = await http.post('/_sandbox/trigger', { type: opts.eventType, checkoutId }, Sent);
+  const res = await http.post('/_sandbox/trigger', { type: opts.eventType, checkoutId }, TriggerSent);
   if (printedAsJson(ctx, res.raw)) return;
   out(ctx.io, `${opts.eventType} for ${checkoutId}: delivery ${res.data.deliveryId} to ${res.data.url}`);
   err(ctx.io, `its attempts: giftcodes webhook deliveries --checkout ${checkoutId}`);
