@@ -90,6 +90,24 @@ describe('start-up loads only the declarations', () => {
     expect([...commandDirs].filter((dir) => dir !== 'shared').sort()).toEqual(['catalog']);
   });
 
+  it('the bundle holds the parts of zod the code uses: one locale, not all of them', () => {
+    // A namespace imported whole (`await import('zod')`) keeps every part of the package in
+    // the chunk each parsing command loads (zod's 64 locales: 550 KB more to read).
+    const meta = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, '../../dist/cli/meta.json'), 'utf8'),
+    ) as {
+      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+    };
+    const locales = Object.values(meta.outputs).flatMap((output) =>
+      Object.entries(output.inputs)
+        .filter(
+          ([input, { bytesInOutput }]) => input.includes('node_modules/zod/v4/locales/') && bytesInOutput > 0,
+        )
+        .map(([input]) => input),
+    );
+    expect(locales).toEqual(['node_modules/zod/v4/locales/en.js']);
+  });
+
   it('--version: not even commander', () => {
     const modules = modulesRunning([['--version']]);
     expect(modules.some((m) => m.endsWith('/dist/main.js'))).toBe(true);
