@@ -63,6 +63,8 @@ export const GROUPS = {
       'test/bulk/stages/planning.test.ts',
       'test/bulk/stages/resume.test.ts',
       'test/bulk/stages/runner.test.ts',
+      // order rebuy's replacement refs (refs.ts), through the command in-process.
+      'test/bulk/rebuy.test.ts',
     ],
   },
   submit: {

@@ -147,7 +147,38 @@ describe('chooseJournal: the journal beside --out', () => {
     const s = setup();
     await writeJournal(s.journalPath, header({ account: 'acct99999999' }), orders);
     const error = await refusal(s.choose());
-    expect(error.message).toContain('was written with another API key');
+    expect(error.message).toBe(
+      `${s.journalPath} was written with another API key: resume it with that key, or use another --out`,
+    );
+  });
+
+  it('of another account, names the service the journal was written for: the URL when it differs', async () => {
+    const s = setup();
+    const other = header({ account: 'acct99999999', baseUrl: 'https://a.example' });
+    await writeJournal(s.journalPath, other, orders);
+    const choose = (url: string | undefined) =>
+      chooseJournal(s.opts, parsedInput('b1', SHA), { notice: () => {} }, async () => {}, url);
+    expect((await refusal(choose('https://b.example'))).message).toBe(
+      `${s.journalPath} was written for https://a.example, and this run uses https://b.example: resume it with --base-url https://a.example (and the key it was bought with), or use another --out`,
+    );
+    // The same URL, or none known for this run: the key is what differs.
+    for (const url of ['https://a.example', undefined])
+      expect((await refusal(choose(url))).message).toBe(
+        `${s.journalPath} was written with another API key (at https://a.example): resume it with that key, or use another --out`,
+      );
+  });
+
+  it('of the same account, resumes whatever URL the run names', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header({ baseUrl: 'https://a.example' }), orders);
+    const choice = await chooseJournal(
+      s.opts,
+      parsedInput('b1', SHA),
+      { notice: () => {} },
+      async () => {},
+      'https://b.example',
+    );
+    expect(choice.journal).toBeDefined();
   });
 
   it('--force sets another batch aside (moved only later) and says what it bought', async () => {
