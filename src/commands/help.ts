@@ -110,6 +110,13 @@ export function pathOf(command: Command): string {
 export function configureProgramHelp(program: Command, io: IO): void {
   program.configureHelp({
     showGlobalOptions: true,
+    // The program's own flags alone: a parent command's (`sandbox`'s server flags) do not
+    // apply to its subcommands (`sandbox trigger`), though commander lists every ancestor's.
+    visibleGlobalOptions(cmd) {
+      let root = cmd;
+      while (root.parent) root = root.parent;
+      return cmd.parent ? root.options.filter((option) => !option.hidden) : [];
+    },
     // Commander leaves a description unwrapped when its column is under 40 characters
     // (long option terms at 80 columns): stack it under the term instead, as gh does.
     formatItem(term, termWidth, description, help) {

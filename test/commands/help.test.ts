@@ -115,6 +115,14 @@ describe('help pages', () => {
     ])
       expect(res.stdout).toMatch(new RegExp(`\\n {2}${column.replace(/[.<>]/g, '\\$&')}\\s`));
   });
+
+  it("a subcommand's global options are the program's, not its parent's (sandbox trigger)", async () => {
+    const res = await help(['sandbox', 'trigger', '--help']);
+    const global = res.stdout.slice(res.stdout.indexOf('Global Options:'));
+    expect(global).toContain('--base-url <url>');
+    // The sandbox server's own flags do not apply to a trigger.
+    for (const flag of ['--port', '--seed', '--host']) expect(global).not.toContain(flag);
+  });
 });
 
 describe('giftcodes help', () => {
