@@ -19,7 +19,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type InputSummary, readFile } from '../../src/bulk/plan/parse.js';
 import { splitOrder } from '../../src/bulk/plan/plan.js';
 import { planFile } from '../../src/bulk/plan/planning.js';
-import { anchorRef, defaultBatchId, isValidBatchId, orderRef } from '../../src/bulk/plan/refs.js';
+import {
+  anchorRef,
+  defaultBatchId,
+  isReplacementRef,
+  isValidBatchId,
+  orderRef,
+  replacementRef,
+} from '../../src/bulk/plan/refs.js';
 import { productIndex } from '../../src/bulk/plan/validate.js';
 import { JOURNAL_VERSION } from '../../src/bulk/store/journal.js';
 import type { PlanLimits, PlannedLine, PlannedOrder } from '../../src/bulk/types.js';
@@ -230,6 +237,57 @@ describe('refs are a contract between releases (literal goldens)', () => {
       false,
       false,
     ]);
+  });
+
+  it("pins order rebuy's replacement refs: batch, attempt, the unit's place and what is bought, not its price", () => {
+    const unit: PlannedLine = {
+      row: 4,
+      productId: 'prd_gamestop_us',
+      skuId: 'sku_gamestop_range',
+      amount: 50,
+      quantity: 1,
+      firstUnit: 3,
+      unitUsd: 49,
+    };
+    const batch = '3e14540f0ae02e91';
+    const refs = [
+      replacementRef(batch, 1, unit),
+      replacementRef(batch, 2, unit),
+      replacementRef(batch, 1, { ...unit, amount: 25 }),
+      replacementRef(batch, 1, { ...unit, productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range' }),
+      replacementRef('x'.repeat(64), 12, { ...unit, row: 123456, firstUnit: 7 }),
+    ];
+    expect(refs).toEqual([
+      'gc-3e14540f0ae02e91-r1-4.3-8a0eb1',
+      'gc-3e14540f0ae02e91-r2-4.3-8a0eb1',
+      'gc-3e14540f0ae02e91-r1-4.3-dab234',
+      'gc-3e14540f0ae02e91-r1-4.3-cfb681',
+      `gc-${'x'.repeat(64)}-r12-123456.7-b7d3ac`,
+    ]);
+    // A price that moved between runs buys the same replacement (the service replays it).
+    expect(replacementRef(batch, 1, { ...unit, unitUsd: 48 })).toBe(refs[0]);
+    // Told apart from a batch's order refs (discovery and `refund batch` skip or sort them).
+    for (const ref of refs) expect(isReplacementRef(ref), ref).toBe(true);
+    for (const ref of [
+      anchorRef(batch),
+      'gc-3e14540f0ae02e91-00001-0123456789',
+      'gc-3e14540f0ae02e91-r1-4.3-8a0eb',
+      'gc-3e14540f0ae02e91-r1-4.3-8a0eb12',
+      'gc-3e14540f0ae02e91-r1-4.3-8A0EB1',
+      'gc-3e14540f0ae02e91-r-4.3-8a0eb1',
+      'gc-3e14540f0ae02e91-rx-4.3-8a0eb1',
+      'gc-3e14540f0ae02e91-r1-4-8a0eb1',
+      'gc-3e14540f0ae02e91-r1-.3-8a0eb1',
+      'gc-3e14540f0ae02e91-r1-4.-8a0eb1',
+      'gc-3e14540f0ae02e91-r1-a.3-8a0eb1',
+      'gc-3e14540f0ae02e91-r1-4.b-8a0eb1',
+      'gc--r1-4.3-8a0eb1',
+      `gc-${'x'.repeat(65)}-r1-4.3-8a0eb1`,
+      'gc-b.1-r1-4.3-8a0eb1',
+      'x-gc-b1-r1-4.3-8a0eb1',
+      'gc-b1-r1-4.3-8a0eb1-x',
+    ])
+      expect(isReplacementRef(ref), ref).toBe(false);
   });
 
   it('leaves the buyer ref out of every order ref', async () => {
