@@ -6,13 +6,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/api/http.js';
-import { runBulk } from '../../src/bulk/engine.js';
-import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
-import type { BulkDeps, BulkOptions } from '../../src/bulk/run-types.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, mixedRows, proveExactlyOnce, tempDir, unitsOf, writeCsv } from './support.js';
+import {
+  account,
+  inProcessEngine,
+  mixedRows,
+  proveExactlyOnce,
+  tempDir,
+  unitsOf,
+  writeCsv,
+} from './support.js';
 
 const sb = withSandbox({ seed: 11 });
 afterEach(async () => {
@@ -30,55 +34,17 @@ function topUp(userId: string, usd: number) {
   sb.sandbox.core.store.move(acc, 'deposit', usd, {});
 }
 
-async function engine(
-  apiKey: string,
-  opts: Partial<BulkOptions> & Pick<BulkOptions, 'input' | 'out'>,
-  deps: Partial<BulkDeps> = {},
-) {
-  const http = new HttpClient({
-    baseUrl: sb.url,
-    apiKey,
-    timeoutMs: 2_000,
-    userAgent: 'test',
-    retryPolicy: {
-      maxAttempts: 4,
-      baseDelayMs: 20,
-      maxDelayMs: 100,
-      rateLimitBaseDelayMs: 20,
-      rateLimitMaxDelayMs: 100,
-      maxRetryAfterMs: 1_000,
-    },
-  });
-  const notices: string[] = [];
-  const clock = sb.clock();
-  try {
-    const result = await runBulk(
-      {
-        concurrency: 3,
-        seal: false,
-        dryRun: false,
-        format: 'csv',
-        waitTimeout: 20_000,
-        force: false,
-        ...opts,
-      },
-      {
-        http,
-        now: clock.now,
-        sleep: clock.sleep,
-        signal: new AbortController().signal,
-        limit: new AdaptiveLimit(opts.concurrency ?? 3, Date.now),
-        notice: (l) => notices.push(l),
-        confirm: async () => true,
-        tuning: { pollFirstMs: 30 },
-        ...deps,
-      },
-    );
-    return { result, notices };
-  } finally {
-    await http.close();
-  }
-}
+const engine = inProcessEngine(sb, {
+  concurrency: 3,
+  retryPolicy: {
+    maxAttempts: 4,
+    baseDelayMs: 20,
+    maxDelayMs: 100,
+    rateLimitBaseDelayMs: 20,
+    rateLimitMaxDelayMs: 100,
+    maxRetryAfterMs: 1_000,
+  },
+});
 
 describe('bulk run against the sandbox', () => {
   it('buys every line once, reports the partial product and replays nothing on a re-run', async () => {

@@ -9,52 +9,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/api/http.js';
-import { runBulk } from '../../src/bulk/engine.js';
-import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
-import type { BulkDeps, BulkOptions } from '../../src/bulk/run-types.js';
 import { FileWriteError } from '../../src/errors.js';
 import { runInProcess } from '../helpers/cli.js';
 import { fillingDisk } from '../helpers/disk.js';
 import { withSandbox } from '../helpers/sandbox.js';
-import { account, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
+import { account, inProcessEngine, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 22 });
 
-async function engine(
-  apiKey: string,
-  opts: Pick<BulkOptions, 'input' | 'out'> & Partial<BulkOptions>,
-  deps: Partial<BulkDeps> = {},
-) {
-  const http = new HttpClient({ baseUrl: sb.url, apiKey, timeoutMs: 2_000, userAgent: 'test' });
-  const clock = sb.clock();
-  try {
-    return await runBulk(
-      {
-        concurrency: 2,
-        seal: false,
-        dryRun: false,
-        format: 'csv',
-        waitTimeout: 20_000,
-        force: false,
-        ...opts,
-      },
-      {
-        http,
-        now: clock.now,
-        sleep: clock.sleep,
-        signal: new AbortController().signal,
-        limit: new AdaptiveLimit(2, Date.now),
-        notice: () => {},
-        confirm: async () => true,
-        tuning: { pollFirstMs: 30 },
-        ...deps,
-      },
-    );
-  } finally {
-    await http.close();
-  }
-}
+const engine = inProcessEngine(sb, { concurrency: 2 });
 
 async function failure(run: Promise<unknown>): Promise<FileWriteError> {
   const error = await run.then(
@@ -89,7 +52,7 @@ describe('a full disk under order bulk (injected)', () => {
     const charged = (await sb.operator.ledger(acc.userId)).entries.filter(
       (e) => e.type === 'order_charge',
     ).length;
-    const again = await engine(acc.apiKey, { input, out });
+    const { result: again } = await engine(acc.apiKey, { input, out });
     expect(again.outcome).toBe('done');
     const proof = await proveExactlyOnce(sb, acc.userId, out, { complete: true });
     expect(proof.charges.length).toBe(charged);
@@ -128,7 +91,7 @@ describe('a full disk under order bulk (injected)', () => {
       const { orders } = await sb.operator.orders(acc.userId);
       expect(orders).toHaveLength(1);
 
-      const again = await engine(acc.apiKey, { input, out, stateDir });
+      const { result: again } = await engine(acc.apiKey, { input, out, stateDir });
       expect(again.outcome).toBe('done');
       await proveExactlyOnce(sb, acc.userId, out, { complete: true });
     },

@@ -12,17 +12,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HttpClient } from '../../src/api/http.js';
-import { runBulk } from '../../src/bulk/engine.js';
-import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
-import type { BulkDeps, BulkOptions } from '../../src/bulk/run-types.js';
 import { ExitCode, FileWriteError } from '../../src/errors.js';
 import type { FileOps } from '../../src/io/safe-write.js';
 import { BIN, cleanEnv } from '../helpers/cli.js';
 import { seeded } from '../helpers/random.js';
 import { withSandbox } from '../helpers/sandbox.js';
 import { journalState } from './journal-view.js';
-import { account, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
+import { account, inProcessEngine, mixedRows, proveExactlyOnce, tempDir, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 32 });
 
@@ -62,40 +58,7 @@ function faultAt(at: number, errno: string): FileOps & { hit: string[] } {
   };
 }
 
-async function engine(
-  apiKey: string,
-  opts: Pick<BulkOptions, 'input' | 'out'> & Partial<BulkOptions>,
-  deps: Partial<BulkDeps> = {},
-) {
-  const http = new HttpClient({ baseUrl: sb.url, apiKey, timeoutMs: 2_000, userAgent: 'test' });
-  const clock = sb.clock();
-  try {
-    return await runBulk(
-      {
-        concurrency: 3,
-        seal: false,
-        dryRun: false,
-        format: 'csv',
-        waitTimeout: 20_000,
-        force: false,
-        ...opts,
-      },
-      {
-        http,
-        now: clock.now,
-        sleep: clock.sleep,
-        signal: new AbortController().signal,
-        limit: new AdaptiveLimit(3, Date.now),
-        notice: () => {},
-        confirm: async () => true,
-        tuning: { pollFirstMs: 30 },
-        ...deps,
-      },
-    );
-  } finally {
-    await http.close();
-  }
-}
+const engine = inProcessEngine(sb, { concurrency: 3 });
 
 describe('a seeded schedule of disk faults over every file a run writes', () => {
   it.each(Array.from({ length: Number(process.env.FAULT_SEEDS ?? 12) }, (_, k) => 100 + k))(
@@ -118,7 +81,7 @@ describe('a seeded schedule of disk faults over every file a run writes', () => 
         ERRNOS[Math.floor(random() * ERRNOS.length)] as string,
       );
       const first = await engine(acc.apiKey, opts, { files: disk }).then(
-        (result) => ({ result }),
+        ({ result }) => ({ result }),
         (error: unknown) => ({ error }),
       );
       if ('error' in first) {
@@ -136,7 +99,7 @@ describe('a seeded schedule of disk faults over every file a run writes', () => 
         expect(disk.hit).toEqual([]);
         expect(['done', 'failed-items']).toContain(first.result.outcome);
       }
-      const again = await engine(acc.apiKey, opts);
+      const { result: again } = await engine(acc.apiKey, opts);
       expect(['done', 'failed-items']).toContain(again.outcome);
       await proveExactlyOnce(sb, acc.userId, out, { complete: true });
     },

@@ -7,6 +7,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
+import { HttpClient } from '../../src/api/http.js';
+import type { RetryPolicy } from '../../src/api/retry.js';
+import { runBulk } from '../../src/bulk/engine.js';
+import { AdaptiveLimit } from '../../src/bulk/run/submit.js';
+import type { BulkDeps, BulkOptions } from '../../src/bulk/run-types.js';
 import { OUTPUT_COLUMNS } from '../../src/bulk/types.js';
 import type { SandboxHandle } from '../helpers/sandbox.js';
 import type { Handler } from '../helpers/server.js';
@@ -67,6 +72,60 @@ export async function account(
     expect(res.status).toBeLessThan(300);
   }
   return { ...acc, env: { GIFTCODES_BASE_URL: sb.url, GIFTCODES_API_KEY: acc.apiKey, ...FAST_TUNING } };
+}
+
+/**
+ * The bulk engine in this process against the sandbox, on the sandbox's clock (its polls
+ * and waits cost no real time). `concurrency` is the run's default and its limit's start;
+ * `retryPolicy` replaces the client's default. Each call returns the run's result and the
+ * notices it printed.
+ */
+export function inProcessEngine(
+  sb: SandboxHandle,
+  setup: { concurrency: number; retryPolicy?: RetryPolicy },
+) {
+  return async (
+    apiKey: string,
+    opts: Pick<BulkOptions, 'input' | 'out'> & Partial<BulkOptions>,
+    deps: Partial<BulkDeps> = {},
+  ) => {
+    const http = new HttpClient({
+      baseUrl: sb.url,
+      apiKey,
+      timeoutMs: 2_000,
+      userAgent: 'test',
+      ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
+    });
+    const notices: string[] = [];
+    const clock = sb.clock();
+    try {
+      const result = await runBulk(
+        {
+          concurrency: setup.concurrency,
+          seal: false,
+          dryRun: false,
+          format: 'csv',
+          waitTimeout: 20_000,
+          force: false,
+          ...opts,
+        },
+        {
+          http,
+          now: clock.now,
+          sleep: clock.sleep,
+          signal: new AbortController().signal,
+          limit: new AdaptiveLimit(opts.concurrency ?? setup.concurrency, Date.now),
+          notice: (line) => notices.push(line),
+          confirm: async () => true,
+          tuning: { pollFirstMs: 30 },
+          ...deps,
+        },
+      );
+      return { result, notices };
+    } finally {
+      await http.close();
+    }
+  };
 }
 
 export type Row = Record<(typeof OUTPUT_COLUMNS)[number], string>;
