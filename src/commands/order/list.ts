@@ -2,23 +2,20 @@
 import { isRecord, ORDER_LIST_KEYS } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
-import { nonNegativeInt, positiveInt } from '../../flags/parse.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';
 import { err } from '../../io/streams.js';
-import { ORDER_STATUSES, SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
+import { ORDER_STATUSES } from '../../schemas/enums.js';
+import { listOptions } from '../shared/options.js';
 
 const options = {
   ref: { flags: '--ref <externalRef>', description: 'only the order with this externalRef' },
+  ...listOptions('orders', ORDER_STATUSES),
+  // As commander choices, so the shell completes the statuses of `order list --status`.
   status: {
     flags: '--status <status>',
     description: 'only orders in this status',
     choices: ORDER_STATUSES,
   },
-  limit: { flags: '--limit <n>', description: 'page size (1-100)', parse: positiveInt },
-  offset: { flags: '--offset <n>', description: 'skip this many', parse: nonNegativeInt },
-  sortBy: { flags: '--sort-by <field>', description: 'sort field', choices: SORT_BY },
-  sortOrder: { flags: '--sort-order <order>', description: 'sort order', choices: SORT_ORDER },
-  all: { flags: '--all', description: 'follow pages until the end' },
 } as const;
 
 export default defineCommand({
