@@ -22,7 +22,6 @@ export {
   OUTPUT_FORMATS,
   type OutputFormat,
   type OutputStyle,
-  sha256File,
   writeAtomic,
 } from './store/index.js';
 export type { Amount, BoughtSoFar, ChargedSum, OutputRecord, RunMoney } from './types.js';

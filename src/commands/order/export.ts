@@ -159,9 +159,7 @@ export async function runOrderExport(ctx: Context, opts: Options): Promise<ExitC
 /** Everything after the lock: the journal beside --out is read and written only while it is held. */
 async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat): Promise<ExitCode> {
   const { fetchOrders, rowsOf } = await import('../../batch/orders.js');
-  const { JournalAppender, assembleOutput, fileExists, sha256File, writeAtomic } = await import(
-    '../../bulk/index.js'
-  );
+  const { JournalAppender, assembleOutput, writeAtomic } = await import('../../bulk/index.js');
   const http = await ctx.http();
   const target = await targetFor(ctx, http, opts);
   const input = opts.input
@@ -169,7 +167,7 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
     : undefined;
   const refOf: (row: number) => string = input?.refOf ?? (() => '');
   // Journals before version 3 keep no row refs: only the input can fill that column then.
-  const { carriesRowRefs } = await import('../../bulk/store/index.js');
+  const { assertOutReplaceable, carriesRowRefs } = await import('../../bulk/store/index.js');
   const journalVersion = target.journal?.batch?.v;
   if (!input && journalVersion !== undefined && !carriesRowRefs(journalVersion))
     err(
@@ -178,13 +176,7 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
     );
 
   // Never replace a file that is not this batch's own output (as `order bulk`).
-  if ((await fileExists(opts.out)) && !opts.force) {
-    const sha = await sha256File(opts.out);
-    if (!sha || !target.journal?.outputs.has(sha))
-      throw new UsageError(
-        `${opts.out} exists and is not an output of this batch: choose another --out, or pass --force`,
-      );
-  }
+  await assertOutReplaceable(opts.out, opts.force === true, target.journal?.outputs ?? new Set());
 
   const fetched = await fetchOrders(http, target.orders);
   const { XLSX_MAX_ROWS, tooManyForWorkbook } = await import('../../bulk/store/index.js');
