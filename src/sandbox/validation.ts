@@ -64,15 +64,6 @@ export interface ResolvedLine {
   requiredFields: Record<string, unknown> | null;
 }
 
-/**
- * Spec §1 rule 8 and §2: amount within min..max and on the changeStep grid from min, with
- * exact decimal arithmetic (the rule the CLI's preflight applies: sku-grid.ts).
- */
-function onGrid(amount: number, sku: Sku): boolean {
-  if (sku.min === sku.max) return true;
-  return checkGrid(amount, sku, 'min').ok;
-}
-
 /** Resolves and checks every line; unknown products and SKUs are 404 NOT_FOUND (a sandbox choice). */
 export function resolveLines(
   core: Core,
@@ -101,7 +92,8 @@ export function resolveLines(
         value: line.amount,
       });
     }
-    if (!onGrid(line.amount, sku)) {
+    // On the changeStep grid from min (spec §1 rule 8, §2), with the exact decimal rule of sku-grid.ts.
+    if (!checkGrid(line.amount, sku, 'min').ok) {
       throw validationError(`items[${i}].amount must follow changeStep ${sku.changeStep} from ${sku.min}`, {
         field: `items[${i}].amount`,
         reason: REASONS.offStep,

@@ -9,7 +9,7 @@ import {
   unitUsd,
 } from '../../src/bulk/plan/plan.js';
 import { childRef, defaultBatchId, orderRef } from '../../src/bulk/plan/refs.js';
-import { onGrid, productIndex, validateRow } from '../../src/bulk/plan/validate.js';
+import { productIndex, validateRow } from '../../src/bulk/plan/validate.js';
 import type { InputRow, PlanLimits, PlannedLine } from '../../src/bulk/types.js';
 import type { Product } from '../../src/schemas/catalog.js';
 
@@ -93,16 +93,6 @@ describe('validateRow', () => {
     ],
   ])('%s', (_n, r, expected) => {
     expect(validateRow(r, ctx).map((e) => e.message)).toEqual(expected);
-  });
-
-  it.each([
-    [10, { min: 5, changeStep: 5, max: 1000 }, true],
-    [12, { min: 5, changeStep: 5, max: 1000 }, false],
-    [10.5, { min: 10, changeStep: 0.5, max: 1000 }, true],
-    [10.3, { min: 10, changeStep: 0.1, max: 1000 }, true],
-    [33, { min: 33, changeStep: 0, max: 1000 }, true],
-  ])('onGrid(%s, %o) = %s', (amount, sku, expected) => {
-    expect(onGrid(amount, sku)).toBe(expected);
   });
 });
 

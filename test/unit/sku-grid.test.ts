@@ -91,6 +91,11 @@ describe('checkGrid, either reading (the CLI preflight: min not a multiple of th
     [10, { min: 7, max: 100, changeStep: 5 }, true],
     [11, { min: 7, max: 100, changeStep: 5 }, false],
     [195.0000001, { min: 5, max: 500, changeStep: 5 }, false],
+    [10, { min: 5, changeStep: 5, max: 1000 }, true],
+    [12, { min: 5, changeStep: 5, max: 1000 }, false],
+    [10.5, { min: 10, changeStep: 0.5, max: 1000 }, true],
+    [10.3, { min: 10, changeStep: 0.1, max: 1000 }, true],
+    [33, { min: 33, changeStep: 0, max: 1000 }, true],
   ])('%s on %o: %s', (amount, sku, ok) => {
     expect(checkGrid(amount, sku, 'either').ok).toBe(ok);
   });

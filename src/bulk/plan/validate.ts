@@ -7,20 +7,11 @@ import { decimalText } from '../../decimal.js';
 import { formatMoney } from '../../io/format.js';
 import { UnknownCurrencyError } from '../../money.js';
 import type { Account } from '../../schemas/account.js';
-import { type Product, requiredFieldNames, type Sku } from '../../schemas/catalog.js';
+import { type Product, requiredFieldNames } from '../../schemas/catalog.js';
 import type { Rates } from '../../schemas/rates.js';
 import { checkGrid, describeNeighbours } from '../../sku-grid.js';
 import type { InputRow, PlanLimits, RowError } from '../types.js';
 import { unitUsd } from './plan.js';
-
-/**
- * Is `amount` on the SKU's grid, exactly (sku-grid.ts)? A changeStep of 0 (or none) means
- * any value in range. Where the grid starts is a spec gap: only what is off both readings
- * (from min, from 0) is refused.
- */
-export function onGrid(amount: number, sku: Pick<Sku, 'min' | 'max' | 'changeStep'>): boolean {
-  return checkGrid(amount, sku, 'either').ok;
-}
 
 export function validateAccount(account: Pick<Account, 'status' | 'statusNote'>): RowError[] {
   if (account.status === 'suspended') {
@@ -63,6 +54,7 @@ function checkRow(row: InputRow, ctx: ValidationContext): RowError[] {
       message: `amount ${row.amount} is outside ${sku.min}..${sku.max} for SKU ${sku.id}`,
     });
   } else {
+    // Where the grid starts is a spec gap: only what is off both readings is refused.
     const grid = checkGrid(row.amount, sku, 'either');
     if (!grid.ok) {
       const near = describeNeighbours(grid);
