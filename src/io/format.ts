@@ -93,11 +93,6 @@ export function formatAmountOf(amount: number | string, currency: string | undef
   return currency ? formatMoney(amount, currency) : `${formatMoney(amount)} (currency not given)`;
 }
 
-/** `formatMoney` with the currency first, for call sites that read better that way. */
-export function formatAmountFor(currency: string, amount: number | string): string {
-  return formatMoney(amount, currency);
-}
-
 function padDecimals(text: string, least: number): string {
   const dot = text.indexOf('.');
   const have = dot < 0 ? 0 : text.length - dot - 1;

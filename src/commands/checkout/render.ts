@@ -6,7 +6,7 @@
 
 import { isRecord } from '../../api/shapes.js';
 import type { Context } from '../../context.js';
-import { bar, formatAmountFor, formatAmountOf, formatMoney, formatTime } from '../../io/format.js';
+import { bar, formatAmountOf, formatMoney, formatTime } from '../../io/format.js';
 import { type Cell, printFields, printTable } from '../../io/output.js';
 import { err, out } from '../../io/streams.js';
 import type { Checkout } from '../../schemas/orders.js';
@@ -48,7 +48,7 @@ export function paymentLines(payment: unknown): string[] {
   const currency = typeof payment.currency === 'string' ? payment.currency : '';
   const lines = [`payment: ${payment.state}`];
   if (typeof payment.confirmedAmount === 'number' && typeof payment.totalAmount === 'number') {
-    lines[0] += ` · ${formatAmountFor(currency || 'USD', payment.confirmedAmount)} of ${formatAmountFor(currency || 'USD', payment.totalAmount)} confirmed`;
+    lines[0] += ` · ${formatMoney(payment.confirmedAmount, currency || 'USD')} of ${formatMoney(payment.totalAmount, currency || 'USD')} confirmed`;
   }
   const payments = Array.isArray(payment.payments) ? payment.payments : [];
   for (const p of payments) {

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { readDecimal } from '../../decimal.js';
 import { UsageError } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
-import { formatAmountFor } from '../../io/format.js';
+import { formatMoney } from '../../io/format.js';
 import { printFields } from '../../io/output.js';
 import { printedAsJson } from '../shared/json.js';
 import { inheritedSurfaceOption } from '../shared/options.js';
@@ -34,9 +34,9 @@ export async function runRatesConvert(
   if (printedAsJson(ctx, res.raw)) return;
   const c = res.data;
   printFields(ctx.io, [
-    ['amount', formatAmountFor(c.from.toUpperCase(), c.amount)],
+    ['amount', formatMoney(c.amount, c.from.toUpperCase())],
     // Display rounding only: --json carries the unrounded, indicative figure.
-    ['converted', formatAmountFor(c.to.toUpperCase(), c.converted)],
+    ['converted', formatMoney(c.converted, c.to.toUpperCase())],
     ['rate', Number(c.rate.toPrecision(10))],
   ]);
 }
