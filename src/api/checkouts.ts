@@ -1,5 +1,5 @@
 /** Retailer checkouts and their payments. */
-import type { ListQuery } from '../schemas/common.js';
+import type { ListRequest } from '../schemas/common.js';
 import {
   Checkout,
   CheckoutList,
@@ -25,11 +25,7 @@ export async function getCheckout(http: HttpClient, checkoutId: string) {
   return { ...res, data: parseWrapped(Checkout, 'checkout', res) };
 }
 
-export interface CheckoutListQuery extends Partial<ListQuery> {
-  status?: string;
-}
-
-export function listCheckouts(http: HttpClient, query: CheckoutListQuery) {
+export function listCheckouts(http: HttpClient, query: ListRequest) {
   return http.get(BASE, CheckoutList, { ...query });
 }
 

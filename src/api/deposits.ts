@@ -2,7 +2,7 @@
  * Deposits (balance top-ups). Creation carries no externalRef, so it is never
  * repeated on a timeout or 5xx: a second call could open a second invoice.
  */
-import type { ListQuery } from '../schemas/common.js';
+import type { ListRequest } from '../schemas/common.js';
 import {
   type CreateDepositRequest,
   CreateDepositResponse,
@@ -22,11 +22,7 @@ export function getDeposit(http: HttpClient, depositId: string) {
   return http.get(`/b2b/deposits/${encodeURIComponent(depositId)}`, GetDepositResponse);
 }
 
-export interface DepositListQuery extends Partial<ListQuery> {
-  status?: string;
-}
-
-export function listDeposits(http: HttpClient, query: DepositListQuery) {
+export function listDeposits(http: HttpClient, query: ListRequest) {
   return http.get('/b2b/deposits', DepositList, { ...query });
 }
 

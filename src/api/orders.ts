@@ -1,6 +1,6 @@
 /** B2B orders. The create response and list entries are "not shown": see shapes.ts. */
 import { UnexpectedResponseError } from '../errors.js';
-import type { ListQuery } from '../schemas/common.js';
+import type { ListRequest } from '../schemas/common.js';
 import { type CreateOrderRequest, Order, OrderSummary } from '../schemas/orders.js';
 import type { HttpClient } from './http.js';
 import { parseResponse, parseWrapped } from './parse.js';
@@ -73,12 +73,10 @@ export async function getOrder(http: HttpClient, checkoutId: string) {
   return { ...res, data: parseWrapped(Order, 'order', res) };
 }
 
-export interface OrderListQuery extends Partial<ListQuery> {
-  externalRef?: string;
-  status?: string;
-}
-
-export async function listOrders(http: HttpClient, query: OrderListQuery) {
+export async function listOrders(
+  http: HttpClient,
+  query: ListRequest & { externalRef?: string | undefined },
+) {
   const res = await http.get('/b2b/orders', undefined, { ...query });
   const list = unwrapList(res.raw, ORDER_LIST_KEYS);
   if (!list.ok)

@@ -32,6 +32,8 @@ export const ListQuery = z.object({
   sortOrder: z.enum(SORT_ORDER).default('desc'),
 });
 export type ListQuery = z.infer<typeof ListQuery>;
+/** A list request as the client sends it: each convention optional (the service has defaults), and a status filter. */
+export type ListRequest = Partial<ListQuery> & { status?: string | undefined };
 
 /** Fixed constants of spec section 8, rule 3. */
 export const EXTERNAL_REF_MAX = 128;

@@ -1,5 +1,4 @@
 /** `giftcodes checkout list`: retailer checkouts, newest first. */
-import type { listCheckouts } from '../../api/checkouts.js';
 import type { Context } from '../../context.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { formatAmountOf, formatTime } from '../../io/format.js';
@@ -21,9 +20,7 @@ export async function runCheckoutList(ctx: Context, opts: DeclaredValues<typeof 
   const { fetchPages, printList } = await import('../shared/pages.js');
   const http = await ctx.http();
   const result = await fetchPages(opts, async (query) => {
-    const res = await listCheckouts(http, { ...query, status: opts.status } as Parameters<
-      typeof listCheckouts
-    >[1]);
+    const res = await listCheckouts(http, { ...query, status: opts.status });
     return { items: res.data.checkouts, pagination: res.data.pagination, raw: res.raw };
   });
   printList(ctx, opts, result, {

@@ -1,5 +1,4 @@
 /** `giftcodes deposit list`: deposit history, newest first. */
-import type { listDeposits } from '../../api/deposits.js';
 import type { Context } from '../../context.js';
 import { DEPOSIT_GIVE_WAY, DEPOSIT_HEAD, depositRow } from '../../deposit/render.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
@@ -21,9 +20,7 @@ export async function runDepositList(ctx: Context, opts: DeclaredValues<typeof o
   const { fetchPages, printList } = await import('../shared/pages.js');
   const http = await ctx.http();
   const result = await fetchPages(opts, async (query) => {
-    const res = await listDeposits(http, { ...query, status: opts.status } as Parameters<
-      typeof listDeposits
-    >[1]);
+    const res = await listDeposits(http, { ...query, status: opts.status });
     return { items: res.data.data, pagination: res.data.pagination, raw: res.raw };
   });
   printList(ctx, opts, result, {

@@ -36,11 +36,7 @@ export async function runOrderList(ctx: Context, opts: DeclaredValues<typeof opt
   const http = await ctx.http();
   let dropped = 0;
   const result = await fetchPages(opts, async (query) => {
-    const res = await listOrders(http, {
-      ...query,
-      externalRef: opts.ref,
-      status: opts.status,
-    } as Parameters<typeof listOrders>[1]);
+    const res = await listOrders(http, { ...query, externalRef: opts.ref, status: opts.status });
     // The spec lists only `externalRef` as a filter of GET /b2b/orders: `status` is sent
     // as a hint and applied here too, so a service that ignores it still gives the right rows.
     const items = opts.status ? res.data.orders.filter((o) => o.status === opts.status) : res.data.orders;

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import type { DeclaredValues } from '../../flags/define.js';
 import { type Cell, printJson, printTable } from '../../io/output.js';
 import { err } from '../../io/streams.js';
-import { LIST_LIMIT_MAX } from '../../schemas/common.js';
+import { LIST_LIMIT_MAX, type ListRequest } from '../../schemas/common.js';
 import type { listOptions } from './options.js';
 
 /** The paging flags as `listOptions` declares them. */
@@ -20,7 +20,9 @@ export interface Page<T> {
 /** Fetch one page, or follow `hasMore` from the given offset to the end with --all. */
 export async function fetchPages<T>(
   flags: ListFlags,
-  fetch: (query: { limit: number; offset: number; sortBy?: string; sortOrder?: string }) => Promise<Page<T>>,
+  fetch: (
+    query: Pick<ListRequest, 'sortBy' | 'sortOrder'> & { limit: number; offset: number },
+  ) => Promise<Page<T>>,
 ): Promise<{ items: T[]; total: number; hasMore: boolean; raws: unknown[] }> {
   if (flags.limit !== undefined && flags.limit > LIST_LIMIT_MAX)
     throw new UsageError(`--limit is at most ${LIST_LIMIT_MAX} (spec list conventions); use --all for more`);
