@@ -4,11 +4,13 @@
  * and checkouts alike, and its forms do what a payer can do: pay in full, pay part (an
  * under-payment), or, for a deposit, let it expire. The forms post back to the page
  * (url-encoded, no script), which is an operator route: loopback only, and a post from
- * another origin is refused (loopback.ts), so no web page can pay for you.
+ * another origin is refused (loopback.ts), so no web page can pay for you. A post answers
+ * 303 to the page showing its outcome (Post/Redirect/Get): a reload shows it again and
+ * never pays twice.
  */
 import * as z from 'zod';
 import type { Core } from './context.js';
-import { notFound, validationError } from './errors.js';
+import { ApiError, notFound, validationError } from './errors.js';
 import type { DepositState, OrderState } from './model.js';
 import { customerPays, remainingAmount } from './payments.js';
 import type { Result } from './router.js';
@@ -102,8 +104,22 @@ function render(core: Core, subject: Subject, notice?: string): Result {
   };
 }
 
-export function payPage(core: Core, id: string): Result {
-  return render(core, subjectOf(core, id));
+/** The outcome of each page's last post, by deposit or checkout id, per sandbox: what the page then shows. */
+const outcomes = new WeakMap<Core, Map<string, string>>();
+
+function outcomesOf(core: Core): Map<string, string> {
+  let byId = outcomes.get(core);
+  if (!byId) {
+    byId = new Map();
+    outcomes.set(core, byId);
+  }
+  return byId;
+}
+
+/** The page; `?outcome` (where a post redirects) adds what the last post did. Never acts. */
+export function payPage(core: Core, id: string, query: URLSearchParams): Result {
+  const subject = subjectOf(core, id);
+  return render(core, subject, query.has('outcome') ? outcomesOf(core).get(id) : undefined);
 }
 
 const FormBody = z.object({
@@ -111,10 +127,31 @@ const FormBody = z.object({
   amount: z.coerce.number().positive().optional(),
 });
 
-/** A form of the page was posted: act, then show the page again with what happened. */
+/**
+ * A form of the page was posted: act (or be refused), then send the browser to the page
+ * with what happened, so a reload reads the page and never posts the form again.
+ */
 export function payPageAction(core: Core, id: string, body: unknown): Result {
   const subject = subjectOf(core, id);
   const input = parse(FormBody, body);
+  let outcome: string;
+  try {
+    outcome = act(core, subject, input);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    outcome = `Refused: ${error.message}.`;
+  }
+  outcomesOf(core).set(id, outcome);
+  return {
+    status: 303,
+    body: null,
+    headers: { location: `/_sandbox/pay/${encodeURIComponent(id)}?outcome` },
+    html: '',
+  };
+}
+
+/** What a form does, and the sentence the page shows for it. */
+function act(core: Core, subject: Subject, input: z.infer<typeof FormBody>): string {
   if (input.action === 'pay-part' && input.amount === undefined)
     throw validationError('amount is required to pay part', { field: 'amount', reason: 'required' });
   const amount = input.action === 'pay-part' ? input.amount : undefined;
@@ -122,7 +159,7 @@ export function payPageAction(core: Core, id: string, body: unknown): Result {
     const d = subject.deposit;
     if (input.action === 'expire') expireDeposit(core, d);
     else depositPays(core, d, amount);
-    return render(core, subject, `Deposit ${d.depositId} is now ${d.status}.`);
+    return `Deposit ${d.depositId} is now ${d.status}.`;
   }
   if (input.action === 'expire')
     throw validationError('a checkout expires by itself when never paid', {
@@ -130,5 +167,5 @@ export function payPageAction(core: Core, id: string, body: unknown): Result {
       reason: 'invalid',
     });
   customerPays(core, subject.order, amount);
-  return render(core, subject, `Payment received for checkout ${subject.order.checkoutId}.`);
+  return `Payment received for checkout ${subject.order.checkoutId}.`;
 }

@@ -40,7 +40,11 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
   const send = (res: ServerResponse, requestId: string, result: Result): void => {
     if (res.destroyed || res.writableEnded) return;
     if (result.html !== undefined) {
-      res.writeHead(result.status, { 'content-type': 'text/html; charset=utf-8', 'x-request-id': requestId });
+      res.writeHead(result.status, {
+        'content-type': 'text/html; charset=utf-8',
+        'x-request-id': requestId,
+        ...result.headers,
+      });
       res.end(result.html);
       return;
     }

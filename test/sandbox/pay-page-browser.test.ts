@@ -107,6 +107,10 @@ describe.skipIf(!found)(title, () => {
     const mid = await cli(['deposit', 'get', id], a.apiKey);
     expect(mid.deposit.status).toBe('pending');
     expect(Number(mid.payment.amount)).toBeCloseTo(due - Number(part), 8);
+    // The post answered with a redirect: a reload reads the page again and pays nothing more.
+    await page.reload();
+    await expect.poll(() => page.locator('em').textContent()).toContain(`Deposit ${id} is now pending`);
+    expect(await cli(['deposit', 'get', id], a.apiKey)).toEqual(mid);
 
     await click(page, /Pay in full/);
     await expect.poll(() => page.locator('em').textContent()).toContain(`Deposit ${id} is now confirming`);
@@ -114,7 +118,7 @@ describe.skipIf(!found)(title, () => {
     const paid = await cli(['deposit', 'get', id], a.apiKey);
     expect(paid.deposit.status).toBe('confirmed');
     expect((await sb.operator.ledger(a.userId)).balance).toBe(40);
-    // Opened again (a reload would post the last form once more).
+    // Opened afresh: the state, and no form once paid.
     await page.goto(`${sb.url}/_sandbox/pay/${id}`);
     await expect.poll(() => page.locator('strong').textContent()).toBe('confirmed');
     await expect(page.getByRole('button').count()).resolves.toBe(0);

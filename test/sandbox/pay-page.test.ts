@@ -41,6 +41,16 @@ async function post(form: Form, extra: Record<string, string> = {}, origin?: str
   return { status: res.status, text: await res.text() };
 }
 
+/** Posts a form as a browser does, without following the answer's redirect. */
+async function postUnfollowed(form: Form, extra: Record<string, string> = {}) {
+  return fetch(sb.url + form.action, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...form.fields, ...extra }).toString(),
+  });
+}
+
 async function deposit(apiKey: string, method = 'card', amount = 40) {
   const res = await call(sb.url, 'POST', '/b2b/deposits', {
     apiKey,
@@ -139,5 +149,83 @@ describe('sandbox payment page for deposits', () => {
     expect(paid.deposit.status).toBe('pending');
     const expired = await sb.operator.post(`/deposits/${id}/expire`);
     expect(expired.deposit.status).toBe('expired');
+  });
+});
+
+describe('Post/Redirect/Get: the page a form leads to can be reloaded without paying again', () => {
+  /** Reads the page a post redirected to, as a reload does: a plain GET. */
+  async function reload(location: string): Promise<string> {
+    const res = await fetch(new URL(location, sb.url));
+    expect(res.status).toBe(200);
+    return res.text();
+  }
+
+  it('each post answers 303 to the page with its outcome; a second GET of it moves nothing in the ledger or the deposit', async () => {
+    const a = sb.account({ balanceUsd: 0 });
+    const created = await deposit(a.apiKey, 'btc', 100);
+    const id = created.depositId as string;
+    const due = Number(created.payment.amount);
+    const { forms } = await page(id);
+
+    const part = await postUnfollowed(byAction(forms, 'pay-part'), { amount: (due / 4).toFixed(8) });
+    expect(part.status).toBe(303);
+    const location = part.headers.get('location') as string;
+    expect(location).toBe(`/_sandbox/pay/${id}?outcome`);
+    const shown = await reload(location);
+    expect(shown).toContain(`<em>Deposit ${id} is now pending.</em>`);
+    const state = async () => ({
+      ledger: await sb.operator.ledger(a.userId),
+      deposit: (await call(sb.url, 'GET', `/b2b/deposits/${id}`, { apiKey: a.apiKey })).body,
+    });
+    const afterPart = await state();
+    expect(await reload(location)).toBe(shown);
+    expect(await state()).toEqual(afterPart);
+
+    const full = await postUnfollowed(byAction((await page(id)).forms, 'pay'));
+    expect(full.status).toBe(303);
+    expect(await reload(full.headers.get('location') as string)).toContain(
+      `<em>Deposit ${id} is now confirming.</em>`,
+    );
+    await sb.operator.advanceClock(5_000);
+    const paid = await state();
+    expect(paid.deposit.deposit.status).toBe('confirmed');
+    expect(paid.ledger.entries.filter((e) => e.depositId === id).map((e) => e.amountUsd)).toEqual([100]);
+    await reload(full.headers.get('location') as string);
+    await reload(full.headers.get('location') as string);
+    expect(await state()).toEqual(paid);
+  });
+
+  it('a refused post leads to the page saying so, and moves nothing', async () => {
+    const shop = sb.account({ capabilities: ['b2b', 'retailer'] });
+    const created = await call(sb.url, 'POST', '/retailer/v1/checkouts', {
+      apiKey: shop.apiKey,
+      body: {
+        customerEmail: 'buyer@example.com',
+        items: [{ productId: 'prd_amazon_us', skuId: 'sku_amazon_us_range', amount: 10, quantity: 1 }],
+        paymentCurrency: 'USD',
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.checkoutId as string;
+    const { forms } = await page(id);
+    const paid = await postUnfollowed(byAction(forms, 'pay'));
+    expect(paid.status).toBe(303);
+    expect(await reload(paid.headers.get('location') as string)).toContain(
+      `<em>Payment received for checkout ${id}.</em>`,
+    );
+    await sb.operator.advanceClock(5_000);
+    const done = await call(sb.url, 'GET', `/retailer/v1/checkouts/${id}`, { apiKey: shop.apiKey });
+    expect(done.body.status).toBe('completed');
+    const ledger = await sb.operator.ledger(shop.userId);
+    // The same form posted again (what a reload without the redirect would do): refused.
+    const again = await postUnfollowed(byAction(forms, 'pay'));
+    expect(again.status).toBe(303);
+    expect(await reload(again.headers.get('location') as string)).toContain(
+      '<em>Refused: Checkout is completed; only pending checkouts take payments.</em>',
+    );
+    expect(await sb.operator.ledger(shop.userId)).toEqual(ledger);
+    expect((await call(sb.url, 'GET', `/retailer/v1/checkouts/${id}`, { apiKey: shop.apiKey })).body).toEqual(
+      done.body,
+    );
   });
 });

@@ -278,7 +278,7 @@ export const operatorRoutes: RouteDef[] = [
     return ok(refundView(chooseRefundMethod(core, refund, input.method, input.fail ?? false)));
   }),
   // Hosted pages: stand-ins for the real hosted payment page and the sealed-code reveal page.
-  operator('GET', '/_sandbox/pay/{id}', ({ core, params }) => payPage(core, params.id ?? '')),
+  operator('GET', '/_sandbox/pay/{id}', ({ core, params, query }) => payPage(core, params.id ?? '', query)),
   operator('POST', '/_sandbox/pay/{id}', ({ core, params, body }) =>
     payPageAction(core, params.id ?? '', body),
   ),
