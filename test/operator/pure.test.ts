@@ -228,6 +228,13 @@ describe('checkout codes', () => {
     });
     expect(lines.join('\n')).toContain('sent 1.00 BTC of 2.00 BTC [##########..........] 50%');
   });
+  it('says so when the payment answer names no currency, instead of reading it as USD', () => {
+    const [first] = paymentLines({ state: 'pending', confirmedAmount: 0, totalAmount: 10 });
+    expect(first).toBe(
+      'payment: pending · 0.00 (currency not given) of 10.00 (currency not given) confirmed',
+    );
+    expect(first).not.toContain('USD');
+  });
 });
 
 describe('refund body', () => {

@@ -45,10 +45,11 @@ function checkoutFields(c: Checkout): Array<[string, Cell]> {
 export function paymentLines(payment: unknown): string[] {
   if (!isRecord(payment)) return ['payment: none yet'];
   if (typeof payment.state !== 'string') return [];
-  const currency = typeof payment.currency === 'string' ? payment.currency : '';
+  // The spec says the aggregate names its currency; an answer without one is not read as USD.
+  const currency = typeof payment.currency === 'string' && payment.currency ? payment.currency : undefined;
   const lines = [`payment: ${payment.state}`];
   if (typeof payment.confirmedAmount === 'number' && typeof payment.totalAmount === 'number') {
-    lines[0] += ` · ${formatMoney(payment.confirmedAmount, currency || 'USD')} of ${formatMoney(payment.totalAmount, currency || 'USD')} confirmed`;
+    lines[0] += ` · ${formatAmountOf(payment.confirmedAmount, currency)} of ${formatAmountOf(payment.totalAmount, currency)} confirmed`;
   }
   const payments = Array.isArray(payment.payments) ? payment.payments : [];
   for (const p of payments) {
