@@ -48,7 +48,7 @@ async function batch() {
     rmSync(`${codes}.journal`, { force: true });
     rmSync(join(state, 'batches'), { recursive: true, force: true });
   };
-  return { acc, env, codes, failed, loseJournal };
+  return { acc, env, input, codes, failed, loseJournal };
 }
 
 async function rebuy(env: Record<string, string>, args: string[]) {
@@ -95,7 +95,7 @@ async function replacementOrders(userId: string) {
 
 describe('order rebuy with the journal and its copy lost', { timeout: 4 * HANG_MS }, () => {
   it('after a rebuy that bought the replacements: buys nothing, and the codes file keeps every code once', async () => {
-    const { acc, env, codes, failed, loseJournal } = await batch();
+    const { acc, env, input, codes, failed, loseJournal } = await batch();
     const first = await rebuy(env, [codes, ...TO_AMAZON, '--yes']);
     expect(first.code, first.stderr).toBe(0);
     const rowsAfterFirst = readCsvOutput(codes);
@@ -116,6 +116,13 @@ describe('order rebuy with the journal and its copy lost', { timeout: 4 * HANG_M
     const third = await rebuy(env, [codes, ...TO_AMAZON, '--yes']);
     expect(third.code, third.stderr).toBe(0);
     expect(third.stderr).not.toMatch(/is lost/);
+    expect(readCsvOutput(codes)).toEqual(rowsAfterFirst);
+    // Nor does `order bulk` buy the batch again over the rebuilt journal (its input is not known).
+    const bulk = await runBinary(['order', 'bulk', input, '--out', codes, '--yes'], {
+      env,
+      timeoutMs: HANG_MS,
+    });
+    expect(bulk.code, bulk.stderr).toBe(2);
     expect(readCsvOutput(codes)).toEqual(rowsAfterFirst);
     expect((await orderCharges(sb, acc.userId)).length).toBe(charges);
   });
