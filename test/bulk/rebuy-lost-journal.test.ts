@@ -211,7 +211,7 @@ describe('order rebuy with the journal and its copy lost', { timeout: 4 * HANG_M
     expect(readFileSync(codes)).toEqual(rows);
   });
 
-  it('refuses a codes file that names no batch, or holds a row it cannot read back, buying nothing', async () => {
+  it('refuses a codes file that names no batch, holds a row it cannot read back, or lacks required fields, buying nothing', async () => {
     const { acc, env, codes, loseJournal } = await batch();
     const before = (await orderCharges(sb, acc.userId)).length;
     loseJournal();
@@ -234,6 +234,19 @@ describe('order rebuy with the journal and its copy lost', { timeout: 4 * HANG_M
     expect(bad.stderr).toMatch(
       /record 1: no index, so the lost journal cannot be rebuilt.*nothing was bought/,
     );
+
+    // A failed unit of a product with required fields: the codes file does not keep them.
+    const fields = join(tempDir(), 'fields.csv');
+    writeFileSync(
+      fields,
+      'row,ref,externalRef,checkoutId,productId,skuId,amount,index,status,errorMessage\r\n' +
+        '1,A,gc-lostfields-00001-0123456789,chk_1,prd_freefire_diamonds,sku_freefire_range,5,1,failed,no\r\n',
+    );
+    const needsFields = await rebuy(env, [fields, '--yes']);
+    expect(needsFields.code).toBe(2);
+    expect(needsFields.stderr).toMatch(/row 1, unit 1 \(ref A\): missing required field/);
+    expect(needsFields.stderr).toMatch(/the codes file keeps no required fields/);
+    expect(existsSync(`${fields}.journal`)).toBe(false);
     expect((await orderCharges(sb, acc.userId)).length).toBe(before);
   });
 });
