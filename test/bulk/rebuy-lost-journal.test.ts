@@ -12,8 +12,18 @@ import type { RunMoney } from '../../src/bulk/types.js';
 import { runBinary, runInProcess, startBinary } from '../helpers/cli.js';
 import { type GateProxy, startGateProxy } from '../helpers/gate-proxy.js';
 import { withSandbox } from '../helpers/sandbox.js';
+import { startServer } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
-import { account, orderCharges, readCsvOutput, tempDir, usd, usdOf, writeCsv } from './support.js';
+import {
+  account,
+  bulkProxyRoutes,
+  orderCharges,
+  readCsvOutput,
+  tempDir,
+  usd,
+  usdOf,
+  writeCsv,
+} from './support.js';
 
 const sb = withSandbox({ seed: 3302 });
 
@@ -190,6 +200,33 @@ describe('order rebuy with the journal and its copy lost', { timeout: 4 * HANG_M
     expect(usdOf(resumed.summary.money?.thisRun.amounts ?? [])).toBeCloseTo(usd(charges.slice(1)), 6);
     expectReplacedOnce(codes, failed);
     expect(await replacementOrders(acc.userId)).toHaveLength(failed.length);
+  });
+
+  it('refuses when the service cannot look a ref up (its list ignores the externalRef filter): nothing bought', async () => {
+    const { acc, env, codes, loseJournal } = await batch();
+    const before = (await orderCharges(sb, acc.userId)).length;
+    loseJournal();
+    // The account's newest orders, whatever ref is asked for; a purchase has no route (it would fail the test).
+    const service = await startServer(
+      bulkProxyRoutes(sb.url, {
+        'GET /b2b/orders': async (req, res) => {
+          const upstream = await fetch(`${sb.url}/b2b/orders?limit=5`, {
+            headers: { 'x-api-key': String(req.headers['x-api-key'] ?? '') },
+          });
+          res.writeHead(upstream.status, { 'content-type': 'application/json' });
+          res.end(await upstream.text());
+        },
+      }),
+    );
+    try {
+      const run = await rebuy({ ...env, GIFTCODES_BASE_URL: service.url }, [codes, ...TO_AMAZON, '--yes']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/does not filter by externalRef.*nothing was bought/);
+    } finally {
+      await service.close();
+    }
+    expect((await orderCharges(sb, acc.userId)).length).toBe(before);
+    expect(existsSync(`${codes}.journal`)).toBe(false);
   });
 
   it('--dry-run shows the plan, buys nothing and writes no journal', async () => {
