@@ -202,6 +202,41 @@ describe('order rebuy with the journal and its copy lost', { timeout: 4 * HANG_M
     expect(await replacementOrders(acc.userId)).toHaveLength(failed.length);
   });
 
+  it('a replacement found that failed is written to the codes file, and the next attempt is bought', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const env = { ...acc.env, GIFTCODES_STATE_DIR: join(dir, 'state') };
+    // A voucher whose every unit fails: each replacement fails in its turn.
+    const input = writeCsv(dir, [
+      'ref,productId,skuId,amount,quantity',
+      'V,prd_legacy_voucher,sku_legacy_10,10,1',
+    ]);
+    const codes = join(dir, 'codes.csv');
+    expect((await runInProcess(['order', 'bulk', input, '--out', codes, '--yes'], { env })).code).toBe(3);
+    const bulkOutput = readFileSync(codes);
+    const first = await rebuy(env, [codes, '--yes']);
+    expect(first.code, first.stderr).toBe(3);
+    const charges = (await orderCharges(sb, acc.userId)).length;
+    // Lost: the journal, its copy, and the codes file's replacement row (as if killed before it was written).
+    rmSync(`${codes}.journal`);
+    rmSync(join(dir, 'state', 'batches'), { recursive: true });
+    writeFileSync(codes, bulkOutput, { mode: 0o600 });
+
+    const run = await rebuy(env, [codes, '--yes']);
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/1 replacement found by ref, 1 to buy/);
+    expect((await orderCharges(sb, acc.userId)).length).toBe(charges + 1);
+    const rows = readCsvOutput(codes);
+    expect(
+      rows.map((r) => [r.status, r.externalRef.replace(/^gc-\w+-/, '').replace(/-[0-9a-f]+$/, '')]),
+    ).toEqual([
+      ['failed', 'anchor'],
+      ['failed', 'r1-1.1'],
+      ['failed', 'r2-1.1'],
+    ]);
+    expect(await replacementOrders(acc.userId)).toHaveLength(2);
+  });
+
   it('refuses when the service cannot look a ref up (its list ignores the externalRef filter): nothing bought', async () => {
     const { acc, env, codes, loseJournal } = await batch();
     const before = (await orderCharges(sb, acc.userId)).length;
