@@ -380,7 +380,7 @@ async function recoveredPlan(opts: RebuyOptions, d: BulkDeps, found: FoundJourna
   d.notice(
     `the journal of batch ${batch} is lost (${found.path}, nor its copy): rebuilt from ${opts.codes} ` +
       `(${rebuilt.plan.length + rebuilt.replacements.length} orders) and the service: ` +
-      `${plural(seen.length, 'replacement')} found by ref, ${orders.length} to buy`,
+      `${plural(seen.length, 'replacement')} found by ref, ${orders.length} to buy${opts.dryRun ? ' (a dry run writes no journal)' : ''}`,
   );
   return {
     live,
