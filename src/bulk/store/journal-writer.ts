@@ -220,9 +220,12 @@ export class PlanWriter {
    * Makes the plan the batch's journal: `planned` appended, both files synced, then
    * renamed into place (the journal beside --out last: it is the one a run looks for
    * first, and the copy alone already resumes the batch). Returns the run's state.
+   * `after`: records made durable with the plan (a journal rebuilt from a codes file: its
+   * settled orders); the state returned does not hold them: the caller loads the journal.
    */
-  async commit(): Promise<JournalState> {
+  async commit(after: JournalRecord[] = []): Promise<JournalState> {
     this.push({ t: 'planned', orders: this.orders });
+    for (const record of after) this.push(record);
     try {
       await this.flush();
       await Promise.all(
