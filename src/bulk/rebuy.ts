@@ -251,6 +251,8 @@ interface RebuyPlan {
   live: Live;
   /** The input's hash, as the journal's header says it. */
   input: string;
+  /** Whether the batch was bought with --seal: its replacements are bought the same way. */
+  seal: boolean;
   state?: JournalState;
   /** Failed units planned again. */
   units: number;
@@ -309,6 +311,7 @@ async function journalPlan(
   return {
     live,
     input: state.batch?.input ?? '',
+    seal: state.batch?.seal ?? false,
     state,
     units: replaced.length,
     pending,
@@ -382,9 +385,14 @@ async function recoveredPlan(opts: RebuyOptions, d: BulkDeps, found: FoundJourna
       `(${rebuilt.plan.length + rebuilt.replacements.length} orders) and the service: ` +
       `${plural(seen.length, 'replacement')} found by ref, ${orders.length} to buy${opts.dryRun ? ' (a dry run writes no journal)' : ''}`,
   );
+  if (!rebuilt.sealed && !rebuilt.rows.some((r) => r.record.cardCode))
+    d.notice(
+      `${opts.codes} shows no delivered unit, so whether batch ${batch} was bought with --seal cannot be told: its replacements are bought unsealed (with their codes)`,
+    );
   return {
     live,
     input: '',
+    seal: rebuilt.sealed,
     units: units.length,
     pending: orders,
     counted: new Set([...seen.map((f) => f.order), ...orders].map((o) => o.ref)),
@@ -420,13 +428,15 @@ async function recoveredPlan(opts: RebuyOptions, d: BulkDeps, found: FoundJourna
   };
 }
 
-export function runRebuy(opts: RebuyOptions, deps: BulkDeps): Promise<BulkResult> {
-  return runLocked(opts, deps, async (_o, d, lockBatch) => {
-    const found = await batchJournal(opts, lockBatch, d.notice);
+export function runRebuy(given: RebuyOptions, deps: BulkDeps): Promise<BulkResult> {
+  return runLocked(given, deps, async (_o, d, lockBatch) => {
+    const found = await batchJournal(given, lockBatch, d.notice);
     const { batch } = found;
     const plan = found.state
-      ? await journalPlan(opts, d, { ...found, state: found.state })
-      : await recoveredPlan(opts, d, found);
+      ? await journalPlan(given, d, { ...found, state: found.state })
+      : await recoveredPlan(given, d, found);
+    // A sealed batch's replacements are sealed too (gift-card ids, no codes), as its journal says.
+    const opts = { ...given, seal: plan.seal };
     const { live } = plan;
     const input: ParsedInput = { rowCount: plan.units, errors: [], sha256: plan.input, batch };
     const report = buildReport(

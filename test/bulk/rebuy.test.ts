@@ -21,15 +21,15 @@ const ROWS = [
 ];
 const TO_AMAZON = ['--product', 'prd_gamestop_us=prd_amazon_us'];
 
-async function batch() {
+async function batch(flags: string[] = []) {
   const acc = await account(sb);
   const dir = tempDir();
   const env = { ...acc.env, GIFTCODES_STATE_DIR: join(dir, 'state') };
   const input = writeCsv(dir, ROWS);
   const codes = join(dir, 'codes.csv');
-  const bought = await runInProcess(['order', 'bulk', input, '--out', codes, '--yes'], { env });
+  const bought = await runInProcess(['order', 'bulk', input, '--out', codes, '--yes', ...flags], { env });
   expect(bought.code, bought.stderr).toBe(3);
-  return { acc, env, input, codes };
+  return { acc, env, input, codes, state: join(dir, 'state') };
 }
 
 async function rebuy(env: Record<string, string>, args: string[]) {
@@ -114,6 +114,29 @@ describe('order rebuy', () => {
     expect([0, 3], bulkAgain.stderr).toContain(bulkAgain.code);
     expect(readCsvOutput(codes)).toEqual(rows);
     expect((await orderCharges(sb, acc.userId)).length).toBe(before.length + failed.length);
+  });
+
+  it.each([
+    ['its journal', false],
+    ['its journal lost, rebuilt from the codes file', true],
+  ])('buys a sealed batch’s replacements sealed (%s): gift-card ids, no codes', async (_, lose) => {
+    const { env, codes, state } = await batch(['--seal']);
+    const failed = readCsvOutput(codes).filter((r) => r.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    if (lose) {
+      rmSync(`${codes}.journal`, { force: true });
+      rmSync(join(state, 'batches'), { recursive: true, force: true });
+    }
+    const res = await rebuy(env, [codes, ...TO_AMAZON, '--yes']);
+    expect(res.code, res.stderr).toBe(0);
+    const last = lastRowOf(codes);
+    for (const unit of failed) {
+      const replacement = last.get(`${unit.row}:${unit.index}`);
+      expect(replacement?.status).toBe('completed');
+      // A gift-card id, which the service gives only for an order with sealCards, and no code.
+      expect(replacement?.giftCardId).toMatch(/^gcd_/);
+      expect(replacement?.cardCode ?? '').toBe('');
+    }
   });
 
   it('stopped part-way (--max-spend), resumes the same replacements and buys each once; the journal beside lost, from its copy', async () => {
