@@ -29,15 +29,6 @@ export function nonNegativeAmount(value: string): number {
   return must(readDecimal(value, { sign: 'nonNegative' }));
 }
 
-export function oneOf<T extends string>(allowed: readonly T[]) {
-  return (value: string): T => {
-    if (!(allowed as readonly string[]).includes(value)) {
-      throw new InvalidArgumentError(`expected one of ${allowed.join(', ')}, got "${value}"`);
-    }
-    return value as T;
-  };
-}
-
 /** `30s`, `5m`, `2h`, `1500ms` or a bare number of seconds. */
 export function duration(value: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(value.trim());

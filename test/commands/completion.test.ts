@@ -12,7 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { completionPaths, HTTP_METHODS } from '../../src/api/paths.js';
 import { describeTree } from '../../src/commands/completion/tree.js';
 import { buildProgram } from '../../src/program.js';
-import { EVENT_TYPES, ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
+import { DEPOSIT_STATUSES, EVENT_TYPES, ORDER_STATUSES, SORT_BY } from '../../src/schemas/enums.js';
 import { BIN, type CliResult, quietIO, runBinary } from '../helpers/cli.js';
 import { ownHomeEnv, tempDirFor } from '../helpers/temp.js';
 import { startProgram, type Terminal } from '../helpers/terminal.js';
@@ -84,6 +84,9 @@ describe('completion bash, in a real bash', () => {
 
   it('completes fixed values: statuses, sort keys, surfaces, formats, shells', () => {
     expect(bashComplete(['giftcodes', 'order', 'list', '--status', ''])).toEqual([...ORDER_STATUSES]);
+    // Every list's --status (the shared list flags), not only order list's.
+    expect(bashComplete(['giftcodes', 'deposit', 'list', '--status', ''])).toEqual([...DEPOSIT_STATUSES]);
+    expect(bashComplete(['giftcodes', 'checkout', 'list', '--status', ''])).toEqual([...ORDER_STATUSES]);
     expect(bashComplete(['giftcodes', 'order', 'list', '--sort-by', ''])).toEqual([...SORT_BY]);
     expect(bashComplete(['giftcodes', 'order', 'list', '--status', '=', 'p'])).toEqual([
       'pending',

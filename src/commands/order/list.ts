@@ -10,12 +10,6 @@ import { listOptions } from '../shared/options.js';
 const options = {
   ref: { flags: '--ref <externalRef>', description: 'only the order with this externalRef' },
   ...listOptions('orders', ORDER_STATUSES),
-  // As commander choices, so the shell completes the statuses of `order list --status`.
-  status: {
-    flags: '--status <status>',
-    description: 'only orders in this status',
-    choices: ORDER_STATUSES,
-  },
 } as const;
 
 export default defineCommand({

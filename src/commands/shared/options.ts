@@ -5,7 +5,7 @@
  */
 
 import type { OptionSpec } from '../../flags/define.js';
-import { duration, nonNegativeInt, oneOf, positiveInt } from '../../flags/parse.js';
+import { duration, nonNegativeInt, positiveInt } from '../../flags/parse.js';
 import { SORT_BY, SORT_ORDER } from '../../schemas/enums.js';
 import { DEFAULT_POLL_MS } from '../../wait.js';
 
@@ -15,15 +15,12 @@ import { DEFAULT_POLL_MS } from '../../wait.js';
  */
 export function listOptions<const S extends string>(noun: string, statuses: readonly S[]) {
   return {
-    status: {
-      flags: '--status <status>',
-      description: `only ${noun} in this status (${statuses.join(', ')})`,
-      parse: oneOf(statuses),
-    },
+    // Commander's choices (listed in the help), so the shell completes them too.
+    status: { flags: '--status <status>', description: `only ${noun} in this status`, choices: statuses },
     limit: { flags: '--limit <n>', description: 'records per page, 1-100 (default 20)', parse: positiveInt },
     offset: { flags: '--offset <n>', description: 'records to skip', parse: nonNegativeInt },
-    sortBy: { flags: '--sort-by <field>', description: SORT_BY.join(', '), choices: SORT_BY },
-    sortOrder: { flags: '--sort-order <order>', description: SORT_ORDER.join(' or '), choices: SORT_ORDER },
+    sortBy: { flags: '--sort-by <field>', description: 'the field to sort by', choices: SORT_BY },
+    sortOrder: { flags: '--sort-order <order>', description: 'the order to sort in', choices: SORT_ORDER },
     all: { flags: '--all', description: 'follow every page' },
   } as const satisfies Record<string, OptionSpec>;
 }
