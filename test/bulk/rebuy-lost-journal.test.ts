@@ -133,6 +133,7 @@ describe('order rebuy with the journal and its copy lost', { timeout: 4 * HANG_M
       timeoutMs: HANG_MS,
     });
     expect(bulk.code, bulk.stderr).toBe(2);
+    expect(bulk.stderr).toMatch(/journal rebuilt by `order rebuy` from its codes file/);
     expect(readCsvOutput(codes)).toEqual(rowsAfterFirst);
     expect((await orderCharges(sb, acc.userId)).length).toBe(charges);
   });

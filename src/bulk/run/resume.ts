@@ -49,9 +49,12 @@ export async function chooseJournal(
     const bought = boughtSoFar(journalPath, journal);
     if (!opts.force) {
       const what =
-        journal.batch.batch === batch
-          ? `was written for another input file under batch ${batch}`
-          : `belongs to another batch (${journal.batch.batch}, from another input file or --batch)`;
+        journal.batch.batch !== batch
+          ? `belongs to another batch (${journal.batch.batch}, from another input file or --batch)`
+          : journal.batch.input === ''
+            ? // rebuy-recovery.ts: a lost journal rebuilt from the codes file knows no input file.
+              `is batch ${batch}'s journal rebuilt by \`order rebuy\` from its codes file, which cannot tell the input file it was bought from (\`order rebuy\` goes on with it)`
+            : `was written for another input file under batch ${batch}`;
       // Never advise --force here once the other batch bought anything: it would buy those rows again.
       throw new UsageError(
         bought.orders === 0

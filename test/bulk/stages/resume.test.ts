@@ -143,6 +143,15 @@ describe('chooseJournal: the journal beside --out', () => {
     expect(error.message).toContain('already bought rows 1');
   });
 
+  it('refuses a journal order rebuy rebuilt (no input file), saying so', async () => {
+    const s = setup();
+    await writeJournal(s.journalPath, header({ input: '' }), orders, { more: anchorBought });
+    const error = await refusal(s.choose());
+    expect(error.message).toContain("is batch b1's journal rebuilt by `order rebuy` from its codes file");
+    expect(error.message).not.toContain('another input file');
+    expect(error.message).toContain('already bought rows 1');
+  });
+
   it('refuses a journal written with another API key', async () => {
     const s = setup();
     await writeJournal(s.journalPath, header({ account: 'acct99999999' }), orders);
