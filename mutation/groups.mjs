@@ -85,6 +85,8 @@ export const GROUPS = {
     mutate: ['src/errors.ts', mainBeforeRunFromProcess()],
     tests: [
       'test/unit/errors-edges.test.ts',
+      // run() in-process: the JSON error object, stop-signal codes, typed secrets, the streams.
+      'test/unit/run.test.ts',
       'test/unit/exit-codes.test.ts',
       'test/unit/api-errors.test.ts',
       'test/unit/write-outcome.test.ts',
@@ -92,6 +94,8 @@ export const GROUPS = {
       'test/bulk/units.test.ts',
       'test/commands/internal-error.test.ts',
       'test/commands/hostile-output.test.ts',
+      // Echoed and typed secrets redacted, typedSecrets' own contract.
+      'test/commands/side-doors.test.ts',
       'test/operator/interrupted-write.test.ts',
       'test/operator/lost-outcome.test.ts',
     ],

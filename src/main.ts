@@ -64,11 +64,12 @@ export async function run(argv: string[], deps: RunDeps): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return stopped(ctx?.exitCode ?? ExitCode.ok);
   } catch (error) {
-    // Before the context exists (a parse error) the words typed say whether --json was asked.
+    // Before the context exists (a parse error) the words typed say whether --json was asked;
+    // after, only the flags do: a word `--json` may be another flag's value (`--api-key --json`).
     const typed = wordsBeforeOperands(argv);
     return reportError(ctx?.io ?? io, error, {
-      debug: Boolean(ctx?.flags.debug ?? typed.includes('--debug')),
-      json: Boolean(ctx?.flags.json ?? typed.includes('--json')),
+      debug: ctx ? Boolean(ctx.flags.debug) : typed.includes('--debug'),
+      json: ctx ? Boolean(ctx.flags.json) : typed.includes('--json'),
       exitCode: stopped,
     });
   } finally {

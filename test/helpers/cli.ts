@@ -111,6 +111,8 @@ export interface InProcessOptions {
   deps?: Partial<RunDeps>;
   /** The terminal's width (tables fit it); 100 unless told. */
   columns?: number;
+  /** Colour on, as on a terminal that allows it (off unless told). */
+  color?: boolean;
 }
 
 /** Run in this process with buffered streams: for fast command tests. */
@@ -132,7 +134,7 @@ export async function runInProcess(args: string[], opts: InProcessOptions = {}):
     stdinIsTTY: Boolean(opts.tty),
     stdoutIsTTY: Boolean(opts.tty),
     stderrIsTTY: Boolean(opts.tty),
-    color: false,
+    color: Boolean(opts.color),
     columns: opts.columns ?? 100,
   };
   // Only make a directory when the caller brings none: a test that runs many times can pass its own and remove it.

@@ -11,6 +11,7 @@ import {
   DECLINED_MESSAGE,
   DeclinedError,
   ExitCode,
+  FileWriteError,
   InvalidInputError,
   isAccountSuspension,
   isApiError,
@@ -23,11 +24,13 @@ import {
   ResponseTooDeepError,
   ResponseTooLargeError,
   RetryBudgetSpentError,
+  requestIdOf,
   ServerError,
   StoppedError,
   UsageError,
   ValidationError,
   WaitTimeoutError,
+  withOutcomeAdvice,
 } from '../../src/errors.js';
 
 describe('error classes', () => {
@@ -160,5 +163,92 @@ describe('more classes', () => {
       'unexpected response (HTTP 200): the response to GET /b2b/orders is larger than 10 bytes, the response cap (raise it with --max-response-bytes or GIFTCODES_MAX_RESPONSE_BYTES)',
     );
     expect(error.code).toBe('RESPONSE_TOO_LARGE');
+  });
+});
+
+describe('a file that could not be written whole', () => {
+  it('names the file, the errno in words and with its code, and the advice: exit 4, resumable', () => {
+    const error = new FileWriteError('/out/codes.csv', 'ENOSPC', 'the codes so far are kept');
+    expect(error).toMatchObject({
+      code: 'WRITE_FAILED',
+      exitCode: ExitCode.stoppedResumable,
+      path: '/out/codes.csv',
+      errno: 'ENOSPC',
+    });
+    expect(error.message).toBe(
+      'cannot write /out/codes.csv whole: no space left on the device (ENOSPC); the codes so far are kept',
+    );
+  });
+
+  it('an errno no table knows stays a code; without one the write just failed', () => {
+    expect(new FileWriteError('/o', 'EWHATNOW').message).toBe(
+      'cannot write /o whole: the write failed (EWHATNOW)',
+    );
+    expect(new FileWriteError('/o', undefined).message).toBe('cannot write /o whole: the write failed');
+  });
+
+  it('withAdvice: the same failure, its cause kept, with what the caller knows to say', () => {
+    const cause = new Error('EIO');
+    const error = new FileWriteError('/o', 'EIO', undefined, cause).withAdvice('run the same command again');
+    expect(error).toBeInstanceOf(FileWriteError);
+    expect(error).toMatchObject({ path: '/o', errno: 'EIO', cause });
+    expect(error.message).toBe(
+      'cannot write /o whole: an input/output error (EIO); run the same command again',
+    );
+  });
+});
+
+describe('the next step after a refusal', () => {
+  const step = (status: number, message: string, details?: unknown) =>
+    apiErrorFrom({ status, code: status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN', message, details }).message;
+
+  it('follows the service’s message, trimmed of its closing blanks and punctuation', () => {
+    expect(step(401, 'Invalid API key. ')).toMatch(/^Invalid API key\. Next: check the API key /);
+    expect(step(403, 'Forbidden.;:')).toBe(
+      "Forbidden. Next: check the key's scopes and the account's capabilities with `giftcodes doctor`",
+    );
+  });
+
+  it('a capability the details name, or the message, other than the retailer surface', () => {
+    const lacks = "the account lacks this surface's capability: ask support to enable it";
+    expect(step(403, 'Forbidden', { capability: 'webhooks' })).toBe(`Forbidden. Next: ${lacks}`);
+    expect(step(403, 'capability off for this account')).toBe(
+      `capability off for this account. Next: ${lacks}`,
+    );
+  });
+
+  it('the retailer in a message is the retailer surface only with a word about enabling it', () => {
+    expect(step(403, 'Retailer key needs the scope retailer:write')).toMatch(
+      /^Retailer key needs the scope retailer:write\. Next: create a key with the retailer:write scope in the dashboard /,
+    );
+  });
+
+  it('a scope the details name, or a scope the message mentions without naming it', () => {
+    expect(step(403, 'Forbidden', { requiredScope: 'orders:write' })).toMatch(
+      /^Forbidden\. Next: create a key with the orders:write scope in the dashboard .* `giftcodes login`$/,
+    );
+    expect(step(403, 'insufficient scope')).toMatch(
+      /^insufficient scope\. Next: create a key with the missing scope /,
+    );
+  });
+});
+
+describe('a spent retry budget and a wrapped failure', () => {
+  it('one retry is said in the singular', () => {
+    const last = new ServerError({ status: 503, code: 'X', message: 'down' });
+    expect(new RetryBudgetSpentError(last, 1).message).toBe(
+      "down; the run's 1 retry is spent, so it stopped: run it again later",
+    );
+  });
+
+  it('the request id of a failure is found through the errors that wrap it', () => {
+    const api = new ApiError({ status: 409, code: 'CONFLICT', message: 'taken', requestId: 'req_w1' });
+    const wrapped = new CliError('could not finish', { exitCode: 1, code: 'X', cause: api });
+    expect(requestIdOf(wrapped)).toBe('req_w1');
+    expect(requestIdOf(withOutcomeAdvice(api, 'see it with giftcodes order get'))).toBe('req_w1');
+    expect(requestIdOf(new CliError('alone', { exitCode: 1, code: 'X' }))).toBeUndefined();
+    expect(
+      requestIdOf(new CliError('wraps a bug', { exitCode: 1, code: 'X', cause: new Error('x') })),
+    ).toBeUndefined();
   });
 });
