@@ -219,14 +219,14 @@ const REBUY_WORDS = 'buy again';
  * loudly, by typing words, and never taken from --yes; without a terminal it is refused.
  */
 async function confirmRebuy(ctx: Context, bought: BoughtSoFar): Promise<boolean> {
-  const { describeBought } = await import('./report/bought.js');
+  const { boughtUsd, describeBought } = await import('./report/bought.js');
   const what = `--force would buy again what ${describeBought(bought)}`;
   if (!canPrompt(ctx.io))
     throw new UsageError(`${what}. That can only be confirmed at a terminal; nothing was bought`);
   err(ctx.io, style(ctx.io).red(style(ctx.io).bold(`WARNING: ${what}.`)));
   const prompter = await ctx.prompter();
   const typed = await prompter.input({
-    message: `Type "${REBUY_WORDS}" to buy ${bought.units === 1 ? 'that unit' : `those ${bought.units} units`} a second time (about ${formatMoney(bought.usd, 'USD')}), anything else to stop`,
+    message: `Type "${REBUY_WORDS}" to buy ${bought.units === 1 ? 'that unit' : `those ${bought.units} units`} a second time (${boughtUsd(bought)}), anything else to stop`,
     flag: '(a terminal)',
   });
   return typed.trim().toLowerCase() === REBUY_WORDS;

@@ -120,6 +120,8 @@ export interface BoughtSoFar {
   checkoutIds: string[];
   /** Orders among them whose outcome is unknown (submitted, no answer kept): the service may have charged them. */
   uncertain: number;
+  /** Orders among them without a price: a journal `order rebuy` rebuilt from a codes file keeps none. */
+  unpriced: number;
 }
 
 export interface Amount {

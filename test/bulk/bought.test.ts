@@ -62,10 +62,30 @@ describe('boughtSoFar', () => {
       rows: [1, 2, 3],
       checkoutIds: ['chk_1'],
       uncertain: 1,
+      unpriced: 0,
     });
     expect(describeBought(bought)).toBe(
       'batch b1 already bought rows 1-3 (4 units in 2 orders: chk_1, 1 of them with an unknown outcome; about 40.00 USD)',
     );
+  });
+
+  it('names orders without a price (a journal order rebuy rebuilt) instead of counting them at 0', () => {
+    const unpriced = { ...line(6), unitUsd: 0 };
+    const records: JournalRecord[] = [
+      { t: 'batch', v: 3, batch: 'b1', input: '', seal: false, at: 1 },
+      { t: 'order', ref: 'r1', lines: [line(1)] },
+      { t: 'order', ref: 'r2', lines: [unpriced] },
+      { t: 'planned', orders: 2 },
+      { t: 'created', ref: 'r1', checkoutId: 'chk_1', status: 'completed', at: 3 },
+      { t: 'created', ref: 'r2', checkoutId: 'chk_2', status: 'completed', at: 3 },
+    ];
+    const some = boughtOf(records);
+    expect(some).toMatchObject({ orders: 2, usd: 10, unpriced: 1 });
+    expect(describeBought(some)).toMatch(/; about 10\.00 USD and 1 order of unknown price\)$/);
+    const none = boughtOf(records.filter((r) => r.t !== 'created' || r.ref === 'r2'));
+    expect(none).toMatchObject({ orders: 1, unpriced: 1 });
+    expect(describeBought(none)).toMatch(/; price not known\)$/);
+    expect(describeBought(none)).not.toContain('0.00 USD');
   });
 
   it('is nothing for a plan that was never sent', () => {

@@ -34,6 +34,7 @@ export function boughtOf(state: Pick<JournalState, 'batch'>, orders: Iterable<Or
     rows: [],
     checkoutIds: [],
     uncertain: 0,
+    unpriced: 0,
   };
   const rows = new Set<number>();
   let usd = 0;
@@ -46,6 +47,8 @@ export function boughtOf(state: Pick<JournalState, 'batch'>, orders: Iterable<Or
       bought.units += line.quantity;
       rows.add(line.row);
     }
+    // Every unit of a planned line costs something: a price of 0 is a line rebuilt without one.
+    if (lines.some((line) => line.unitUsd === 0)) bought.unpriced += 1;
     usd += orderUsd({ lines });
     if (order.checkoutId) bought.checkoutIds.push(order.checkoutId);
   }
@@ -75,6 +78,13 @@ export function describeBought(bought: BoughtSoFar): string {
   return (
     `batch ${bought.batch} already bought rows ${describeRows(bought.rows)} ` +
     `(${plural(bought.units, 'unit')} in ${plural(bought.orders, 'order')}${ids ? `: ${ids}${more}` : ''}` +
-    `${bought.uncertain ? `, ${bought.uncertain} of them with an unknown outcome` : ''}; about ${formatMoney(bought.usd, 'USD')})`
+    `${bought.uncertain ? `, ${bought.uncertain} of them with an unknown outcome` : ''}; ${boughtUsd(bought)})`
   );
+}
+
+/** "about 40.00 USD", and how many orders that leaves out for want of a price. */
+export function boughtUsd(bought: BoughtSoFar): string {
+  if (bought.unpriced === 0) return `about ${formatMoney(bought.usd, 'USD')}`;
+  if (bought.unpriced === bought.orders) return 'price not known';
+  return `about ${formatMoney(bought.usd, 'USD')} and ${plural(bought.unpriced, 'order')} of unknown price`;
 }
