@@ -139,6 +139,32 @@ describe('order rebuy', () => {
     }
   });
 
+  it('with the journal lost and no unit delivered, says it cannot tell a sealed batch and buys unsealed', async () => {
+    const acc = await account(sb);
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    const env = { ...acc.env, GIFTCODES_STATE_DIR: state };
+    // The sandbox's offline voucher fails every unit.
+    const input = writeCsv(dir, [
+      'ref,productId,skuId,amount,quantity',
+      'V,prd_legacy_voucher,sku_legacy_10,10,2',
+    ]);
+    const codes = join(dir, 'codes.csv');
+    const bought = await runInProcess(['order', 'bulk', input, '--out', codes, '--yes', '--seal'], { env });
+    expect(bought.code, bought.stderr).toBe(3);
+    expect(readCsvOutput(codes).every((r) => r.status === 'failed')).toBe(true);
+    rmSync(`${codes}.journal`, { force: true });
+    rmSync(join(state, 'batches'), { recursive: true, force: true });
+    const res = await rebuy(env, [codes, '--product', 'prd_legacy_voucher=prd_amazon_us', '--yes']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toMatch(
+      /shows no delivered unit, so whether batch \S+ was bought with --seal cannot be told/,
+    );
+    const replacements = readCsvOutput(codes).filter((r) => r.status === 'completed');
+    expect(replacements).toHaveLength(2);
+    for (const r of replacements) expect(r.cardCode).toMatch(/\S/);
+  });
+
   it('stopped part-way (--max-spend), resumes the same replacements and buys each once; the journal beside lost, from its copy', async () => {
     const { acc, env, codes } = await batch();
     const failed = readCsvOutput(codes).filter((r) => r.status === 'failed');
