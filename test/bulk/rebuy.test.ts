@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunMoney } from '../../src/bulk/types.js';
 import { runInProcess } from '../helpers/cli.js';
-import { withSandbox } from '../helpers/sandbox.js';
+import { call, withSandbox } from '../helpers/sandbox.js';
 import { account, orderCharges, readCsvOutput, tempDir, usd, usdOf, writeCsv } from './support.js';
 
 const sb = withSandbox({ seed: 3301 });
@@ -46,6 +46,13 @@ async function rebuy(env: Record<string, string>, args: string[]) {
       })
     : {};
   return { ...res, summary };
+}
+
+/** Whether the service holds the order as sealed (the sandbox's order view says `sealCards`). */
+async function sealedOnService(apiKey: string, checkoutId: string): Promise<unknown> {
+  const res = await call(sb.url, 'GET', `/b2b/orders/${checkoutId}`, { apiKey });
+  expect(res.status).toBe(200);
+  return (res.body as { sealCards?: unknown }).sealCards;
 }
 
 /** The codes file's units by place: the last row of each (a replacement follows the unit it replaces). */
@@ -120,7 +127,7 @@ describe('order rebuy', () => {
     ['its journal', false],
     ['its journal lost, rebuilt from the codes file', true],
   ])('buys a sealed batch’s replacements sealed (%s): gift-card ids, no codes', async (_, lose) => {
-    const { env, codes, state } = await batch(['--seal']);
+    const { acc, env, codes, state } = await batch(['--seal']);
     const failed = readCsvOutput(codes).filter((r) => r.status === 'failed');
     expect(failed.length).toBeGreaterThan(0);
     if (lose) {
@@ -133,7 +140,8 @@ describe('order rebuy', () => {
     for (const unit of failed) {
       const replacement = last.get(`${unit.row}:${unit.index}`);
       expect(replacement?.status).toBe('completed');
-      // A gift-card id, which the service gives only for an order with sealCards, and no code.
+      expect(await sealedOnService(acc.apiKey, replacement?.checkoutId ?? '')).toBe(true);
+      // So the file holds the service's gift-card id, and no code.
       expect(replacement?.giftCardId).toMatch(/^gcd_/);
       expect(replacement?.cardCode ?? '').toBe('');
     }
@@ -162,7 +170,10 @@ describe('order rebuy', () => {
     );
     const replacements = readCsvOutput(codes).filter((r) => r.status === 'completed');
     expect(replacements).toHaveLength(2);
-    for (const r of replacements) expect(r.cardCode).toMatch(/\S/);
+    for (const r of replacements) {
+      expect(await sealedOnService(acc.apiKey, r.checkoutId)).toBe(false);
+      expect(r.cardCode).toMatch(/\S/);
+    }
   });
 
   it('stopped part-way (--max-spend), resumes the same replacements and buys each once; the journal beside lost, from its copy', async () => {
