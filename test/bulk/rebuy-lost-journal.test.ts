@@ -18,7 +18,9 @@ import {
   account,
   bulkProxyRoutes,
   orderCharges,
+  REBUY_ROWS as ROWS,
   readCsvOutput,
+  TO_AMAZON,
   tempDir,
   usd,
   usdOf,
@@ -27,13 +29,6 @@ import {
 
 const sb = withSandbox({ seed: 3302 });
 
-/** The sandbox's GameStop card fails every third unit: units 3, 6 and 9 of row 1 fail. */
-const ROWS = [
-  'ref,productId,skuId,amount,quantity',
-  'A,prd_gamestop_us,sku_gamestop_range,50,10',
-  'B,prd_amazon_us,sku_amazon_us_range,25,2',
-];
-const TO_AMAZON = ['--product', 'prd_gamestop_us=prd_amazon_us'];
 /** A loaded machine starts each binary slowly; this only stops a hang. */
 const HANG_MS = 120_000;
 

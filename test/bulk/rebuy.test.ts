@@ -10,16 +10,19 @@ import { describe, expect, it } from 'vitest';
 import type { RunMoney } from '../../src/bulk/types.js';
 import { runInProcess } from '../helpers/cli.js';
 import { call, withSandbox } from '../helpers/sandbox.js';
-import { account, orderCharges, readCsvOutput, tempDir, usd, usdOf, writeCsv } from './support.js';
+import {
+  account,
+  orderCharges,
+  REBUY_ROWS as ROWS,
+  readCsvOutput,
+  TO_AMAZON,
+  tempDir,
+  usd,
+  usdOf,
+  writeCsv,
+} from './support.js';
 
 const sb = withSandbox({ seed: 3301 });
-
-const ROWS = [
-  'ref,productId,skuId,amount,quantity',
-  'A,prd_gamestop_us,sku_gamestop_range,50,10',
-  'B,prd_amazon_us,sku_amazon_us_range,25,2',
-];
-const TO_AMAZON = ['--product', 'prd_gamestop_us=prd_amazon_us'];
 
 async function batch(flags: string[] = []) {
   const acc = await account(sb);

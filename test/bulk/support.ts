@@ -27,6 +27,17 @@ export const FAST_TUNING = {
 };
 
 /** Removed when the test file ends (the directories hold codes). */
+/**
+ * A batch for \`order rebuy\`: the sandbox's GameStop card fails every third unit (units 3,
+ * 6 and 9 of row 1), so the batch ends partial; TO_AMAZON maps its failed units to Amazon.
+ */
+export const REBUY_ROWS = [
+  'ref,productId,skuId,amount,quantity',
+  'A,prd_gamestop_us,sku_gamestop_range,50,10',
+  'B,prd_amazon_us,sku_amazon_us_range,25,2',
+];
+export const TO_AMAZON = ['--product', 'prd_gamestop_us=prd_amazon_us'];
+
 export function tempDir(): string {
   return tempDirFor('giftcodes-bulk-');
 }
