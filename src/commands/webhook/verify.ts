@@ -1,14 +1,12 @@
 /** `webhook verify`: the library verifier from the command line, for debugging signatures. */
-import { readFile } from 'node:fs/promises';
 import { buffer } from 'node:stream/consumers';
 import type { Context } from '../../context.js';
 import { ExitCode, MissingInputError, UsageError } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { collect, nonNegativeInt } from '../../flags/parse.js';
-import { failureWords } from '../../io/errno.js';
 import { err, out } from '../../io/streams.js';
 import { printedAsJson } from '../shared/json.js';
-import { readFlagFile } from '../shared/read-file.js';
+import { readFlagBytes, readFlagFile } from '../shared/read-file.js';
 import { toleranceOption, toleranceSeconds, webhookSecrets } from './common.js';
 
 const options = {
@@ -75,13 +73,7 @@ async function signatureHeaderOf(opts: { header?: string; headerFile?: string })
 }
 
 async function readBody(ctx: Context, path: string | undefined): Promise<Buffer> {
-  if (path !== undefined && path !== '-') {
-    try {
-      return await readFile(path);
-    } catch (error) {
-      throw new UsageError(`--body-file: cannot read ${path}: ${failureWords(error)}`);
-    }
-  }
+  if (path !== undefined && path !== '-') return readFlagBytes('--body-file', path);
   if (ctx.io.stdinIsTTY) throw new MissingInputError('--body-file <path>', 'the raw body');
   // Bytes as read: never decoded, trimmed or re-serialised.
   return buffer(ctx.io.stdin);
