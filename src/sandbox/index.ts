@@ -29,8 +29,6 @@ import { requireDeposit } from './routes/common.js';
 import { confirmDeposit, failDeposit } from './routes/deposits.js';
 import { ALL_ROUTES } from './routes/index.js';
 
-export { ENDPOINT_SCOPES } from './routes/index.js';
-
 import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
 import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';

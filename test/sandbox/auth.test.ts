@@ -1,6 +1,7 @@
 /** Spec §5 (authentication, scopes, capabilities, account status) and §2/§5 rule 6 (ownership). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINT_SCOPES, parseSandboxFlags, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { parseSandboxFlags, type Sandbox, startSandbox } from '../../src/sandbox/index.js';
+import { ALL_ROUTES } from '../../src/sandbox/routes/index.js';
 import { ErrorEnvelope } from '../../src/schemas/errors.js';
 import { SCOPES } from '../../src/schemas/scopes.js';
 import { call, operatorClient, withSandbox } from '../helpers/sandbox.js';
@@ -86,6 +87,11 @@ const SANDBOX_SCOPE_CHOICES: Readonly<Record<string, string | null>> = {
   'PATCH /retailer/v1/account': null,
   'POST /user/business/enable': null,
 };
+
+/** "METHOD /path" -> the scope the sandbox's route needs, for every API route (spec §5). */
+const ENDPOINT_SCOPES: Readonly<Record<string, string | null>> = Object.fromEntries(
+  ALL_ROUTES.flatMap((r) => (r.kind === 'api' ? [[`${r.method} ${r.path}`, r.scope]] : [])),
+);
 
 describe('§5 scopes', () => {
   it('the sandbox maps exactly the §4 endpoints (no endpoint left without an expected scope)', () => {

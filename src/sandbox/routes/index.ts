@@ -1,5 +1,4 @@
 /** Every route of the sandbox, registered in one list. */
-import type { Scope } from '../../schemas/scopes.js';
 import type { RouteDef } from '../router.js';
 import { accountRoutes } from './account.js';
 import { balanceRoutes } from './balance.js';
@@ -28,8 +27,3 @@ export const ALL_ROUTES: readonly RouteDef[] = [
   ...businessRoutes,
   ...operatorRoutes,
 ];
-
-/** "METHOD /path" -> the scope it needs, for every API route (spec §5). */
-export const ENDPOINT_SCOPES: Readonly<Record<string, Scope | null>> = Object.fromEntries(
-  ALL_ROUTES.flatMap((r) => (r.kind === 'api' ? [[`${r.method} ${r.path}`, r.scope]] : [])),
-);
