@@ -104,22 +104,10 @@ function render(core: Core, subject: Subject, notice?: string): Result {
   };
 }
 
-/** The outcome of each page's last post, by deposit or checkout id, per sandbox: what the page then shows. */
-const outcomes = new WeakMap<Core, Map<string, string>>();
-
-function outcomesOf(core: Core): Map<string, string> {
-  let byId = outcomes.get(core);
-  if (!byId) {
-    byId = new Map();
-    outcomes.set(core, byId);
-  }
-  return byId;
-}
-
 /** The page; `?outcome` (where a post redirects) adds what the last post did. Never acts. */
 export function payPage(core: Core, id: string, query: URLSearchParams): Result {
   const subject = subjectOf(core, id);
-  return render(core, subject, query.has('outcome') ? outcomesOf(core).get(id) : undefined);
+  return render(core, subject, query.has('outcome') ? core.store.payOutcomes.get(id) : undefined);
 }
 
 const FormBody = z.object({
@@ -141,7 +129,7 @@ export function payPageAction(core: Core, id: string, body: unknown): Result {
     if (!(error instanceof ApiError)) throw error;
     outcome = `Refused: ${error.message}.`;
   }
-  outcomesOf(core).set(id, outcome);
+  core.store.payOutcomes.set(id, outcome);
   return {
     status: 303,
     body: null,

@@ -53,6 +53,8 @@ export class Store {
   readonly deliveries = new Map<string, DeliveryState[]>();
   /** giftCardId -> code, for the hosted reveal page of sealed cards. */
   readonly sealed = new Map<string, { cardCode: string; cardPin: string | null }>();
+  /** Deposit or checkout id -> what its payment page's last post did (the page it redirects to shows it). */
+  readonly payOutcomes = new Map<string, string>();
 
   constructor(
     readonly ids: IdFactory,
