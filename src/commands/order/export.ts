@@ -166,8 +166,10 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
     ? await readInputRows(opts.input, target.batch, target.journal?.batch?.input)
     : undefined;
   const refOf: (row: number) => string = input?.refOf ?? (() => '');
+  const { assertOutReplaceable, carriesRowRefs, XLSX_MAX_ROWS, tooManyForWorkbook } = await import(
+    '../../bulk/store/index.js'
+  );
   // Journals before version 3 keep no row refs: only the input can fill that column then.
-  const { assertOutReplaceable, carriesRowRefs } = await import('../../bulk/store/index.js');
   const journalVersion = target.journal?.batch?.v;
   if (!input && journalVersion !== undefined && !carriesRowRefs(journalVersion))
     err(
@@ -179,7 +181,6 @@ async function exportUnderLock(ctx: Context, opts: Options, format: OutputFormat
   await assertOutReplaceable(opts.out, opts.force === true, target.journal?.outputs ?? new Set());
 
   const fetched = await fetchOrders(http, target.orders);
-  const { XLSX_MAX_ROWS, tooManyForWorkbook } = await import('../../bulk/store/index.js');
   // The journal is gone: the input's rows give the orders their planned lines again.
   let unproved: string[] = [];
   if (input && target.orders.some((o) => !o.lines)) {
