@@ -119,26 +119,21 @@ export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof
     if (depositId)
       err(ctx.io, `the answer carried no deposit id; the pending deposits show it: ${depositId}`);
   }
-  if (!opts.wait) {
-    if (ctx.flags.json) {
-      printJson(ctx.io, created.raw);
-      if (!depositId) err(ctx.io, unknownDepositAdvice(opts.amount, currency));
-      return;
-    }
-    await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
-    err(
-      ctx.io,
-      depositId
-        ? `Watch it with: ${giftcodesCommand('deposit', 'get', operand(depositId), '--wait')}`
-        : unknownDepositAdvice(opts.amount, currency),
-    );
+  // Under --json a --wait prints the deposit as it ends; with no id to wait on, as created.
+  if (!ctx.flags.json) await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
+  else if (!opts.wait || !depositId) printJson(ctx.io, created.raw);
+  if (!depositId) {
+    const advice = unknownDepositAdvice(opts.amount, currency);
+    // The invoice is out; only the wait cannot be done. Never a step that opens another deposit.
+    if (opts.wait) throw new StoppedError(`cannot wait: ${advice}`);
+    err(ctx.io, advice);
     return;
   }
-
-  if (ctx.flags.json && !depositId) printJson(ctx.io, created.raw);
-  if (!ctx.flags.json) await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
-  // The invoice is out; only the wait cannot be done. Never a step that opens another deposit.
-  if (!depositId) throw new StoppedError(`cannot wait: ${unknownDepositAdvice(opts.amount, currency)}`);
+  if (!opts.wait) {
+    if (!ctx.flags.json)
+      err(ctx.io, `Watch it with: ${giftcodesCommand('deposit', 'get', operand(depositId), '--wait')}`);
+    return;
+  }
   const final = await printLastOnTimeout(
     ctx,
     watchDeposit(ctx, http, depositId, {
