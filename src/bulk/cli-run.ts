@@ -243,6 +243,5 @@ async function offerTopUp(ctx: Context, shortfall: BalanceShortfall): Promise<bo
   const topUp = await prompter.confirm({ message: question.message, default: true });
   if (!topUp) return false;
   const { runGuidedDeposit } = await import('../deposit/guided.js');
-  const result = await runGuidedDeposit(ctx, { suggestedAmountUsd: question.suggestedUsd });
-  return result.confirmed;
+  return (await runGuidedDeposit(ctx, { suggestedAmountUsd: question.suggestedUsd })) === 'confirmed';
 }

@@ -97,12 +97,6 @@ export function examplesText(lines: readonly string[]): string {
   return `\nExamples:\n${body.join('\n')}`;
 }
 
-export function pathOf(command: Command): string {
-  const names: string[] = [];
-  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
-  return names.join(' ');
-}
-
 /**
  * Set on the program before the commands are declared: commander copies help and
  * output settings into each subcommand as it is created.

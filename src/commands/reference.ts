@@ -5,7 +5,6 @@
  * written by hand, so the reference cannot drift from the tool (`npm run docs` writes
  * it; test/commands/reference.test.ts fails when the file is stale).
  */
-import type { Option } from 'commander';
 import type { CommandDefinition, OptionSpec } from '../flags/define.js';
 import { quietIO } from '../io/streams.js';
 import { VERSION } from '../version.js';
@@ -27,10 +26,6 @@ function optionRow(spec: OptionSpec): string {
   if (spec.preset !== undefined) notes.push(`alone: \`${spec.preset}\``);
   const description = [spec.description, ...(notes.length ? [`(${notes.join('; ')})`] : [])].join(' ');
   return `| \`${cell(spec.flags)}\` | ${cell(description)} |`;
-}
-
-function globalRow(option: Option): string {
-  return `| \`${cell(option.flags)}\` | ${cell(option.description)} |`;
 }
 
 function section(definition: CommandDefinition): string {
@@ -87,7 +82,7 @@ export async function commandReference(): Promise<string> {
     '',
     '| flag | |',
     '|---|---|',
-    ...program.options.map(globalRow),
+    ...program.options.map(({ flags, description }) => optionRow({ flags, description })),
     '',
     '## Exit codes',
     '',

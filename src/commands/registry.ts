@@ -2,11 +2,8 @@
  * Every command, in the order help lists them (the main job first, setup last), and the
  * one rule that finds its file: `giftcodes <noun> <verb>` is `commands/<noun>/<verb>.ts`,
  * and a command without a verb (`giftcodes catalog`, the group `giftcodes order`) is
- * `commands/<noun>/<noun>.ts`. Loads only commander and the declarations (define.ts).
- *
- * A command's file is loaded only when its noun is among the words typed (or for the
- * whole tree: tests, `completion`), so `giftcodes catalog` reads catalog's files alone and
- * `giftcodes --help` the top-level files.
+ * `commands/<noun>/<noun>.ts`. Loads only commander and the declarations (define.ts);
+ * a command's file only when its noun is typed (`declareCommands`).
  */
 import { Argument, type Command, Option } from 'commander';
 import type { CommandDefinition, OptionSpec } from '../flags/define.js';
@@ -16,10 +13,7 @@ import { type ContextFor, invoke } from './invoke.js';
 
 type Loader = () => Promise<{ default: CommandDefinition }>;
 
-/**
- * Each command's file, a literal import apiece (the bundler sees every one; a computed
- * name it could not follow). The table's order is the order help lists them.
- */
+/** A literal import apiece: the bundler sees every command file (a computed name it could not follow). */
 const LOADERS: Record<string, Loader> = {
   demo: () => import('./demo/demo.js'),
   order: () => import('./order/order.js'),

@@ -3,7 +3,7 @@
  * `maxDepositUSD`), an eligible payment method, the invoice with its QR code, then a
  * spinner until the deposit is confirmed, failed or expired. `giftcodes deposit` runs it,
  * and `order bulk` offers it when a run stops on insufficient balance:
- * `runGuidedDeposit(ctx, {suggestedAmountUsd})` resolves `{confirmed}`.
+ * `runGuidedDeposit(ctx, {suggestedAmountUsd})` resolves `'confirmed'`.
  */
 import { getAccount, getBalance } from '../api/account.js';
 import { createDeposit, findCreatedDeposit, pendingDepositIds } from '../api/deposits.js';
@@ -34,14 +34,11 @@ export interface GuidedDepositOptions {
   pollMs?: number;
 }
 
-export interface GuidedDepositResult {
-  confirmed: boolean;
-  /** The person answered "no" before any invoice was created. */
-  declined?: boolean;
-  depositId?: string;
-  status?: string;
-  balanceUsd?: number;
-}
+/**
+ * How it ended: `declined` before any invoice was created, `unconfirmed` (the deposit
+ * failed or expired), `unwatched` (an invoice shown, but no deposit id to wait on).
+ */
+export type GuidedDepositOutcome = 'confirmed' | 'declined' | 'unconfirmed' | 'unwatched';
 
 const SCRIPTED_HINT =
   'the guided deposit needs a terminal; in scripts use `giftcodes deposit create --amount <usd> --currency <code> --method <id> [--wait]`';
@@ -61,7 +58,7 @@ export function checkAmount(text: string, maxDepositUsd: number | undefined): tr
 export async function runGuidedDeposit(
   ctx: Context,
   opts: GuidedDepositOptions = {},
-): Promise<GuidedDepositResult> {
+): Promise<GuidedDepositOutcome> {
   if (!canPrompt(ctx.io)) throw new UsageError(SCRIPTED_HINT);
   const s = style(ctx.io);
   const http = await ctx.http();
@@ -93,7 +90,7 @@ export async function runGuidedDeposit(
   });
   if (!go) {
     err(ctx.io, 'No invoice created.');
-    return { confirmed: false, declined: true };
+    return 'declined';
   }
 
   const paymentCurrency = payCurrencyFor(method);
@@ -116,7 +113,7 @@ export async function runGuidedDeposit(
   if (!depositId) {
     // The invoice is shown; only the wait is impossible. Never a step that opens another deposit.
     err(ctx.io, unknownDepositAdvice(amount, paymentCurrency));
-    return { confirmed: false, status: 'pending' };
+    return 'unwatched';
   }
 
   const final = await watchDeposit(ctx, http, depositId, {
@@ -132,11 +129,11 @@ export async function runGuidedDeposit(
         `✔ Deposit ${depositId} confirmed: +${formatMoney(final.data.deposit.amount, 'USD')}. New balance: ${formatMoney(after.data.balance, after.data.currency)}`,
       ),
     );
-    return { confirmed: true, depositId, status, balanceUsd: after.data.balance };
+    return 'confirmed';
   }
   err(ctx.io, s.red(`✖ Deposit ${depositId} ${status}.`));
   err(ctx.io, failureAdvice(status, depositId));
-  return { confirmed: false, depositId, status };
+  return 'unconfirmed';
 }
 
 /**

@@ -82,11 +82,8 @@ export function openedDepositNote(listing: DepositMethods): string | undefined {
 }
 
 /**
- * `deposit create --method <id>` without `--currency`: the method implies the currency
- * the payer pays in (its `symbol`, see `payCurrencyFor`). The method's record is read
- * from the retailer list when the key may read it, else from the B2B deposit listing
- * (a deposit without a method, which only lists the choices and expires unpaid, as the
- * guided flow does). `--currency` is required only when neither names the method.
+ * `deposit create --method <id>` without `--currency`: the method's `symbol`
+ * (`payCurrencyFor`), its record found the two ways above, in that order.
  */
 export async function inferPayCurrency(
   ctx: Context,

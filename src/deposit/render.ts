@@ -80,13 +80,8 @@ export function newDepositCommand(
  * (the real service is never reached over loopback).
  */
 export function sandboxPayHint(baseUrl: string, depositId: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    return undefined;
-  }
-  if (!isLoopbackHost(url.hostname)) return undefined;
+  // The client's base URL: every request of the run has parsed it already.
+  if (!isLoopbackHost(new URL(baseUrl).hostname)) return undefined;
   const base = baseUrl.replace(/\/+$/, '');
   const id = encodeURIComponent(depositId);
   return `In the sandbox, finish it on its payment page ${base}/_sandbox/pay/${id} (pay in full, pay part, or let it expire), or with: curl -X POST ${base}/_sandbox/deposits/${id}/pay`;

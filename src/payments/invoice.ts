@@ -12,7 +12,6 @@ import { markOwnAnsi } from '../io/sanitize.js';
 import { out } from '../io/streams.js';
 import { type Styler, style } from '../io/style.js';
 import type { Invoice } from '../schemas/payments.js';
-import { renderQr } from './qr.js';
 
 /** The invoice, with the memo or destination tag impossible to miss when there is one. */
 export function invoiceLines(invoice: Invoice, now: number, s: Styler): string[] {
@@ -101,6 +100,16 @@ export function invoiceQr(invoice: Invoice): { text: string; caption: string } |
   if (invoice.paymentUrl)
     return { text: invoice.paymentUrl, caption: 'Scan to open the payment page on a phone:' };
   return undefined;
+}
+
+/**
+ * The QR code as text (the `qrcode` package): the terminal renderer (background colours,
+ * scans best on screen), or the UTF-8 half blocks, plain characters for a file or a pipe.
+ */
+export async function renderQr(text: string, opts: { ansi: boolean }): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
+  if (opts.ansi) return QRCode.toString(text, { type: 'terminal', small: true, errorCorrectionLevel: 'M' });
+  return QRCode.toString(text, { type: 'utf8', margin: 2, errorCorrectionLevel: 'M' });
 }
 
 /** The invoice lines and, when the guard allows, its QR code, on stdout (what the payer needs). */

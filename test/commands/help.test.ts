@@ -6,7 +6,6 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { pathOf } from '../../src/commands/help.js';
 import { COMMANDS, fileOf } from '../../src/commands/registry.js';
 import type { IO } from '../../src/io/streams.js';
 import { run } from '../../src/main.js';
@@ -41,6 +40,13 @@ async function help(argv: string[], columns = 80) {
   const streams = io(columns);
   const code = await run(argv, { io: streams.io, env });
   return { code, stdout: streams.out(), stderr: streams.err() };
+}
+
+/** A command's words after `giftcodes` (`order bulk`; the program is ''). */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 function walk(command: Command): Command[] {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { protectFormula } from '../../src/bulk/store/output.js';
-import { maskCodes } from '../../src/commands/shared/codes.js';
 import { maskSecret } from '../../src/io/format.js';
+import { maskCodeFields } from '../../src/io/guard.js';
 import { printFields, printJson, printTable } from '../../src/io/output.js';
 import { startProgress } from '../../src/io/progress.js';
 import { markOwnAnsi, renderForTerminal, safeJson, sanitize } from '../../src/io/sanitize.js';
@@ -80,8 +80,8 @@ describe('masks and the codes file', () => {
     expect(maskSecret(code)).toBe(expected);
   });
 
-  it('maskCodes masks to printable characters only', () => {
-    const masked = maskCodes({ cardCode: `XYZ9876${HOSTILE}` }, false) as { cardCode: string };
+  it('maskCodeFields masks to printable characters only', () => {
+    const masked = maskCodeFields({ cardCode: `XYZ9876${HOSTILE}` }, false) as { cardCode: string };
     expect(RAW_CONTROL.test(masked.cardCode)).toBe(false);
   });
 

@@ -82,11 +82,6 @@ export function rebateLines(account: Account): string[] {
   });
 }
 
-/**
- * "How much can I still buy?": the balance, what each spend cap leaves and when it starts
- * again, and the smallest of them. The figures are `buyingPower`'s (src/caps.ts), the
- * same as the bulk dry run's.
- */
 /** A wait of days reads in days and hours; shorter ones as `formatDuration`. */
 function untilText(ms: number): string {
   const hours = Math.floor(ms / 3_600_000);
@@ -94,11 +89,16 @@ function untilText(ms: number): string {
   return `${Math.floor(hours / 24)}d ${String(hours % 24).padStart(2, '0')}h`;
 }
 
+/**
+ * "How much can I still buy?": the balance, what each spend cap leaves and when it starts
+ * again, and the smallest of them. The figures are `buyingPower`'s (src/caps.ts), the
+ * same as the bulk dry run's.
+ */
 export function buyingLines(power: BuyingPower, now: number): string[] {
   const money = (usd: number | undefined, none: string) =>
     usd === undefined ? none : formatMoney(usd, 'USD');
   const resets = (at: number) => `resets ${formatTime(at)} (in ${untilText(at - now)})`;
-  const lines = [
+  return [
     power.canBuyUsd === undefined
       ? 'can still buy: no limit known (balance not readable, no spend cap)'
       : `can still buy: ${formatMoney(power.canBuyUsd, 'USD')} (the ${power.limitedBy} is the smallest)`,
@@ -106,5 +106,4 @@ export function buyingLines(power: BuyingPower, now: number): string[] {
     `  left today       ${power.dailyLeftUsd === undefined ? 'no daily cap' : `${money(power.dailyLeftUsd, '')}, ${resets(power.dayResetsAt)}`}`,
     `  left this month  ${power.monthlyLeftUsd === undefined ? 'no monthly cap' : `${money(power.monthlyLeftUsd, '')}, ${resets(power.monthResetsAt)}`}`,
   ];
-  return lines;
 }

@@ -6,6 +6,7 @@
  */
 import { UnexpectedResponseError, UsageError } from '../../errors.js';
 import { LIST_LIMIT_MAX } from '../../schemas/common.js';
+import { fetchPages } from '../shared/pages.js';
 
 export interface ListPage {
   key: string;
@@ -55,21 +56,18 @@ export interface PageAnswer {
 }
 
 /**
- * Reads pages from `offset` on, `limit` at a time, until the service says there are no
- * more (`hasMore`), or without `pagination` until a short or empty page. A page that
- * starts elsewhere than asked means the service does not page this list: going on would
- * read the same page for ever.
+ * Every page from `offset` on, as `--all` reads a list (`fetchPages`), each answer read
+ * as a list first. A page that starts elsewhere than asked means the service does not
+ * page this list: going on would read the same page for ever.
  */
 export async function readAllPages(
   what: string,
   start: { limit: number; offset: number },
   fetch: (query: { limit: number; offset: number }) => Promise<PageAnswer>,
 ): Promise<unknown[]> {
-  const items: unknown[] = [];
-  let { offset } = start;
   let key: string | undefined;
-  for (;;) {
-    const answer = await fetch({ limit: start.limit, offset });
+  const { items } = await fetchPages({ ...start, all: true }, async ({ limit, offset }) => {
+    const answer = await fetch({ limit, offset });
     const page = listIn(answer.raw);
     if ('reason' in page) {
       if (key === undefined) throw new UsageError(`--paginate: ${what} is not a list: ${page.reason}`);
@@ -95,9 +93,7 @@ export async function readAllPages(
         answer.requestId,
       );
     key = page.key;
-    items.push(...page.items);
-    const more = page.hasMore ?? page.items.length >= start.limit;
-    if (!more || page.items.length === 0) return items;
-    offset += page.items.length;
-  }
+    return { items: page.items, pagination: { hasMore: page.hasMore }, raw: answer.raw };
+  });
+  return items;
 }

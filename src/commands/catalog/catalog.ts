@@ -28,9 +28,8 @@ export default defineCommand({
 
 export async function runCatalogList(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { printJson, printTable } = await import('../../io/output.js');
-  const { describeCountries, describeCurrencies, describeDenominations, filterProducts } = await import(
-    './filter.js'
-  );
+  const { describeCountries, describeCurrencies, describeDenominations, filterProducts, rawProduct } =
+    await import('./filter.js');
   const { getCatalog } = await import('../../api/catalog.js');
   const http = await ctx.http();
   const res = await getCatalog(http, opts.surface);
@@ -64,9 +63,4 @@ export async function runCatalogList(ctx: Context, opts: DeclaredValues<typeof o
     { giveWay: ['countries', 'currencies'] },
   );
   if (opts.surface === 'retailer') err(ctx.io, 'retailer prices are before your markup');
-}
-
-function rawProduct(raw: unknown, productId: string): unknown {
-  const products = (raw as { products?: Array<{ productId?: string }> }).products ?? [];
-  return products.find((p) => p.productId === productId);
 }

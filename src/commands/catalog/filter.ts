@@ -60,3 +60,9 @@ export function describeCurrencies(product: Product): string {
 export function findProduct(products: Product[], idOrSlug: string): Product | undefined {
   return products.find((p) => p.productId === idOrSlug) ?? products.find((p) => p.slug === idOrSlug);
 }
+
+/** A product as the service sent it (for --json), by its id. */
+export function rawProduct(raw: unknown, productId: string): unknown {
+  const products = (raw as { products?: Array<{ productId?: string }> }).products ?? [];
+  return products.find((p) => p.productId === productId);
+}

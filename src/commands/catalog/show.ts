@@ -5,11 +5,12 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { formatMoney } from '../../io/format.js';
-import { printFields, printJson, printTable } from '../../io/output.js';
+import { printFields, printTable } from '../../io/output.js';
 import { out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
+import { printedAsJson } from '../shared/json.js';
 import { inheritedSurfaceOption } from '../shared/options.js';
-import { findProduct } from './filter.js';
+import { findProduct, rawProduct } from './filter.js';
 
 const args = { product: { usage: '<product>' } } as const;
 
@@ -38,13 +39,7 @@ export async function runCatalogShow(
       `no product "${opts.product}" in the ${opts.surface} catalog (try \`giftcodes catalog --search\`)`,
     );
   }
-  if (ctx.flags.json) {
-    const raw = (res.raw as { products: Array<{ productId: string }> }).products.find(
-      (p) => p.productId === product.productId,
-    );
-    printJson(ctx.io, raw);
-    return;
-  }
+  if (printedAsJson(ctx, rawProduct(res.raw, product.productId))) return;
   const s = style(ctx.io);
   const required = requiredFieldNames(product.requiredFields);
   out(ctx.io, s.bold(product.name));

@@ -63,6 +63,7 @@ async function waitForCheckout(
   const progress = await startProgress(ctx.io, `checkout ${opts.checkoutId}: ${first.data.status}`, {
     now: ctx.clock.now,
   });
+  const resume = giftcodesCommand('checkout', 'get', operand(opts.checkoutId), '--wait');
   let last = '';
   try {
     const res = await waitUntilDone({
@@ -75,7 +76,7 @@ async function waitForCheckout(
       delayMs: () => opts.pollInterval ?? DEFAULT_POLL_MS,
       timedOut: (current) =>
         new WaitTimeoutError(
-          `checkout ${opts.checkoutId} is still ${current.data.status} after ${formatDuration(opts.waitTimeout ?? 0)}; resume with: ${giftcodesCommand('checkout', 'get', operand(opts.checkoutId), '--wait')}`,
+          `checkout ${opts.checkoutId} is still ${current.data.status} after ${formatDuration(opts.waitTimeout ?? 0)}; resume with: ${resume}`,
           current.raw,
         ),
       onState: (current) => {
@@ -91,10 +92,7 @@ async function waitForCheckout(
   } catch (error) {
     progress.stop();
     if (ctx.signal.aborted || error instanceof InterruptedError) {
-      err(
-        ctx.io,
-        `Stopped watching; resume with: ${giftcodesCommand('checkout', 'get', operand(opts.checkoutId), '--wait')}`,
-      );
+      err(ctx.io, `Stopped watching; resume with: ${resume}`);
       throw new InterruptedError();
     }
     throw error;

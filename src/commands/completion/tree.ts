@@ -16,8 +16,6 @@ export interface FlagInfo {
   names: string[];
   takesValue: boolean;
   choices?: string[];
-  /** The value is a comma-separated list of `choices` (`--events a,b`). */
-  list?: boolean;
   /** Values known only when completing: the stored profiles (read with `config list --json`). */
   dynamic?: 'profiles';
   description: string;
@@ -50,8 +48,8 @@ function flagInfo(option: Option): FlagInfo {
  * Values of flags that take free text on the command line but only a known set in fact:
  * offered instead of file names.
  */
-const VALUE_SOURCES: Readonly<Record<string, Pick<FlagInfo, 'choices' | 'list' | 'dynamic'>>> = {
-  '--events': { choices: [...EVENT_TYPES], list: true },
+const VALUE_SOURCES: Readonly<Record<string, Pick<FlagInfo, 'choices' | 'dynamic'>>> = {
+  '--events': { choices: [...EVENT_TYPES] },
   '--profile': { dynamic: 'profiles' },
 };
 

@@ -1,12 +1,11 @@
 /** `giftcodes deposit create`: create a deposit; with --method the response carries the invoice to pay. */
 import type { Context } from '../../context.js';
 import { decimalText } from '../../decimal.js';
-import { unknownDepositAdvice } from '../../deposit/render.js';
+import { resumeHint, unknownDepositAdvice } from '../../deposit/render.js';
 import { StoppedError, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { amount } from '../../flags/parse.js';
 import { printJson, printTable } from '../../io/output.js';
-import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err } from '../../io/streams.js';
 import { METHOD_GIVE_WAY, METHOD_HEAD, methodRows, sortMethods } from '../../payments/methods.js';
 import { pollOption, qrOption, waitTimeoutOption } from '../shared/options.js';
@@ -102,7 +101,7 @@ export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof
       error,
       found
         ? `A deposit was created (${found}, pending: an invoice, nothing is paid until you pay it). ` +
-            `Do not create another; follow it with: ${giftcodesCommand('deposit', 'get', found, '--wait')}`
+            `Do not create another; follow it with: ${resumeHint(found)}`
         : 'A deposit may have been created (an invoice: nothing is paid until you pay it). ' +
             'Before creating another, look for it with: giftcodes deposit list --status pending; pay only one invoice',
     );
@@ -119,26 +118,20 @@ export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof
     if (depositId)
       err(ctx.io, `the answer carried no deposit id; the pending deposits show it: ${depositId}`);
   }
-  if (!opts.wait) {
-    if (ctx.flags.json) {
-      printJson(ctx.io, created.raw);
-      if (!depositId) err(ctx.io, unknownDepositAdvice(opts.amount, currency));
-      return;
-    }
-    await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
-    err(
-      ctx.io,
-      depositId
-        ? `Watch it with: ${giftcodesCommand('deposit', 'get', operand(depositId), '--wait')}`
-        : unknownDepositAdvice(opts.amount, currency),
-    );
+  // Under --json a --wait prints the deposit as it ends; with no id to wait on, as created.
+  if (!ctx.flags.json) await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
+  else if (!opts.wait || !depositId) printJson(ctx.io, created.raw);
+  if (!depositId) {
+    const advice = unknownDepositAdvice(opts.amount, currency);
+    // The invoice is out; only the wait cannot be done. Never a step that opens another deposit.
+    if (opts.wait) throw new StoppedError(`cannot wait: ${advice}`);
+    err(ctx.io, advice);
     return;
   }
-
-  if (ctx.flags.json && !depositId) printJson(ctx.io, created.raw);
-  if (!ctx.flags.json) await showInvoice(ctx, depositId, invoice, { qr: opts.qr });
-  // The invoice is out; only the wait cannot be done. Never a step that opens another deposit.
-  if (!depositId) throw new StoppedError(`cannot wait: ${unknownDepositAdvice(opts.amount, currency)}`);
+  if (!opts.wait) {
+    if (!ctx.flags.json) err(ctx.io, `Watch it with: ${resumeHint(depositId)}`);
+    return;
+  }
   const final = await printLastOnTimeout(
     ctx,
     watchDeposit(ctx, http, depositId, {

@@ -34,9 +34,9 @@ export async function runDepositGuidedCommand(
   opts: DeclaredValues<typeof options>,
 ): Promise<void> {
   const { runGuidedDeposit } = await import('../../deposit/guided.js');
-  const result = await runGuidedDeposit(ctx, { pollMs: opts.pollInterval });
-  if (result.declined) throw new DeclinedError();
-  if (result.depositId && !result.confirmed) ctx.exitCode = ExitCode.failedItems;
+  const outcome = await runGuidedDeposit(ctx, { pollMs: opts.pollInterval });
+  if (outcome === 'declined') throw new DeclinedError();
+  if (outcome === 'unconfirmed') ctx.exitCode = ExitCode.failedItems;
   // Invoice shown, but no id to wait on: stopped early, as `deposit create --wait` does.
-  else if (!result.depositId && result.status === 'pending') ctx.exitCode = ExitCode.stoppedResumable;
+  if (outcome === 'unwatched') ctx.exitCode = ExitCode.stoppedResumable;
 }

@@ -37,15 +37,18 @@ export async function resolveOrderCreate(
   const { findOrderByRef, submitOrder } = await import('../../api/orders.js');
   const ref = body.externalRef;
   const lostHow: OrderCreateHow = opts.generated ? 'own-replay' : 'unsure';
+  // The spec's look-up by ref; a failed one is "the service could not say" (undefined).
+  const lookUp = () =>
+    findOrderByRef(http, ref).catch((e: unknown) => {
+      ctx.debug(`look-up of externalRef ${ref} failed: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    });
   let res: Awaited<ReturnType<typeof submitOrder>>;
   try {
     res = await submitOrder(http, body);
   } catch (error) {
     if (writeOutcome(error) !== 'maybe-applied') throw asRejectedInput(error);
-    const lookup = await findOrderByRef(http, ref).catch((e: unknown) => {
-      ctx.debug(`look-up of externalRef ${ref} failed: ${e instanceof Error ? e.message : String(e)}`);
-      return undefined;
-    });
+    const lookup = await lookUp();
     if (lookup?.kind === 'found') return { data: lookup.order, raw: lookup.raw, how: lostHow };
     if (lookup?.kind === 'absent')
       throw withOutcomeAdvice(
@@ -62,10 +65,7 @@ export async function resolveOrderCreate(
   const how: OrderCreateHow = !res.replayed ? 'created' : res.afterLostAnswer ? lostHow : 'earlier';
   if (res.order) return { data: res.order, raw: res.raw, how };
   // A 2xx whose body is not an order: the service did act (201 created, 200 replayed).
-  const lookup = await findOrderByRef(http, ref).catch((e: unknown) => {
-    ctx.debug(`look-up of externalRef ${ref} failed: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
-  });
+  const lookup = await lookUp();
   if (lookup?.kind === 'found') return { data: lookup.order, raw: lookup.raw, how };
   // Not a re-run: it would get the same answer. The order exists; the list may show it later.
   throw new UnexpectedResponseError(

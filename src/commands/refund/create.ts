@@ -11,17 +11,13 @@ import { err, out } from '../../io/streams.js';
 import type { Refund } from '../../schemas/refunds.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printedAsJson } from '../shared/json.js';
+import { surfaceOption } from '../shared/options.js';
 import { rerunCommand } from '../shared/rerun.js';
 
 const args = { checkoutId: { usage: '<checkoutId>' } } as const;
 
 const options = {
-  surface: {
-    flags: '--surface <surface>',
-    description: 'b2b order or retailer checkout',
-    choices: ['b2b', 'retailer'],
-    default: 'b2b',
-  },
+  surface: { ...surfaceOption, description: 'b2b order or retailer checkout' },
   data: {
     flags: '--data <json>',
     description: 'send this JSON object as the request body instead of {"checkoutId": ...}',

@@ -4,17 +4,9 @@
  * structural (src/io/guard.ts, applied by every sink); the human renderers use
  * `showSecret` for the table cells they build.
  */
-
 import { maskSecret } from '../../io/format.js';
-import { assertDepth, maskCodeFields } from '../../io/guard.js';
 
 /** One value as shown: itself with --reveal, else masked (`****1234`). */
 export function showSecret(value: string, reveal: boolean): string {
   return reveal ? value : maskSecret(value);
-}
-
-/** A deep copy with every code field masked (unless revealing); the depth is checked first. */
-export function maskCodes(raw: unknown, reveal: boolean): unknown {
-  assertDepth(raw);
-  return reveal ? raw : maskCodeFields(raw, false);
 }

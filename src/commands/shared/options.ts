@@ -53,11 +53,9 @@ export const surfaceOption = {
 } as const satisfies OptionSpec;
 
 /**
- * On a subcommand whose parent declares `--surface` too. The parent parses positionally
- * (`positionalOptions`), or it would take the flag typed after the subcommand and the
- * subcommand keep its default (`rates convert ... --surface retailer` went to /b2b); the
- * subcommand takes the nearest `--surface` typed (`rates convert --surface retailer`,
- * else `rates --surface retailer convert`), else the default. Only these parents: on the
- * program it would stop global flags such as `--json` working after a subcommand.
+ * On a subcommand whose parent declares `--surface` too (`inherited`, flags/define.ts).
+ * The parent parses positionally (`positionalOptions`), or it would take the flag typed
+ * after the subcommand; only such parents: on the program it would stop global flags
+ * such as `--json` working after a subcommand.
  */
 export const inheritedSurfaceOption = { ...surfaceOption, inherited: true } as const satisfies OptionSpec;

@@ -8,16 +8,12 @@ import type { Context } from '../../context.js';
 import { WaitTimeoutError } from '../../errors.js';
 import { printJson } from '../../io/output.js';
 
-/** Runs a wait; on a timeout under --json prints the last record (through `view`, e.g. masking) and rethrows. */
-export async function printLastOnTimeout<T>(
-  ctx: Context,
-  wait: Promise<T>,
-  view: (raw: unknown) => unknown = (raw) => raw,
-): Promise<T> {
+/** Runs a wait; on a timeout under --json prints the last record and rethrows. */
+export async function printLastOnTimeout<T>(ctx: Context, wait: Promise<T>): Promise<T> {
   try {
     return await wait;
   } catch (error) {
-    if (error instanceof WaitTimeoutError && ctx.flags.json) printJson(ctx.io, view(error.lastRaw));
+    if (error instanceof WaitTimeoutError && ctx.flags.json) printJson(ctx.io, error.lastRaw);
     throw error;
   }
 }
