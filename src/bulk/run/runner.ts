@@ -18,7 +18,7 @@ import { formatDuration } from '../../io/format.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { limitsFrom, orderUsd, splitOrder } from '../plan/plan.js';
 import { orderRecords } from '../records.js';
-import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats, RunnerOutcome } from '../run-types.js';
+import type { BulkDeps, BulkOptions, BulkStats, RunnerOutcome } from '../run-types.js';
 import {
   type JournalRecord,
   type JournalState,
@@ -27,6 +27,7 @@ import {
   type PlanOrder,
   phaseOf,
 } from '../store/index.js';
+import type { BalanceShortfall } from '../types.js';
 import { heldByAnchor } from './anchor-gate.js';
 import { type CapWindow, capWindowOf, waitForReset } from './cap-reset.js';
 import { findByRef, patient } from './discovery.js';
