@@ -222,13 +222,6 @@ export function parseRecord(
   };
 }
 
-export interface ParsedInput {
-  rows: InputRow[];
-  errors: RowError[];
-  /** sha256 of the file's bytes, hex. */
-  sha256: string;
-}
-
 export interface InputSummary {
   errors: RowError[];
   /** sha256 of the file's bytes, hex. */
@@ -242,16 +235,6 @@ export interface InputSummary {
 /** Cap on reported errors kept in memory: a wholly wrong file still reports fast. */
 const MAX_ERRORS = 1_000;
 
-/** Parse a CSV stream into rows in memory (small files and tests). */
-export async function parseInput(source: Readable): Promise<ParsedInput> {
-  const rows: InputRow[] = [];
-  const { errors, sha256 } = await readInput(source, (row) => {
-    rows.push(row);
-    return undefined;
-  });
-  return { rows, errors, sha256 };
-}
-
 /**
  * Parse a CSV stream, handing each good row to `onRow` as it is read: the caller
  * decides what to keep. BOM, CRLF/LF, quoted commas and blank lines are handled by
@@ -259,7 +242,7 @@ export async function parseInput(source: Readable): Promise<ParsedInput> {
  */
 export async function readInput(
   source: Readable,
-  /** Takes each good row; when it returns a promise, the parse waits for it (see spoolInput). */
+  /** Takes each good row; when it returns a promise, the parse waits for it (the plan's writer). */
   onRow: (row: InputRow) => undefined | Promise<void>,
 ): Promise<InputSummary> {
   const hash = createHash('sha256');
