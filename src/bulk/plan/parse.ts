@@ -21,7 +21,15 @@ import { sanitize } from '../../io/sanitize.js';
 import type { InputRow, RowError } from '../types.js';
 import { RepeatedRefFinder, type RepeatedRefs } from './repeated-refs.js';
 
-const KNOWN = ['productid', 'skuid', 'amount', 'quantity', 'ref', 'requiredfields'] as const;
+/** The known columns, by their case-insensitive name. */
+const CANONICAL = {
+  productid: 'productId',
+  skuid: 'skuId',
+  amount: 'amount',
+  quantity: 'quantity',
+  ref: 'ref',
+  requiredfields: 'requiredFields',
+} as const;
 
 /**
  * Bounds on what one file may ask for, so a typo (a quantity of 9007199254740991, a cell
@@ -38,16 +46,8 @@ export const INPUT_BOUNDS = {
   /** Characters of one record (a line, or several when a quoted cell holds line breaks). */
   recordChars: 65_536,
 } as const;
-type Known = (typeof KNOWN)[number];
+type Known = keyof typeof CANONICAL;
 const REQUIRED: Known[] = ['productid', 'skuid', 'amount'];
-const CANONICAL: Record<Known, string> = {
-  productid: 'productId',
-  skuid: 'skuId',
-  amount: 'amount',
-  quantity: 'quantity',
-  ref: 'ref',
-  requiredfields: 'requiredFields',
-};
 
 export interface Header {
   /** Column index of each known column. */
@@ -78,12 +78,12 @@ export function parseHeader(cells: string[], line = 1): { header?: Header; error
     if (lower.startsWith('field.') && lower.length > 'field.'.length) {
       // Keep the field name's own case: it is sent to the service as written.
       fields.push([name.slice('field.'.length), i]);
-    } else if ((KNOWN as readonly string[]).includes(lower)) {
+    } else if (Object.hasOwn(CANONICAL, lower)) {
       columns[lower as Known] = i;
     } else {
       errors.push({
         ...at,
-        message: `unknown column "${name}" (expected productId, skuId, amount, quantity, ref, requiredFields or field.<name>)${separatorHint(name)}`,
+        message: `unknown column "${name}" (expected ${Object.values(CANONICAL).join(', ')} or field.<name>)${separatorHint(name)}`,
       });
     }
   });
