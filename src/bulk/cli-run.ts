@@ -22,8 +22,8 @@ import { canPrompt } from '../io/prompts.js';
 import { err, out } from '../io/streams.js';
 import { style } from '../io/style.js';
 import type { BulkFlags } from './options.js';
-import type { BalanceShortfall, BulkDeps, BulkOptions, BulkResult } from './run-types.js';
-import type { BoughtSoFar } from './types.js';
+import type { BulkDeps, BulkOptions, BulkResult } from './run-types.js';
+import type { BalanceShortfall, BoughtSoFar } from './types.js';
 import { chargedText, openMoneyLines, planJson, progressText, renderPlan, renderSummary } from './view.js';
 
 interface BulkWiring {

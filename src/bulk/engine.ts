@@ -60,6 +60,7 @@ import {
   sha256File,
   tooManyForWorkbook,
   viewOf,
+  withJournalFd,
   XLSX_MAX_ROWS,
 } from './store/index.js';
 import type { OutputRecord } from './types.js';
@@ -170,7 +171,7 @@ export function start(
   if (input.repeatedRefs) report.warnings.push(describeRepeated(input.repeatedRefs));
   const sums = state?.sums;
   const stats: BulkStats = Object.assign(deps.stats ?? {}, {
-    rows: input.rowCount,
+    rows: input.rows,
     orders: report.total.orders,
     units: report.total.units,
     submitted: 0,
@@ -272,7 +273,7 @@ async function resumeRun(
   // 4. The journaled plan, never planned again under new limits: its totals and what is
   //    still to buy, in one walk of it.
   const read = choice.fromCopy && choice.copyPath ? choice.copyPath : choice.journalPath;
-  const report = withFile(read, (fd) =>
+  const report = withJournalFd(read, (fd) =>
     buildReport(
       (function* () {
         for (const order of planWalk(fd, read, state))
@@ -375,14 +376,5 @@ export async function buy(
   } finally {
     closeSync(fd);
     await journals.close();
-  }
-}
-
-function withFile<T>(path: string, use: (fd: number) => T): T {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    return use(fd);
-  } finally {
-    closeSync(fd);
   }
 }

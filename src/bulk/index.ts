@@ -7,10 +7,8 @@
 export { InvalidInputError } from '../errors.js';
 export { runBulk } from './engine.js';
 export { describeProblem, readFile } from './plan/parse.js';
-export { describeBought } from './report/bought.js';
 export { allPaidEarlier, type BulkSummary, resumeCommand, summarize } from './report/summary.js';
 export { AdaptiveLimit, pollDelay } from './run/submit.js';
-export type { BalanceShortfall, BulkStats, PlanReport } from './run-types.js';
 export {
   accountFingerprint,
   assembleOutput,
@@ -19,9 +17,7 @@ export {
   JournalAppender,
   journalPathFor,
   loadJournal,
-  OUTPUT_FORMATS,
   type OutputFormat,
-  type OutputStyle,
   writeAtomic,
 } from './store/index.js';
-export type { Amount, BoughtSoFar, ChargedSum, OutputRecord, RunMoney } from './types.js';
+export type { OutputRecord, RunMoney } from './types.js';

@@ -13,7 +13,6 @@
  * the journal and buys nothing; a run without the journal derives the same refs and
  * looks each up on the service before it buys (`recoveredPlan`).
  */
-import { closeSync, constants, openSync } from 'node:fs';
 import { getOrder, lookupRef } from '../api/orders.js';
 import { UsageError } from '../errors.js';
 import { plural } from '../io/format.js';
@@ -41,6 +40,7 @@ import {
   planWalk,
   RunJournals,
   settledRows,
+  withJournalFd,
 } from './store/index.js';
 import type { OutputRecord, PlannedLine, PlannedOrder } from './types.js';
 
@@ -68,11 +68,6 @@ export type RebuyOptions = BulkOptions & {
   /** `old -> new[/skuId]`: the product (and SKU) a failed unit of `old` is bought as. */
   products: Map<string, { productId: string; skuId?: string }>;
 };
-
-/** The units whose last attempt failed, in plan order, from the journal. */
-export function failedUnits(fd: number, path: string, state: JournalState): FailedUnit[] {
-  return stillFailed(journalRows(fd, path, state));
-}
 
 /** Each finished order's rows, the replacements after them. */
 function* journalRows(fd: number, path: string, state: JournalState): Generator<UnitRow> {
@@ -295,18 +290,12 @@ async function journalPlan(
     );
   if (resuming) d.notice(`resuming the ${resuming} replacements an earlier \`order rebuy\` did not finish`);
   const live = await readLive(d);
-  const fd = openSync(copyOrBeside, constants.O_RDONLY | constants.O_NONBLOCK);
-  let replaced: FailedUnit[];
-  let orders: PlannedOrder[];
-  try {
-    // A stopped rebuy is finished first: its replacements are those units' attempts now.
-    replaced = resuming ? [] : failedUnits(fd, copyOrBeside, state);
-    const planned = replacementOrders(batch, replaced, opts.products, live);
-    refuseProblems(planned.problems);
-    orders = planned.orders;
-  } finally {
-    closeSync(fd);
-  }
+  // A stopped rebuy is finished first: its replacements are those units' attempts now.
+  const replaced = resuming
+    ? []
+    : withJournalFd(copyOrBeside, (fd) => stillFailed(journalRows(fd, copyOrBeside, state)));
+  const { orders, problems } = replacementOrders(batch, replaced, opts.products, live);
+  refuseProblems(problems);
   const pending = [...unfinished, ...orders];
   return {
     live,
@@ -438,7 +427,7 @@ export function runRebuy(given: RebuyOptions, deps: BulkDeps): Promise<BulkResul
     // A sealed batch's replacements are sealed too (gift-card ids, no codes), as its journal says.
     const opts = { ...given, seal: plan.seal };
     const { live } = plan;
-    const input: ParsedInput = { rowCount: plan.units, errors: [], sha256: plan.input, batch };
+    const input: ParsedInput = { rows: plan.units, errors: [], sha256: plan.input, batch };
     const report = buildReport(
       plan.pending.map((o) => ({ lines: o.lines, pending: true })),
       live,

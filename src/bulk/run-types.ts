@@ -9,7 +9,7 @@ import type { Account } from '../schemas/account.js';
 import type { Product } from '../schemas/catalog.js';
 import type { Rates } from '../schemas/rates.js';
 import type { BulkFlags } from './options.js';
-import type { RepeatedRefs } from './plan/repeated-refs.js';
+import type { InputSummary } from './plan/parse.js';
 import type { Tally } from './records.js';
 import type { AdaptiveLimit } from './run/submit.js';
 import type { JournalState } from './store/index.js';
@@ -19,11 +19,8 @@ import type {
   OutputFormat,
   PlanEstimate,
   PlanLimits,
-  RowError,
   RunMoney,
 } from './types.js';
-
-export type { BalanceShortfall } from './types.js';
 
 /**
  * What a run is given: `order bulk`'s flags as parsed (options.ts), the output format
@@ -135,8 +132,6 @@ export interface BulkResult {
   refundable: Array<{ checkoutId: string; status: string }>;
   products: Map<string, Product>;
   outputSha256?: string;
-  /** Units planned per productId. */
-  ordered?: Map<string, number>;
   /** What the finished orders cost, per productId, in the item's costCurrency. */
   spent?: Map<string, { currency: string; amount: number }>;
   /** What the batch's orders charged, by this run and by earlier ones, summed from the journal (accounting.ts). */
@@ -145,16 +140,8 @@ export interface BulkResult {
   heldPeak?: number;
 }
 
-/** The input file, read: the file's hash and the batch id (the rows are in the spool). */
-export interface ParsedInput {
-  rowCount: number;
-  /** Rows that did not parse (reported together with the catalog's refusals). */
-  errors: RowError[];
-  sha256: string;
-  batch: string;
-  /** Rows whose ref repeats an earlier row's (a warning of the plan). */
-  repeatedRefs?: RepeatedRefs;
-}
+/** The input file, read once: its hash, the rows that did not parse, and the batch id. */
+export type ParsedInput = InputSummary & { batch: string };
 
 /** What the service says now: catalog, account (and its limits), rates and balance. */
 export interface Live {

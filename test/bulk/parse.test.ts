@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { describeProblem, parseHeader, parseInput } from '../../src/bulk/plan/parse.js';
+import { describeProblem, parseHeader } from '../../src/bulk/plan/parse.js';
+import { parseInput } from './parse-input.js';
 
 const parse = (text: string | Buffer) =>
   parseInput(Readable.from([typeof text === 'string' ? Buffer.from(text) : text]));

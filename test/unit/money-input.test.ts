@@ -6,7 +6,6 @@
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseInput } from '../../src/bulk/plan/parse.js';
 import { parseItemFlag } from '../../src/commands/checkout/items.js';
 import {
   type DecimalRule,
@@ -18,6 +17,7 @@ import {
 } from '../../src/decimal.js';
 import { checkAmount } from '../../src/deposit/guided.js';
 import { amount, nonNegativeAmount, positiveInt } from '../../src/flags/parse.js';
+import { parseInput } from '../bulk/parse-input.js';
 import { runInProcess } from '../helpers/cli.js';
 import { withSandbox } from '../helpers/sandbox.js';
 

@@ -21,7 +21,15 @@ import { sanitize } from '../../io/sanitize.js';
 import type { InputRow, RowError } from '../types.js';
 import { RepeatedRefFinder, type RepeatedRefs } from './repeated-refs.js';
 
-const KNOWN = ['productid', 'skuid', 'amount', 'quantity', 'ref', 'requiredfields'] as const;
+/** The known columns, by their case-insensitive name. */
+const CANONICAL = {
+  productid: 'productId',
+  skuid: 'skuId',
+  amount: 'amount',
+  quantity: 'quantity',
+  ref: 'ref',
+  requiredfields: 'requiredFields',
+} as const;
 
 /**
  * Bounds on what one file may ask for, so a typo (a quantity of 9007199254740991, a cell
@@ -38,16 +46,8 @@ export const INPUT_BOUNDS = {
   /** Characters of one record (a line, or several when a quoted cell holds line breaks). */
   recordChars: 65_536,
 } as const;
-type Known = (typeof KNOWN)[number];
+type Known = keyof typeof CANONICAL;
 const REQUIRED: Known[] = ['productid', 'skuid', 'amount'];
-const CANONICAL: Record<Known, string> = {
-  productid: 'productId',
-  skuid: 'skuId',
-  amount: 'amount',
-  quantity: 'quantity',
-  ref: 'ref',
-  requiredfields: 'requiredFields',
-};
 
 export interface Header {
   /** Column index of each known column. */
@@ -78,12 +78,12 @@ export function parseHeader(cells: string[], line = 1): { header?: Header; error
     if (lower.startsWith('field.') && lower.length > 'field.'.length) {
       // Keep the field name's own case: it is sent to the service as written.
       fields.push([name.slice('field.'.length), i]);
-    } else if ((KNOWN as readonly string[]).includes(lower)) {
+    } else if (Object.hasOwn(CANONICAL, lower)) {
       columns[lower as Known] = i;
     } else {
       errors.push({
         ...at,
-        message: `unknown column "${name}" (expected productId, skuId, amount, quantity, ref, requiredFields or field.<name>)${separatorHint(name)}`,
+        message: `unknown column "${name}" (expected ${Object.values(CANONICAL).join(', ')} or field.<name>)${separatorHint(name)}`,
       });
     }
   });
@@ -222,13 +222,6 @@ export function parseRecord(
   };
 }
 
-export interface ParsedInput {
-  rows: InputRow[];
-  errors: RowError[];
-  /** sha256 of the file's bytes, hex. */
-  sha256: string;
-}
-
 export interface InputSummary {
   errors: RowError[];
   /** sha256 of the file's bytes, hex. */
@@ -242,16 +235,6 @@ export interface InputSummary {
 /** Cap on reported errors kept in memory: a wholly wrong file still reports fast. */
 const MAX_ERRORS = 1_000;
 
-/** Parse a CSV stream into rows in memory (small files and tests). */
-export async function parseInput(source: Readable): Promise<ParsedInput> {
-  const rows: InputRow[] = [];
-  const { errors, sha256 } = await readInput(source, (row) => {
-    rows.push(row);
-    return undefined;
-  });
-  return { rows, errors, sha256 };
-}
-
 /**
  * Parse a CSV stream, handing each good row to `onRow` as it is read: the caller
  * decides what to keep. BOM, CRLF/LF, quoted commas and blank lines are handled by
@@ -259,7 +242,7 @@ export async function parseInput(source: Readable): Promise<ParsedInput> {
  */
 export async function readInput(
   source: Readable,
-  /** Takes each good row; when it returns a promise, the parse waits for it (see spoolInput). */
+  /** Takes each good row; when it returns a promise, the parse waits for it (the plan's writer). */
   onRow: (row: InputRow) => undefined | Promise<void>,
 ): Promise<InputSummary> {
   const hash = createHash('sha256');

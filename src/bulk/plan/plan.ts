@@ -155,10 +155,7 @@ export function planInto(
   planner.end();
 }
 
-/**
- * `planInto` a row at a time, for rows that arrive in batches (read back from the row
- * spool): the same plan, whatever the batches.
- */
+/** `planInto` a row at a time, as the planning pass reads them: the same plan. */
 export class Planner {
   private index = 0;
   private anchored: boolean;

@@ -13,12 +13,7 @@ import { EstimateSum, LegacyFirstRef, Planner } from './plan.js';
 import { type ValidationContext, validateRow } from './validate.js';
 
 /** What planning reads besides the rows: the live catalog, rates and limits, and the batch. */
-export interface PlanInputs {
-  products: ValidationContext['products'];
-  rates: ValidationContext['rates'];
-  limits: ValidationContext['limits'];
-  batch: string;
-}
+type PlanInputs = ValidationContext & { batch: string };
 
 export interface PlanPreview {
   estimate: PlanEstimate;
@@ -48,7 +43,6 @@ export async function planFile(
 ): Promise<CheckedPlan> {
   passes += 1;
   const max = opts.max ?? 1_000;
-  const ctx: ValidationContext = { products: inputs.products, limits: inputs.limits, rates: inputs.rates };
   const found: RowError[] = [];
   let count = 0;
   const estimate = new EstimateSum(currencyOf);
@@ -75,7 +69,7 @@ export async function planFile(
     if (opts.onOrder) for (const order of orders) await opts.onOrder(order);
   };
   const summary = await readFile(path, (row) => {
-    const errors = validateRow(row, ctx);
+    const errors = validateRow(row, inputs);
     if (errors.length) {
       planning = false;
       count += errors.length;

@@ -4,25 +4,21 @@
  * the journal beside an output belongs to another batch or another input file: a new
  * batch has new refs, so nothing the service does would stop it buying those rows again.
  */
-import { closeSync, constants, openSync } from 'node:fs';
 import { formatMoney, plural } from '../../io/format.js';
 import { orderUsd } from '../plan/plan.js';
-import { type JournalState, type OrderView, planWalk, viewOf } from '../store/index.js';
+import { type JournalState, type OrderView, planWalk, viewOf, withJournalFd } from '../store/index.js';
 import type { BoughtSoFar } from '../types.js';
 
 /** What the batch of the journal at `path` (read into `state`) bought, or may have. */
 export function boughtSoFar(path: string, state: JournalState): BoughtSoFar {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    return boughtOf(
+  return withJournalFd(path, (fd) =>
+    boughtOf(
       state,
       (function* () {
         for (const order of planWalk(fd, path, state)) yield viewOf(fd, path, state, order);
       })(),
-    );
-  } finally {
-    closeSync(fd);
-  }
+    ),
+  );
 }
 
 export function boughtOf(state: Pick<JournalState, 'batch'>, orders: Iterable<OrderView>): BoughtSoFar {

@@ -111,7 +111,6 @@ export async function finishRun(
     ...(run.outcome.shortfall ? { shortfall: run.outcome.shortfall } : {}),
     refundable: state.sums.refundable,
     outputSha256,
-    ordered: new Map(base.report.total.unitsPerProduct),
     spent: spentOf(countedSums ?? state.sums),
     money,
     ...(run.heldPeak !== undefined ? { heldPeak: run.heldPeak } : {}),

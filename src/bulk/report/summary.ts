@@ -7,7 +7,7 @@
 
 import { giftcodesCommand, operand } from '../../io/shell.js';
 import type { BulkResult } from '../run-types.js';
-import type { RunMoney } from '../types.js';
+import type { FailureSample, RunMoney } from '../types.js';
 
 export interface ProductSummary {
   productId: string;
@@ -33,13 +33,7 @@ export interface BulkSummary {
   chargedThisRun: Array<{ currency: string; amount: number }>;
   /** The whole accounting: orders and amounts by this run and earlier ones, still processing, refused, unknown. */
   money: RunMoney;
-  failures: Array<{
-    row: number;
-    index: number;
-    productId: string;
-    checkoutId: string | null;
-    errorMessage: string;
-  }>;
+  failures: FailureSample[];
   refunds: Array<{ checkoutId: string; status: string; command: string }>;
   /** One command for every refund of the batch (each requested once); absent when none is due. */
   refundBatchCommand?: string;
@@ -117,8 +111,8 @@ export function summarize(
   exitCode: number,
   /** The command that resumes the batch (`resumeCommand`). */
   resume: string,
-  maxFailures = 50,
 ): BulkSummary {
+  const ordered = result.report.total.unitsPerProduct;
   const byProduct = new Map<string, ProductSummary>();
   const entry = (productId: string) => {
     let found = byProduct.get(productId);
@@ -126,7 +120,7 @@ export function summarize(
       found = {
         productId,
         name: result.products.get(productId)?.name ?? productId,
-        ordered: result.ordered?.get(productId) ?? 0,
+        ordered: ordered.get(productId) ?? 0,
         delivered: 0,
         failed: 0,
         spent: result.spent?.get(productId) ?? null,
@@ -135,13 +129,12 @@ export function summarize(
     }
     return found;
   };
-  for (const productId of result.ordered?.keys() ?? []) entry(productId);
+  for (const productId of ordered.keys()) entry(productId);
   for (const [productId, counts] of result.tally.perProduct) {
     const p = entry(productId);
     p.delivered = counts.delivered;
     p.failed = counts.failed;
   }
-  const failures = result.tally.failures.slice(0, maxFailures);
   const money = result.money ?? NO_MONEY;
   const delivered = result.tally.delivered;
   const failed = result.tally.failed;
@@ -156,7 +149,7 @@ export function summarize(
     charged: money.batch.amounts,
     chargedThisRun: money.thisRun.amounts,
     money,
-    failures,
+    failures: result.tally.failures,
     refunds: result.refundable
       .slice()
       .sort((a, b) => a.checkoutId.localeCompare(b.checkoutId))

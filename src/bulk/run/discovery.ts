@@ -62,25 +62,19 @@ export async function findByRef(http: HttpClient, ref: string) {
   return found.kind === 'found' ? found.entry : undefined;
 }
 
-/** Whether a ref is one of today's plan (a `Set` of its refs, or a state's `orders`). */
-export interface PlanRefs {
-  has(ref: string): boolean;
-}
-
 /**
  * Before the first purchase of a run without a journal: resolves when buying the
  * plan cannot buy anything a second time, and throws (nothing bought) otherwise.
  * `legacyRef` is the first order's ref as version 1 would have planned the file;
- * `plan` (or the promise of it: only the rare history scan needs it) tells today's refs.
+ * `refs` reads today's refs (only the rare history scan asks for them).
  */
 export async function checkBatchIsNew(
   deps: DiscoveryDeps,
   batch: string,
-  plan: PlanRefs | (() => Promise<PlanRefs>),
+  refs: () => Promise<ReadonlySet<string>>,
   legacyRef: string | undefined,
   opts: { checkHistory?: boolean } = {},
 ): Promise<'new' | 'known'> {
-  const refs = () => (typeof plan === 'function' ? plan() : Promise.resolve(plan));
   for (const ref of [anchorRef(batch), ...(legacyRef ? [legacyRef] : [])]) {
     const seen = await patient(deps, () => lookupRef(deps.http, ref));
     if (seen.kind === 'absent') continue;
@@ -111,7 +105,11 @@ export async function checkBatchIsNew(
  * were bought, and the parent may now be bought whole): either way resubmitting could
  * buy twice, so the run is refused. Costs one request per 100 orders on the account.
  */
-async function scanAccountForBatch(deps: DiscoveryDeps, batch: string, plan: PlanRefs): Promise<void> {
+async function scanAccountForBatch(
+  deps: DiscoveryDeps,
+  batch: string,
+  plan: ReadonlySet<string>,
+): Promise<void> {
   const { http } = deps;
   const prefix = `gc-${batch}-`;
   const found = new Set<string>();

@@ -44,13 +44,7 @@ export async function readInput(opts: BulkOptions): Promise<ParsedInput> {
   // A header problem or one of the whole file: the rows cannot be read as meant.
   if (parsed.errors.some((e) => e.row === undefined))
     throw new InvalidInputError(parsed.errors, basename(opts.input));
-  return {
-    rowCount: parsed.rows,
-    errors: parsed.errors,
-    sha256: parsed.sha256,
-    batch: opts.batch ?? defaultBatchId(parsed.sha256, { seal: opts.seal }),
-    ...(parsed.repeatedRefs ? { repeatedRefs: parsed.repeatedRefs } : {}),
-  };
+  return { ...parsed, batch: opts.batch ?? defaultBatchId(parsed.sha256, { seal: opts.seal }) };
 }
 
 export async function readLive(

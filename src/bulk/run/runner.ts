@@ -18,7 +18,7 @@ import { formatDuration } from '../../io/format.js';
 import { type Order, TERMINAL_ORDER_STATUSES } from '../../schemas/orders.js';
 import { limitsFrom, orderUsd, splitOrder } from '../plan/plan.js';
 import { orderRecords } from '../records.js';
-import type { BalanceShortfall, BulkDeps, BulkOptions, BulkStats, RunnerOutcome } from '../run-types.js';
+import type { BulkDeps, BulkOptions, BulkStats, RunnerOutcome } from '../run-types.js';
 import {
   type JournalRecord,
   type JournalState,
@@ -27,6 +27,7 @@ import {
   type PlanOrder,
   phaseOf,
 } from '../store/index.js';
+import type { BalanceShortfall } from '../types.js';
 import { heldByAnchor } from './anchor-gate.js';
 import { type CapWindow, capWindowOf, waitForReset } from './cap-reset.js';
 import { findByRef, patient } from './discovery.js';
@@ -186,16 +187,12 @@ export class Runner {
     return first === last ? `row ${first}` : `rows ${first}-${last}`;
   }
 
-  private stop(reason: string): void {
-    this.scheduler.stop(reason);
-  }
-
   /**
    * The service asked for a wait longer than a run makes (its Retry-After): the run ends
    * now, resumably, naming the wait; orders still being fulfilled are read by the next run.
    */
   private halt(waitMs: number): void {
-    this.stop(
+    this.scheduler.stop(
       `the service asked to wait ${formatDuration(waitMs)} before the next request (Retry-After), longer than the ${formatDuration(SERVICE_WAIT_MAX_MS)} a run waits`,
     );
     this.scheduler.abandonReads();
@@ -226,12 +223,12 @@ export class Runner {
     if (!anchor || this.scheduler.stopReason) return;
     const { ref, phase } = anchor;
     if (phase === 'rejected') {
-      this.stop(
+      this.scheduler.stop(
         `the batch's first order (${ref}: one unit of row 1) was refused: ${anchor.message ?? anchor.code ?? ''}; ` +
           'nothing else of the batch is sent before it exists. Correct that row and run the file again (an edited file is a new batch)',
       );
     } else if (phase === 'unknown')
-      this.stop(
+      this.scheduler.stop(
         `the batch's first order (${ref}) has an unknown outcome (${anchor.message ?? 'no answer'}); ` +
           'nothing else of the batch is sent before it is known: run the same command again',
       );
@@ -361,7 +358,7 @@ export class Runner {
     const over = this.budget.take(order.ref, orderUsd(order));
     if (over === undefined) return true;
     this.scheduler.submitNext(order);
-    this.stop(over);
+    this.scheduler.stop(over);
     return false;
   }
 
@@ -419,7 +416,7 @@ export class Runner {
       case 'cap':
         await record({ t: 'unsent', ref: order.ref, reason: failure.limit, at });
         this.scheduler.submitNext(order);
-        this.stop(`the ${failure.limit} was reached (${failure.message})`);
+        this.scheduler.stop(`the ${failure.limit} was reached (${failure.message})`);
         if (this.opts.continueAfterReset) this.capWindow = capWindowOf(failure);
         return;
       case 'stop':
@@ -427,7 +424,7 @@ export class Runner {
         // the next run sends the same ref again.
         await record({ t: 'unsent', ref: order.ref, reason: failure.message, at });
         this.scheduler.submitNext(order);
-        this.stop(`${failure.message} (${this.rowsOf(order)})`);
+        this.scheduler.stop(`${failure.message} (${this.rowsOf(order)})`);
         return;
       case 'balance':
         await record({ t: 'unsent', ref: order.ref, reason: INSUFFICIENT_BALANCE, at });
@@ -435,7 +432,7 @@ export class Runner {
         // none is counted twice or missed.
         this.scheduler.submitNext(order);
         this.balanceStop = true;
-        this.stop(INSUFFICIENT_BALANCE);
+        this.scheduler.stop(INSUFFICIENT_BALANCE);
         return;
     }
   }
@@ -478,7 +475,7 @@ export class Runner {
       if (error instanceof InterruptedError) throw error;
       if (error instanceof ApiError && (error.status === 401 || error.status === 403)) throw error;
       if (error instanceof ApiError && error.status === 404) {
-        this.stop(`order ${checkoutId} is not on this account (another API key or base URL?)`);
+        this.scheduler.stop(`order ${checkoutId} is not on this account (another API key or base URL?)`);
         return;
       }
       if (error instanceof RateLimitError) {
@@ -515,7 +512,9 @@ export class Runner {
       this.input.refOf,
     );
     if (error) {
-      this.stop(`order ${fetched.checkoutId} does not match its plan (${error}); its codes are not written`);
+      this.scheduler.stop(
+        `order ${fetched.checkoutId} does not match its plan (${error}); its codes are not written`,
+      );
       return;
     }
     // The journal holds what the order cost (the create's answer may not have said), and

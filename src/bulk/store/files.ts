@@ -11,7 +11,7 @@
  *   again with fstat on the very descriptor that will be written.
  */
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { access, chmod, type FileHandle, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, FileWriteError, UnsafeFileError, UsageError } from '../../errors.js';
@@ -183,6 +183,19 @@ export async function removeStaleTemps(path: string, uid = currentUid()): Promis
     } catch {
       // Gone already, or not ours to remove: nothing depends on it.
     }
+  }
+}
+
+/**
+ * `use` given a read-only descriptor of the journal at `path` (what `planWalk`, `viewOf`
+ * and `settledRows` read), closed after; non-blocking, so a FIFO at the name never hangs.
+ */
+export function withJournalFd<T>(path: string, use: (fd: number) => T): T {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    return use(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -28,6 +28,7 @@ export {
   journalPathFor,
   removeStaleTemps,
   sha256File,
+  withJournalFd,
 } from './files.js';
 // A batch's journal read: the records callers hand the store and the plain state it
 // gives back (the plan walked in plan order, each order's phase, the run's money).
@@ -62,8 +63,6 @@ export {
   assembleOutput,
   formatFor,
   journalRecords,
-  OUTPUT_FORMATS,
-  type OutputStyle,
   settledRows,
   writeAtomic,
 } from './output.js';

@@ -20,6 +20,7 @@ import { constants, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { JournalDamagedError, UsageError } from '../../errors.js';
 import { type DoneRecord, moneyOf, SettledSums } from '../accounting.js';
+import { isPathId } from '../ids.js';
 import type { OutputFormat, PlannedLine, PlannedOrder, RunMoney } from '../types.js';
 import { chunksOf, openOwn } from './files.js';
 import { foldRefund, type RefundRecord, type RefundState } from './refunds.js';
@@ -350,7 +351,7 @@ export function changedUnderRun(path: string, ref: string, at: number): JournalD
  * the journal's other copy (beside --out, or in the state directory) when there is one.
  */
 function damagedAt(path: string, at: number, batch: string | undefined): JournalDamagedError {
-  const id = batch && /^[A-Za-z0-9_-]{1,64}$/.test(batch) ? batch : '<batch id>';
+  const id = batch && isPathId(batch) ? batch : '<batch id>';
   return new JournalDamagedError(
     path,
     `at byte ${at} (a line before its last does not parse; a crash tears only the last)`,

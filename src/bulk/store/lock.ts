@@ -87,13 +87,13 @@ function pidExists(pid: number): boolean {
   }
 }
 
-function lockEnv(deps: LockDeps): LockEnv {
+function lockEnv(given: Partial<LockEnv> = {}): LockEnv {
   return {
     pid: process.pid,
     host: hostname(),
     isAlive: pidExists,
     bootTimeMs: Date.now() - uptime() * 1000,
-    ...deps.env,
+    ...given,
   };
 }
 
@@ -184,7 +184,7 @@ export async function lockWarning(
   now: number,
   envIn: Partial<LockEnv> = {},
 ): Promise<string | undefined> {
-  const env = lockEnv({ env: envIn } as LockDeps);
+  const env = lockEnv(envIn);
   const seen = await readLock(path);
   if (seen.kind === 'free') return undefined;
   if (seen.kind === 'corrupt') return `${path} ${seen.reason}: a real run refuses until it is removed`;
@@ -332,7 +332,7 @@ export async function takeOver(
  * (exit 2) naming the holder.
  */
 export async function acquireLock(path: string, opts: AcquireOptions, deps: LockDeps): Promise<HeldLock> {
-  const env = lockEnv(deps);
+  const env = lockEnv(deps.env);
   const started = deps.now();
   const deadline = opts.waitMs === undefined ? undefined : started + opts.waitMs;
   const pollMs = opts.pollMs ?? 500;

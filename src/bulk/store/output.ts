@@ -25,10 +25,8 @@ import {
   recordAt,
 } from './journal.js';
 
-export const OUTPUT_FORMATS: OutputFormat[] = ['csv', 'json', 'xlsx'];
-
 /** How the file is written beyond its format. */
-export interface OutputStyle {
+interface OutputStyle {
   /** A UTF-8 byte order mark before a CSV: Excel on Windows reads the file as UTF-8 then. */
   bom?: boolean;
 }

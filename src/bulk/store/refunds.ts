@@ -33,8 +33,6 @@ export type RefundRecord =
       at: number;
     };
 
-export type RefundRecordKind = RefundRecord['t'];
-
 /** What the batch's records say of one order's refund: a plain snapshot. */
 export interface RefundState {
   answer?: Extract<RefundRecord, { t: 'refund-answer' }>;

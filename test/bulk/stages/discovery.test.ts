@@ -56,7 +56,7 @@ const pages = (requests: Recorded[]) => requests.filter((r) => !r.query.has('ext
 const batch = 'b1';
 const anchor = 'gc-b1-anchor';
 /** Today's plan's refs, as the engine hands them over (`PlanWriter.refs`: only the rare history scan reads them). */
-const plan = () => new Set([anchor, 'gc-b1-00001-abc']);
+const plan = () => async () => new Set([anchor, 'gc-b1-00001-abc']);
 
 describe('lookupRef', () => {
   it('finds the order by the exact externalRef filter', async () => {

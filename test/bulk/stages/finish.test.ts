@@ -189,7 +189,7 @@ describe('finishRun', () => {
       { t: 'output', sha256: sha, complete: { format: 'csv' } },
     ]);
     expect(result.complete).toBe(true);
-    expect(result.ordered).toEqual(
+    expect(result.report.total.unitsPerProduct).toEqual(
       new Map([
         ['usd', 5],
         ['eur', 1],

@@ -248,7 +248,7 @@ export function parsedInput(
   sha256 = 'a'.repeat(64),
   extra: Partial<ParsedInput> = {},
 ): ParsedInput {
-  return { rowCount: 2, errors: [], sha256, batch, ...extra };
+  return { rows: 2, errors: [], sha256, batch, ...extra };
 }
 
 /**

@@ -59,7 +59,7 @@ describe('readInput', () => {
     expect(input.sha256).toBe(sha);
     expect(input.batch).toBe(defaultBatchId(sha, { seal: false }));
     // The rows that parsed (a bad row stops the run at planning, reported with the catalog's refusals).
-    expect(input.rowCount).toBe(2);
+    expect(input.rows).toBe(2);
     expect(input.errors.map((e) => e.row)).toEqual([2]);
     expect(rows.map((r) => r.ref)).toEqual(['first', 'third']);
     expect(rows.length).toBe(2);
