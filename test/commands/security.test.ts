@@ -84,6 +84,48 @@ describe('suggested commands quote hostile ids (shell injection)', () => {
     expect(shell.created).toEqual([]);
     expect(shell.args).toEqual(['refund', 'create', HOSTILE_ID, '--surface', 'b2b']);
   });
+
+  // checkout pay after a lost payment answer: the advice names the checkout again.
+  const CHECKOUT = `/retailer/v1/checkouts/${encodeURIComponent(HOSTILE_ID)}`;
+  const checkout = (status: string) => ({
+    checkoutId: HOSTILE_ID,
+    status,
+    totalAmount: 10,
+    paymentCurrency: 'USD',
+    items: [],
+  });
+  const payLost = async (then: (res: Parameters<Parameters<typeof startServer>[0][string]>[1]) => void) => {
+    server = await startServer({
+      [`GET ${CHECKOUT}`]: (_req, res, { count }) =>
+        count === 1 ? json(res, 200, checkout('pending')) : then(res),
+      [`POST ${CHECKOUT}/payment`]: (_req, res) =>
+        json(res, 500, { error: { code: 'INTERNAL', message: 'x' } }),
+    });
+    const res = await runInProcess(
+      ['checkout', 'pay', HOSTILE_ID, '--method', 'balance', '--currency', 'USD', '--yes'],
+      { env: { GIFTCODES_BASE_URL: server.url, GIFTCODES_API_KEY: KEY } },
+    );
+    expect(res.code, res.stderr).toBe(1);
+    return res.stderr;
+  };
+
+  it('checkout pay, payment taken: the "follow it with" command is one argument per word', async () => {
+    const stderr = await payLost((res) => json(res, 200, checkout('processing')));
+    const line = /follow it with: (.*)$/m.exec(stderr)?.[1] as string;
+    expect(line, stderr).toBeDefined();
+    const shell = throughShell(line);
+    expect(shell.created).toEqual([]);
+    expect(shell.args).toEqual(['checkout', 'get', HOSTILE_ID, '--wait']);
+  });
+
+  it('checkout pay, state unknown: the "check with" command is one argument per word', async () => {
+    const stderr = await payLost((res) => json(res, 500, { error: { code: 'INTERNAL', message: 'x' } }));
+    const line = /Check with `(.*?)` before paying again/.exec(stderr)?.[1] as string;
+    expect(line, stderr).toBeDefined();
+    const shell = throughShell(line);
+    expect(shell.created).toEqual([]);
+    expect(shell.args).toEqual(['checkout', 'get', HOSTILE_ID]);
+  });
 });
 
 describe('order get --json on a response nested 100,000 levels deep', () => {

@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { asRejectedInput, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { collect, externalRef, nonNegativeAmount } from '../../flags/parse.js';
-import { giftcodesCommand } from '../../io/shell.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { printInvoice } from '../../payments/invoice.js';
@@ -237,7 +237,7 @@ async function payReplayed(
       const rerun = giftcodesCommand(
         'checkout',
         'pay',
-        id,
+        operand(id),
         '--method',
         method,
         '--currency',

@@ -5,6 +5,7 @@
  */
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { giftcodesCommand, operand } from '../../io/shell.js';
 import { payCurrencyFor } from '../../payments/methods.js';
 import { precheck } from '../shared/precheck.js';
 import { rerunCommand } from '../shared/rerun.js';
@@ -21,13 +22,15 @@ export async function lostPaymentAdvice(
   const { getCheckout } = await import('../../api/checkouts.js');
   const http = await ctx.http();
   const now = await getCheckout(http, checkoutId).catch(() => undefined);
+  // The id may have come from the service: pasted back, it must stay one word.
+  const get = (...flags: string[]) => giftcodesCommand('checkout', 'get', operand(checkoutId), ...flags);
   if (!now)
     return (
-      `The payment may have been taken. Check with \`giftcodes checkout get ${checkoutId}\` before paying again; ` +
+      `The payment may have been taken. Check with \`${get()}\` before paying again; ` +
       `running this again is safe, since it refuses a checkout that is no longer pending: ${rerun}`
     );
   if (now.data.status !== 'pending')
-    return `The payment was taken: checkout ${checkoutId} is now ${now.data.status}. Do not pay again; follow it with: giftcodes checkout get ${checkoutId} --wait`;
+    return `The payment was taken: checkout ${checkoutId} is now ${now.data.status}. Do not pay again; follow it with: ${get('--wait')}`;
   return `Checkout ${checkoutId} is still pending, so no payment was taken; it is safe to run again: ${rerun}`;
 }
 
