@@ -25,11 +25,8 @@ import { customerPays } from './payments.js';
 import { CodeFactory, IdFactory } from './random.js';
 import { RatesService } from './rates.js';
 import { Router } from './router.js';
-import { requireDeposit } from './routes/common.js';
-import { confirmDeposit, failDeposit } from './routes/deposits.js';
 import { ALL_ROUTES } from './routes/index.js';
-
-import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
+import { createAccount, ordersView, patchAccount } from './routes/operator.js';
 import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
 import { Store } from './store.js';
@@ -61,6 +58,7 @@ export async function startSandbox(options: SandboxOptions = {}) {
   );
   const faults = new FaultEngine(seed);
   if (options.faults) faults.set(options.faults);
+  const rates = new RatesService(fixtures.rates, seed);
   const core: Core = {
     seed,
     allowHttpWebhooks: options.allowHttpWebhooks ?? false,
@@ -72,8 +70,8 @@ export async function startSandbox(options: SandboxOptions = {}) {
     clock,
     scheduler,
     store: new Store(new IdFactory(seed), clock),
-    catalog: new Catalog(fixtures.products, fixtures.behaviours, seed),
-    rates: new RatesService(fixtures.rates, seed),
+    catalog: new Catalog(fixtures.products, fixtures.behaviours, seed, rates),
+    rates,
     codes: new CodeFactory(seed),
     faults,
     paymentMethods: fixtures.paymentMethods,
@@ -141,14 +139,7 @@ export async function startSandbox(options: SandboxOptions = {}) {
       patchAccount(userOf(userId), patch);
     },
     setFaults: (config: FaultConfigInput) => faults.set(config),
-    ledger: (userId?: string) => ledgerView(core, userOf(userId)),
     orders: (userId?: string) => ordersView(core, userOf(userId)),
-    confirmDeposit(depositId: string, delayMs?: number): void {
-      confirmDeposit(core, requireDeposit(core, depositId), delayMs);
-    },
-    failDeposit(depositId: string): void {
-      failDeposit(core, requireDeposit(core, depositId));
-    },
     payCheckout(checkoutId: string, amount?: number): void {
       const o = core.store.orders.get(checkoutId);
       if (!o) throw new Error(`no checkout ${checkoutId}`);

@@ -96,7 +96,7 @@ export function creditRebates(core: Core, account: AccountState): void {
 export function checkOrderShape(
   account: AccountState,
   lines: ReadonlyArray<{ quantity: number }>,
-  orderUsd: number | undefined,
+  orderUsd: number,
 ): void {
   const limits = effectiveLimits(account);
   if (lines.length > limits.maxItemsPerOrder) {
@@ -111,7 +111,7 @@ export function checkOrderShape(
       });
     }
   }
-  if (orderUsd !== undefined && orderUsd > limits.maxOrderAmountUSD) {
+  if (orderUsd > limits.maxOrderAmountUSD) {
     throw limitExceeded('maxOrderAmountUSD', limits.maxOrderAmountUSD, account.tier, {
       requested: round2(orderUsd),
     });

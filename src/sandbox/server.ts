@@ -22,9 +22,6 @@ import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
 import { hashKey } from './store.js';
 
-const EMPTY_QUERY = new URLSearchParams();
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 export interface SandboxServer {
   server: Server;
   /** Cancels held (`delay_after`) responses so close() never waits on them. */
@@ -39,24 +36,16 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
 
   const send = (res: ServerResponse, requestId: string, result: Result): void => {
     if (res.destroyed || res.writableEnded) return;
-    if (result.html !== undefined) {
-      res.writeHead(result.status, {
-        'content-type': 'text/html; charset=utf-8',
-        'x-request-id': requestId,
-        ...result.headers,
-      });
-      res.end(result.html);
-      return;
-    }
-    const json = JSON.stringify(result.body);
-    const headers: Record<string, string | number> = {
-      'content-type': JSON_TYPE,
-      'content-length': Buffer.byteLength(json),
+    // The hosted pages answer HTML; everything else is JSON.
+    const html = result.html !== undefined;
+    const payload = result.html ?? JSON.stringify(result.body);
+    res.writeHead(result.status, {
+      'content-type': html ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(payload),
       'x-request-id': requestId,
-    };
-    if (result.headers) Object.assign(headers, result.headers);
-    res.writeHead(result.status, headers);
-    res.end(json);
+      ...result.headers,
+    });
+    res.end(payload);
   };
 
   const errorResult = (error: unknown, requestId: string): Result => {
@@ -175,7 +164,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    const query = q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1));
+    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
     const finish = (result: Result) => {
       send(res, requestId, result);
       core.log(`${method} ${path} ${result.status} ${Date.now() - started}ms`);

@@ -3,13 +3,13 @@
  * creation order. The rules that change the records live in the flow modules.
  */
 import { hash } from 'node:crypto';
+import type { Surface } from '../schemas/common.js';
 import { SCOPES } from '../schemas/scopes.js';
 import { DEFAULT_MARKUP_PERCENT } from './choices.js';
 import type { VirtualClock } from './clock.js';
 import type {
   AccountState,
   ApiKeyRecord,
-  Capability,
   DeliveryState,
   DepositState,
   LedgerEntry,
@@ -26,7 +26,7 @@ export function hashKey(apiKey: string): string {
 
 export interface NewAccount {
   tier: string;
-  capabilities: readonly Capability[];
+  capabilities: readonly Surface[];
   balanceUsd: number;
   scopes?: string[] | null;
   status?: AccountState['status'];

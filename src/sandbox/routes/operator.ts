@@ -152,7 +152,7 @@ function trigger(core: Core, input: unknown) {
   return { deliveryId: sent.id, type, checkoutId, url: sent.url };
 }
 
-export function ledgerView(core: Core, account: AccountState) {
+function ledgerView(core: Core, account: AccountState) {
   return {
     userId: account.userId,
     balance: account.balance,
