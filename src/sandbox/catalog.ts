@@ -5,7 +5,7 @@
  */
 import type { Product } from '../schemas/catalog.js';
 import { ProductBehaviour } from './fixtures.js';
-import { deriveSeed, Random } from './random.js';
+import { stream } from './random.js';
 import type { RatesService } from './rates.js';
 
 const DEFAULT_BEHAVIOUR = ProductBehaviour.parse({});
@@ -19,7 +19,7 @@ export class Catalog {
     seed: number,
     private readonly pricing: RatesService,
   ) {
-    const rng = new Random(deriveSeed(seed, 'catalog'));
+    const rng = stream(seed, 'catalog');
     for (const p of products) {
       // Figures vary with the seed so "deterministic catalog for a seed" is meaningful.
       const seeded: Product = {

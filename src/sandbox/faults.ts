@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 import { DEFAULT_FAULT_DELAY_MS } from './choices.js';
-import { deriveSeed, Random } from './random.js';
+import { type Random, stream } from './random.js';
 
 export const FAULT_KINDS = [
   'error_before',
@@ -88,7 +88,7 @@ export class FaultEngine {
   private readonly rng: Random;
 
   constructor(seed: number) {
-    this.rng = new Random(deriveSeed(seed, 'faults'));
+    this.rng = stream(seed, 'faults');
   }
 
   set(input: FaultConfigInput): FaultConfig {

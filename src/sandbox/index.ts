@@ -22,7 +22,7 @@ import { loadFixtures } from './fixtures.js';
 import { isLoopbackHostname } from './loopback.js';
 import type { SandboxOptions } from './options.js';
 import { customerPays } from './payments.js';
-import { CodeFactory, IdFactory } from './random.js';
+import { stream } from './random.js';
 import { RatesService } from './rates.js';
 import { Router } from './router.js';
 import { ALL_ROUTES } from './routes/index.js';
@@ -69,10 +69,10 @@ export async function startSandbox(options: SandboxOptions = {}) {
     },
     clock,
     scheduler,
-    store: new Store(new IdFactory(seed), clock),
+    store: new Store(stream(seed, 'ids'), clock),
     catalog: new Catalog(fixtures.products, fixtures.behaviours, seed, rates),
     rates,
-    codes: new CodeFactory(seed),
+    codes: stream(seed, 'codes'),
     faults,
     paymentMethods: fixtures.paymentMethods,
     sender: options.webhookSender ?? defaultSender,

@@ -26,7 +26,7 @@ export function discountPercent(account: AccountState): number {
 /**
  * Running sums of the spend since a window's start, per append-only ledger: each call
  * adds only the entries appended since the last, so an order costs no walk of the
- * account's whole history (three walks per order made long runs quadratic).
+ * account's whole history (bench/README.md, "Sandbox").
  */
 const spentSums = new WeakMap<object, Map<number, { total: number; seen: number }>>();
 /** Window starts kept per ledger: a day and a month at a time, and a few old ones. */

@@ -57,7 +57,7 @@ function address(core: Core, network: string): string {
   return out;
 }
 
-export interface InvoiceRequest {
+interface InvoiceRequest {
   method: PaymentMethod;
   /** What the payer sends in: a crypto symbol, a fiat code for cards, USD for balance. */
   currency: string;

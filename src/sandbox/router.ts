@@ -11,7 +11,7 @@ export interface Result {
   html?: string;
 }
 
-interface BaseContext {
+export interface OperatorContext {
   core: Core;
   method: string;
   path: string;
@@ -20,13 +20,12 @@ interface BaseContext {
   body: unknown;
   requestId: string;
 }
-export interface ApiContext extends BaseContext {
+export interface ApiContext extends OperatorContext {
   account: AccountState;
   key: ApiKeyRecord;
 }
-export type OperatorContext = BaseContext;
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type RouteDef =
   | {

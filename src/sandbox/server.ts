@@ -3,7 +3,7 @@
  * the request pipeline in the spec's order (faults, 401, suspended 403, 429, capability
  * 403, scope 403, handler), and the §7 error envelope with a request id on every response.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CAPABILITY_HINTS, capabilityFor, hasScope } from './auth.js';
 import {
@@ -22,14 +22,8 @@ import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
 import { hashKey } from './store.js';
 
-export interface SandboxServer {
-  server: Server;
-  /** Cancels held (`delay_after`) responses so close() never waits on them. */
-  dispose(): void;
-}
-
 /** `host`: the interface the server is bound to (the `Host` check of every route, loopback.ts). */
-export function createSandboxServer(core: Core, router: Router, host = '127.0.0.1'): SandboxServer {
+export function createSandboxServer(core: Core, router: Router, host: string) {
   const held = new Set<NodeJS.Timeout>();
   let counter = 0;
   const idPrefix = `req_${(core.seed >>> 0).toString(36)}_`;
@@ -240,6 +234,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
   server.keepAliveTimeout = 5_000;
   return {
     server,
+    /** Cancels held (`delay_after`) responses so close() never waits on them. */
     dispose() {
       for (const t of held) clearTimeout(t);
       held.clear();

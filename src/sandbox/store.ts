@@ -17,7 +17,7 @@ import type {
   RefundState,
 } from './model.js';
 import { round2 } from './model.js';
-import type { IdFactory } from './random.js';
+import type { Random } from './random.js';
 
 /** SHA-256 of a key, hex: the one-shot `crypto.hash` (Node 20.12+) is cheap enough for every request. */
 export function hashKey(apiKey: string): string {
@@ -57,7 +57,7 @@ export class Store {
   readonly payOutcomes = new Map<string, string>();
 
   constructor(
-    readonly ids: IdFactory,
+    readonly ids: Random,
     private readonly clock: VirtualClock,
   ) {}
 
@@ -88,16 +88,12 @@ export class Store {
     this.ledger.set(userId, []);
     this.deliveries.set(userId, []);
     if (input.balanceUsd > 0) this.move(account, 'initial', input.balanceUsd, {});
-    // Spec §5 rule 4: "Default scopes for a new key are all eight scopes in the table."
-    const apiKey = this.issueKey(
-      userId,
-      input.scopes === undefined ? [...SCOPES] : input.scopes,
-      input.apiKey,
-    );
+    const apiKey = this.issueKey(userId, input.scopes, input.apiKey);
     return { account, apiKey };
   }
 
-  issueKey(userId: string, scopes: string[] | null, explicit?: string): string {
+  /** Spec §5 rule 4: "Default scopes for a new key are all eight scopes in the table." */
+  issueKey(userId: string, scopes: string[] | null = [...SCOPES], explicit?: string): string {
     const apiKey = explicit ?? this.ids.token('gc_sandbox_', 32);
     this.keys.set(hashKey(apiKey), { hash: hashKey(apiKey), userId, scopes, createdAt: this.clock.now() });
     return apiKey;

@@ -209,8 +209,7 @@ export const operatorRoutes: RouteDef[] = [
   operator('POST', '/_sandbox/accounts/{userId}/keys', ({ core, params, body }) => {
     const account = requireAccount(core, params.userId);
     const input = parse(z.object({ scopes: ScopeList.optional() }), body);
-    const scopes = input.scopes === undefined ? [...SCOPES] : input.scopes;
-    return ok({ apiKey: core.store.issueKey(account.userId, scopes) }, 201);
+    return ok({ apiKey: core.store.issueKey(account.userId, input.scopes) }, 201);
   }),
   operator('POST', '/_sandbox/accounts/{userId}/history', ({ core, params, body }) => {
     const account = requireAccount(core, params.userId);
