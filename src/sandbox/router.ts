@@ -1,6 +1,7 @@
 /** A small router of its own: routes are "METHOD /path/{param}" templates matched by segment. */
 import type { Scope } from '../schemas/scopes.js';
 import type { Core } from './context.js';
+import { normalizeRouteKey } from './faults.js';
 import type { AccountState, ApiKeyRecord } from './model.js';
 
 export interface Result {
@@ -76,14 +77,13 @@ export class Router {
   private readonly routes: CompiledRoute[];
 
   constructor(defs: readonly RouteDef[]) {
-    const isParam = (s: string) => s.startsWith('{') && s.endsWith('}');
-    this.routes = defs.map((def) => {
-      const segments = def.path.split('/').slice(1);
-      const faultKey = `${def.method} /${segments.map((s) => (isParam(s) ? '{}' : s)).join('/')}`;
-      return { def, faultKey, segments };
-    });
+    this.routes = defs.map((def) => ({
+      def,
+      faultKey: normalizeRouteKey(`${def.method} ${def.path}`),
+      segments: def.path.split('/').slice(1),
+    }));
     // Static routes win over parameterised ones of the same shape.
-    const params = (r: CompiledRoute) => r.segments.filter(isParam).length;
+    const params = (r: CompiledRoute) => r.segments.filter((s) => s.startsWith('{')).length;
     this.routes.sort((a, b) => params(a) - params(b));
   }
 
