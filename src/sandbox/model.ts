@@ -38,18 +38,15 @@ export interface AccountState {
   balance: number;
   markupPercent: number;
   webhook: WebhookEndpoint | null;
-  createdAt: number;
   /** `offerId:monthStart` keys of rebates already credited. */
   rebatesCredited: Set<string>;
   bucket: { tokens: number; updatedAt: number } | null;
 }
 
 export interface ApiKeyRecord {
-  hash: string;
   userId: string;
   /** null: a legacy key with every scope (spec §5 rule 4). */
   scopes: string[] | null;
-  createdAt: number;
 }
 
 export interface LedgerEntry {

@@ -2,7 +2,7 @@
 import type { Scope } from '../schemas/scopes.js';
 import type { Core } from './context.js';
 import { normalizeRouteKey } from './faults.js';
-import type { AccountState, ApiKeyRecord } from './model.js';
+import type { AccountState } from './model.js';
 
 export interface Result {
   status: number;
@@ -14,16 +14,12 @@ export interface Result {
 
 export interface OperatorContext {
   core: Core;
-  method: string;
-  path: string;
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
-  requestId: string;
 }
 export interface ApiContext extends OperatorContext {
   account: AccountState;
-  key: ApiKeyRecord;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

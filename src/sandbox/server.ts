@@ -17,7 +17,7 @@ import type { Core } from './context.js';
 import { ApiError, forbidden, validationError } from './errors.js';
 import type { FaultDecision } from './faults.js';
 import { hostRefusal, operatorRefusal } from './loopback.js';
-import type { AccountState, ApiKeyRecord } from './model.js';
+import type { AccountState } from './model.js';
 import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
 import { hashKey } from './store.js';
@@ -117,7 +117,7 @@ export function createSandboxServer(core: Core, router: Router, host: string) {
     req: IncomingMessage,
     path: string,
     requestId: string,
-  ): { account: AccountState; key: ApiKeyRecord } | { refusal: Result } => {
+  ): { account: AccountState } | { refusal: Result } => {
     const fail = (error: ApiError) => ({ refusal: errorResult(error, requestId) });
     const header = req.headers['x-api-key'];
     if (typeof header !== 'string' || header === '') {
@@ -148,7 +148,7 @@ export function createSandboxServer(core: Core, router: Router, host: string) {
     if (!hasScope(key.scopes, scope)) {
       return fail(forbidden(`This API key lacks the ${scope} scope`, { requiredScope: scope }));
     }
-    return { account, key };
+    return { account };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -192,7 +192,7 @@ export function createSandboxServer(core: Core, router: Router, host: string) {
         });
         if (refusal) return refuse(errorResult(forbidden(refusal), requestId));
         const body = hasBody ? await readBody(req) : undefined;
-        return finish(await def.handler({ core, method, path, params, query, body, requestId }));
+        return finish(await def.handler({ core, params, query, body }));
       }
 
       const decision = core.faults.decide(route.faultKey);
@@ -204,7 +204,7 @@ export function createSandboxServer(core: Core, router: Router, host: string) {
       const body = hasBody ? await readBody(req) : undefined;
       let result: Result;
       try {
-        result = await def.handler({ core, method, path, params, query, body, requestId, ...auth });
+        result = await def.handler({ core, params, query, body, account: auth.account });
       } catch (error) {
         result = errorResult(error, requestId);
       }

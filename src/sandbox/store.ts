@@ -62,7 +62,6 @@ export class Store {
   ) {}
 
   createAccount(input: NewAccount): { account: AccountState; apiKey: string } {
-    const now = this.clock.now();
     const userId = this.ids.id('usr_', 16);
     const account: AccountState = {
       userId,
@@ -76,7 +75,6 @@ export class Store {
       balance: 0,
       markupPercent: DEFAULT_MARKUP_PERCENT,
       webhook: null,
-      createdAt: now,
       rebatesCredited: new Set(),
       bucket: null,
     };
@@ -95,7 +93,7 @@ export class Store {
   /** Spec §5 rule 4: "Default scopes for a new key are all eight scopes in the table." */
   issueKey(userId: string, scopes: string[] | null = [...SCOPES], explicit?: string): string {
     const apiKey = explicit ?? this.ids.token('gc_sandbox_', 32);
-    this.keys.set(hashKey(apiKey), { hash: hashKey(apiKey), userId, scopes, createdAt: this.clock.now() });
+    this.keys.set(hashKey(apiKey), { userId, scopes });
     return apiKey;
   }
 
