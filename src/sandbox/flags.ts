@@ -32,8 +32,6 @@ type Many = string | readonly string[] | undefined;
 /** The command's flag values, as commander hands them over (src/commands/sandbox/sandbox.ts). */
 export interface SandboxFlags {
   host?: string;
-  /** Read by the command, not by the sandbox. */
-  writeEnv?: string;
   port?: string;
   seed?: string;
   key?: string;

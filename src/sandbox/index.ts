@@ -25,8 +25,10 @@ import { customerPays } from './payments.js';
 import { stream } from './random.js';
 import { RatesService } from './rates.js';
 import { Router } from './router.js';
+import { requireDeposit } from './routes/common.js';
+import { confirmDeposit, failDeposit } from './routes/deposits.js';
 import { ALL_ROUTES } from './routes/index.js';
-import { createAccount, ordersView, patchAccount } from './routes/operator.js';
+import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
 import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
 import { Store } from './store.js';
@@ -139,7 +141,14 @@ export async function startSandbox(options: SandboxOptions = {}) {
       patchAccount(userOf(userId), patch);
     },
     setFaults: (config: FaultConfigInput) => faults.set(config),
+    ledger: (userId?: string) => ledgerView(core, userOf(userId)),
     orders: (userId?: string) => ordersView(core, userOf(userId)),
+    confirmDeposit(depositId: string, delayMs?: number): void {
+      confirmDeposit(core, requireDeposit(core, depositId), delayMs);
+    },
+    failDeposit(depositId: string): void {
+      failDeposit(core, requireDeposit(core, depositId));
+    },
     payCheckout(checkoutId: string, amount?: number): void {
       const o = core.store.orders.get(checkoutId);
       if (!o) throw new Error(`no checkout ${checkoutId}`);

@@ -152,6 +152,15 @@ function trigger(core: Core, input: unknown) {
   return { deliveryId: sent.id, type, checkoutId, url: sent.url };
 }
 
+export function ledgerView(core: Core, account: AccountState) {
+  return {
+    userId: account.userId,
+    balance: account.balance,
+    currency: 'USD',
+    entries: (core.store.ledger.get(account.userId) ?? []).map((e) => ({ ...e })),
+  };
+}
+
 export function ordersView(core: Core, account: AccountState) {
   return {
     userId: account.userId,
@@ -255,10 +264,7 @@ export const operatorRoutes: RouteDef[] = [
       });
     }
   }),
-  operator('GET', '/_sandbox/ledger', ({ core, query }) => {
-    const { userId, balance } = userParam(core, query);
-    return ok({ userId, balance, currency: 'USD', entries: core.store.ledger.get(userId) ?? [] });
-  }),
+  operator('GET', '/_sandbox/ledger', ({ core, query }) => ok(ledgerView(core, userParam(core, query)))),
   operator('GET', '/_sandbox/orders', ({ core, query }) => ok(ordersView(core, userParam(core, query)))),
   operator('GET', '/_sandbox/refunds', ({ core, query }) => {
     const account = userParam(core, query);
