@@ -4,11 +4,11 @@ import type { Core } from './context.js';
 import { normalizeRouteKey } from './faults.js';
 import type { AccountState } from './model.js';
 
+/** An answer: a JSON `body`, or the `html` of a hosted page. */
 export interface Result {
   status: number;
-  body: unknown;
+  body?: unknown;
   headers?: Record<string, string>;
-  /** Non-JSON responses (the hosted pages). */
   html?: string;
 }
 

@@ -195,7 +195,6 @@ function html(title: string, body: string): Result {
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   return {
     status: 200,
-    body: null,
     html: `<!doctype html><meta charset="utf-8"><title>${esc(title)}</title><h1>${esc(title)}</h1><p>${esc(body)}</p>`,
   };
 }
