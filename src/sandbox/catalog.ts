@@ -4,10 +4,9 @@
  * account's negotiated discount and no vendor internals).
  */
 import type { Product } from '../schemas/catalog.js';
-import { RETAIL_PRICE_FACTOR } from './choices.js';
 import { ProductBehaviour } from './fixtures.js';
-import { unitPrice } from './pricing.js';
-import { deriveSeed, Random } from './random.js';
+import { stream } from './random.js';
+import type { RatesService } from './rates.js';
 
 const DEFAULT_BEHAVIOUR = ProductBehaviour.parse({});
 
@@ -18,8 +17,9 @@ export class Catalog {
     products: Product[],
     private readonly behaviours: Record<string, ProductBehaviour>,
     seed: number,
+    private readonly pricing: RatesService,
   ) {
-    const rng = new Random(deriveSeed(seed, 'catalog'));
+    const rng = stream(seed, 'catalog');
     for (const p of products) {
       // Figures vary with the seed so "deterministic catalog for a seed" is meaningful.
       const seeded: Product = {
@@ -41,21 +41,11 @@ export class Catalog {
     return this.behaviours[productId] ?? DEFAULT_BEHAVIOUR;
   }
 
-  /** Price factor applied to a denomination: B2B carries the discount, retail is before markup. */
-  static factor(discountPercent: number | null): number {
-    return discountPercent === null ? RETAIL_PRICE_FACTOR : 1 - discountPercent / 100;
-  }
-
-  /** Products priced for a surface at `rates`: `minCost` is the price of the SKU's `min` in costCurrency (pricing.ts). */
-  list(
-    discountPercent: number | null,
-    rates: Record<string, number>,
-    round: (value: number, currency: string) => number,
-  ): Product[] {
-    const factor = Catalog.factor(discountPercent);
+  /** Products priced for a surface at `rates`: `minCost` is the price of the SKU's `min` in costCurrency. */
+  list(discountPercent: number | null, rates: Record<string, number>): Product[] {
     return [...this.byId.values()].map((p) => ({
       ...p,
-      skus: p.skus.map((s) => ({ ...s, minCost: unitPrice(rates, p, s.min, factor, round) })),
+      skus: p.skus.map((s) => ({ ...s, minCost: this.pricing.price(rates, p, s.min, discountPercent) })),
     }));
   }
 }

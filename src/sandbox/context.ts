@@ -7,7 +7,7 @@ import type { PaymentMethod } from '../schemas/payments.js';
 import type { Catalog } from './catalog.js';
 import type { VirtualClock } from './clock.js';
 import type { FaultEngine } from './faults.js';
-import type { CodeFactory } from './random.js';
+import type { Random } from './random.js';
 import type { RatesService } from './rates.js';
 import type { Scheduler } from './scheduler.js';
 import type { Store } from './store.js';
@@ -41,7 +41,8 @@ export interface Core {
   readonly store: Store;
   readonly catalog: Catalog;
   readonly rates: RatesService;
-  readonly codes: CodeFactory;
+  /** Card codes and PINs. */
+  readonly codes: Random;
   readonly faults: FaultEngine;
   readonly paymentMethods: readonly PaymentMethod[];
   readonly sender: WebhookSender;

@@ -33,9 +33,5 @@ WF WS
 YE YT
 ZA ZM ZW`;
 
+/** Upper case only: `de` is not how ISO 3166-1 writes it. */
 export const ISO_3166_ALPHA2: ReadonlySet<string> = new Set(ASSIGNED.trim().split(/\s+/));
-
-/** Upper case only: the spec gives the code, and `de` is not how ISO 3166-1 writes it. */
-export function isAssignedCountry(code: string): boolean {
-  return ISO_3166_ALPHA2.has(code);
-}

@@ -46,7 +46,7 @@ export function limitExceeded(
 }
 
 /** `items.0.amount` style paths become `items[0].amount`, the form clients print. */
-export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+function fieldPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;

@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 import { DEFAULT_FAULT_DELAY_MS } from './choices.js';
-import { deriveSeed, Random } from './random.js';
+import { type Random, stream } from './random.js';
 
 export const FAULT_KINDS = [
   'error_before',
@@ -86,11 +86,9 @@ export class FaultEngine {
   private config: FaultConfig = FaultConfigSchema.parse({});
   private routes = new Map<string, RouteRuntime>();
   private readonly rng: Random;
-  /** Fast exit on the hot path when nothing is configured. */
-  private active = false;
 
   constructor(seed: number) {
-    this.rng = new Random(deriveSeed(seed, 'faults'));
+    this.rng = stream(seed, 'faults');
   }
 
   set(input: FaultConfigInput): FaultConfig {
@@ -101,7 +99,6 @@ export class FaultEngine {
     }
     this.config = config;
     this.routes = routes;
-    this.active = routes.size > 0 || config.latencyMs > 0;
     return config;
   }
 
@@ -110,7 +107,6 @@ export class FaultEngine {
   }
 
   decide(routeKey: string): FaultDecision {
-    if (!this.active) return NO_FAULT;
     const rt = this.routes.get(routeKey) ?? this.routes.get('*');
     const globalLatency = this.config.latencyMs;
     if (!rt) return globalLatency > 0 ? { ...NO_FAULT, latencyMs: globalLatency } : NO_FAULT;

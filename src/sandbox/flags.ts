@@ -29,46 +29,44 @@ import type { SandboxOptions } from './options.js';
 
 type Many = string | readonly string[] | undefined;
 
+/** The command's flag values, as commander hands them over (src/commands/sandbox/sandbox.ts). */
 export interface SandboxFlags {
   host?: string;
-  /** Read by the command (src/commands/sandbox/sandbox.ts), not by the sandbox. */
-  writeEnv?: string;
-  port?: string | number;
-  seed?: string | number;
+  port?: string;
+  seed?: string;
   key?: string;
-  balance?: string | number;
+  balance?: string;
   tier?: string;
   retailer?: boolean;
   allowHttpWebhooks?: boolean;
   specMinimal?: boolean;
   fault?: Many;
   faultScript?: Many;
-  latency?: Many | number;
-  faultDelay?: string | number;
-  faultStatus?: string | number;
+  latency?: Many;
+  faultDelay?: string;
+  faultStatus?: string;
   rateLimit?: string;
   ratesUnavailable?: boolean;
-  fulfillmentMs?: string | number;
+  fulfillmentMs?: string;
 }
 
-function list(value: Many | number): string[] {
+function list(value: Many): string[] {
   if (value === undefined) return [];
-  if (typeof value === 'number') return [String(value)];
   return typeof value === 'string' ? [value] : [...value];
 }
 
 // Text goes through the CLI's one number reader: `0x10` or `1e3` are not numbers here either.
-function int(flag: string, value: string | number, min: number, max: number): number {
-  const read = typeof value === 'number' ? undefined : readWhole(value, { min: 0 });
-  const n = typeof value === 'number' ? value : read?.ok ? read.value : Number.NaN;
+function int(flag: string, value: string, min: number, max: number): number {
+  const read = readWhole(value, { min: 0 });
+  const n = read.ok ? read.value : Number.NaN;
   if (!Number.isInteger(n) || n < min || n > max)
     throw new SandboxFlagError(flag, `expected an integer ${min}..${max}, got "${value}"`);
   return n;
 }
 
-function num(flag: string, value: string | number, min: number): number {
-  const read = typeof value === 'number' ? undefined : readDecimal(value, { sign: 'signed' });
-  const n = typeof value === 'number' ? value : read?.ok ? read.value : Number.NaN;
+function num(flag: string, value: string, min: number): number {
+  const read = readDecimal(value, { sign: 'signed' });
+  const n = read.ok ? read.value : Number.NaN;
   if (!Number.isFinite(n) || n < min)
     throw new SandboxFlagError(flag, `expected a number >= ${min}, got "${value}"`);
   return n;

@@ -22,13 +22,12 @@ import { loadFixtures } from './fixtures.js';
 import { isLoopbackHostname } from './loopback.js';
 import type { SandboxOptions } from './options.js';
 import { customerPays } from './payments.js';
-import { CodeFactory, IdFactory } from './random.js';
+import { stream } from './random.js';
 import { RatesService } from './rates.js';
 import { Router } from './router.js';
 import { requireDeposit } from './routes/common.js';
 import { confirmDeposit, failDeposit } from './routes/deposits.js';
 import { ALL_ROUTES } from './routes/index.js';
-
 import { createAccount, ledgerView, ordersView, patchAccount } from './routes/operator.js';
 import { Scheduler } from './scheduler.js';
 import { createSandboxServer } from './server.js';
@@ -61,6 +60,7 @@ export async function startSandbox(options: SandboxOptions = {}) {
   );
   const faults = new FaultEngine(seed);
   if (options.faults) faults.set(options.faults);
+  const rates = new RatesService(fixtures.rates, seed);
   const core: Core = {
     seed,
     allowHttpWebhooks: options.allowHttpWebhooks ?? false,
@@ -71,10 +71,10 @@ export async function startSandbox(options: SandboxOptions = {}) {
     },
     clock,
     scheduler,
-    store: new Store(new IdFactory(seed), clock),
-    catalog: new Catalog(fixtures.products, fixtures.behaviours, seed),
-    rates: new RatesService(fixtures.rates, seed),
-    codes: new CodeFactory(seed),
+    store: new Store(stream(seed, 'ids'), clock),
+    catalog: new Catalog(fixtures.products, fixtures.behaviours, seed, rates),
+    rates,
+    codes: stream(seed, 'codes'),
     faults,
     paymentMethods: fixtures.paymentMethods,
     sender: options.webhookSender ?? defaultSender,

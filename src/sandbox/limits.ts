@@ -26,7 +26,7 @@ export function discountPercent(account: AccountState): number {
 /**
  * Running sums of the spend since a window's start, per append-only ledger: each call
  * adds only the entries appended since the last, so an order costs no walk of the
- * account's whole history (three walks per order made long runs quadratic).
+ * account's whole history (bench/README.md, "Sandbox").
  */
 const spentSums = new WeakMap<object, Map<number, { total: number; seen: number }>>();
 /** Window starts kept per ledger: a day and a month at a time, and a few old ones. */
@@ -96,7 +96,7 @@ export function creditRebates(core: Core, account: AccountState): void {
 export function checkOrderShape(
   account: AccountState,
   lines: ReadonlyArray<{ quantity: number }>,
-  orderUsd: number | undefined,
+  orderUsd: number,
 ): void {
   const limits = effectiveLimits(account);
   if (lines.length > limits.maxItemsPerOrder) {
@@ -111,7 +111,7 @@ export function checkOrderShape(
       });
     }
   }
-  if (orderUsd !== undefined && orderUsd > limits.maxOrderAmountUSD) {
+  if (orderUsd > limits.maxOrderAmountUSD) {
     throw limitExceeded('maxOrderAmountUSD', limits.maxOrderAmountUSD, account.tier, {
       requested: round2(orderUsd),
     });

@@ -9,9 +9,6 @@ import type { DEPOSIT_STATUSES, ITEM_STATUSES, ORDER_STATUSES } from '../schemas
 import type { PaymentMethod } from '../schemas/payments.js';
 import type { REFUND_STATUSES } from '../schemas/refunds.js';
 
-export type Capability = Surface;
-export type SurfaceName = Surface;
-
 export interface RateLimitSetting {
   perSecond: number;
   burst?: number;
@@ -34,25 +31,22 @@ export interface AccountState {
   tier: string;
   status: (typeof ACCOUNT_STATUSES)[number];
   statusNote: string | null;
-  capabilities: Set<Capability>;
+  capabilities: Set<Surface>;
   limitOverrides: Partial<Limits>;
   /** Per-account request-rate override (operator); `'off'` disables limiting. */
   rateLimit: RateLimitSetting | 'off' | null;
   balance: number;
   markupPercent: number;
   webhook: WebhookEndpoint | null;
-  createdAt: number;
   /** `offerId:monthStart` keys of rebates already credited. */
   rebatesCredited: Set<string>;
   bucket: { tokens: number; updatedAt: number } | null;
 }
 
 export interface ApiKeyRecord {
-  hash: string;
   userId: string;
   /** null: a legacy key with every scope (spec §5 rule 4). */
   scopes: string[] | null;
-  createdAt: number;
 }
 
 export interface LedgerEntry {
@@ -146,7 +140,7 @@ export function sentValue(p: PaymentState): number {
 export interface OrderState {
   checkoutId: string;
   userId: string;
-  surface: SurfaceName;
+  surface: Surface;
   externalRef: string | null;
   status: (typeof ORDER_STATUSES)[number];
   items: ItemState[];
@@ -192,7 +186,7 @@ export interface RefundState {
   id: string;
   checkoutId: string;
   userId: string;
-  surface: SurfaceName;
+  surface: Surface;
   totalAmount: number;
   currency: string;
   status: (typeof REFUND_STATUSES)[number];

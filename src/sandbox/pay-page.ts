@@ -99,7 +99,6 @@ function render(core: Core, subject: Subject, notice?: string): Result {
   const title = 'Sandbox hosted payment page';
   return {
     status: 200,
-    body: null,
     html: `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${STYLE}<h1>${title}</h1>\n${notice ? `<p><em>${esc(notice)}</em></p>\n` : ''}${body}\n`,
   };
 }
@@ -132,7 +131,6 @@ export function payPageAction(core: Core, id: string, body: unknown): Result {
   core.store.payOutcomes.set(id, outcome);
   return {
     status: 303,
-    body: null,
     headers: { location: `/_sandbox/pay/${encodeURIComponent(id)}?outcome` },
     html: '',
   };

@@ -23,6 +23,13 @@ export function findMethod(core: Core, id: string): PaymentMethod | undefined {
   return core.paymentMethods.find((m) => m.id === id);
 }
 
+/** The method a request names; 400 naming its `field` when there is none. */
+export function requireMethod(core: Core, id: string, field: string): PaymentMethod {
+  const method = findMethod(core, id);
+  if (!method) throw validationError(`Unknown payment method ${id}`, { field, reason: REASONS.invalid });
+  return method;
+}
+
 /** Methods offered for a payment of `usdValue`; deposits cannot be paid from the balance. */
 export function methodsFor(core: Core, usdValue: number, purpose: 'checkout' | 'deposit'): PaymentMethod[] {
   return core.paymentMethods
@@ -50,7 +57,7 @@ function address(core: Core, network: string): string {
   return out;
 }
 
-export interface InvoiceRequest {
+interface InvoiceRequest {
   method: PaymentMethod;
   /** What the payer sends in: a crypto symbol, a fiat code for cards, USD for balance. */
   currency: string;

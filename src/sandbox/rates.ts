@@ -3,8 +3,9 @@
  * every 10 minutes, fiat every 30, spec §1 rule 12), deterministically for the seed, so
  * "an order freezes the rates current at its creation" is observable.
  */
+import type { Product } from '../schemas/catalog.js';
 import type { Rates } from '../schemas/rates.js';
-import { CRYPTO_RATE_REFRESH_MS, FIAT_RATE_REFRESH_MS } from './choices.js';
+import { CRYPTO_RATE_REFRESH_MS, FIAT_RATE_REFRESH_MS, RETAIL_PRICE_FACTOR } from './choices.js';
 import type { RatesFixture } from './fixtures.js';
 import { hashUnit } from './random.js';
 
@@ -61,6 +62,25 @@ export class RatesService {
     return { base: this.fixture.base, rates };
   }
 
+  /**
+   * Spec §1 rules 5, 7, 8: the price of one unit of the denomination `amount` (in the
+   * product's face currency) at `rates`, in `currency` (default: its costCurrency). B2B
+   * prices carry the account's discount; retail ones (`discountPercent` null) are before markup.
+   */
+  price(
+    rates: Record<string, number>,
+    product: Pick<Product, 'productCurrency' | 'costCurrency'>,
+    amount: number,
+    discountPercent: number | null,
+    currency: string = product.costCurrency,
+  ): number {
+    const factor = discountPercent === null ? RETAIL_PRICE_FACTOR : 1 - discountPercent / 100;
+    return this.round(
+      RatesService.convert(rates, amount, faceCurrency(product), currency) * factor,
+      currency,
+    );
+  }
+
   /** Spec §2: `amountInTo = amountInFrom / rates[from] * rates[to]`. */
   static convert(rates: Record<string, number>, amount: number, from: string, to: string): number {
     const rf = rates[from];
@@ -68,4 +88,9 @@ export class RatesService {
     if (rf === undefined || rt === undefined) throw new Error(`no rate for ${from} or ${to}`);
     return (amount / rf) * rt;
   }
+}
+
+/** The currency of a product's denominations. */
+export function faceCurrency(product: Pick<Product, 'productCurrency' | 'costCurrency'>): string {
+  return product.productCurrency ?? product.costCurrency;
 }

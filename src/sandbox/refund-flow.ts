@@ -151,7 +151,7 @@ export function chooseRefundMethod(
       },
     );
   }
-  if (method !== BALANCE_METHOD_ID && !findMethod(core, method)) {
+  if (!findMethod(core, method)) {
     throw validationError(`Unknown refund method ${method}`, { field: 'method', reason: REASONS.invalid });
   }
   const now = core.clock.now();

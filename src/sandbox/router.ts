@@ -1,32 +1,28 @@
 /** A small router of its own: routes are "METHOD /path/{param}" templates matched by segment. */
 import type { Scope } from '../schemas/scopes.js';
 import type { Core } from './context.js';
-import type { AccountState, ApiKeyRecord } from './model.js';
+import { normalizeRouteKey } from './faults.js';
+import type { AccountState } from './model.js';
 
+/** An answer: a JSON `body`, or the `html` of a hosted page. */
 export interface Result {
   status: number;
-  body: unknown;
+  body?: unknown;
   headers?: Record<string, string>;
-  /** Non-JSON responses (the hosted pages). */
   html?: string;
 }
 
-interface BaseContext {
+export interface OperatorContext {
   core: Core;
-  method: string;
-  path: string;
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
-  requestId: string;
 }
-export interface ApiContext extends BaseContext {
+export interface ApiContext extends OperatorContext {
   account: AccountState;
-  key: ApiKeyRecord;
 }
-export type OperatorContext = BaseContext;
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type RouteDef =
   | {
@@ -77,14 +73,13 @@ export class Router {
   private readonly routes: CompiledRoute[];
 
   constructor(defs: readonly RouteDef[]) {
-    const isParam = (s: string) => s.startsWith('{') && s.endsWith('}');
-    this.routes = defs.map((def) => {
-      const segments = def.path.split('/').slice(1);
-      const faultKey = `${def.method} /${segments.map((s) => (isParam(s) ? '{}' : s)).join('/')}`;
-      return { def, faultKey, segments };
-    });
+    this.routes = defs.map((def) => ({
+      def,
+      faultKey: normalizeRouteKey(`${def.method} ${def.path}`),
+      segments: def.path.split('/').slice(1),
+    }));
     // Static routes win over parameterised ones of the same shape.
-    const params = (r: CompiledRoute) => r.segments.filter(isParam).length;
+    const params = (r: CompiledRoute) => r.segments.filter((s) => s.startsWith('{')).length;
     this.routes.sort((a, b) => params(a) - params(b));
   }
 

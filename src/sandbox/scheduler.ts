@@ -7,15 +7,14 @@ import type { VirtualClock } from './clock.js';
 
 interface Task {
   readonly at: number;
-  readonly seq: number;
   readonly run: () => void;
 }
 
 const MAX_TIMER_MS = 2_147_483_647;
 
 export class Scheduler {
-  private heap: Task[] = [];
-  private seq = 0;
+  /** By due time; tasks due at the same time in the order they were scheduled. */
+  private queue: Task[] = [];
   private timer: NodeJS.Timeout | undefined;
   private armedFor = Number.POSITIVE_INFINITY;
   private running = false;
@@ -27,7 +26,14 @@ export class Scheduler {
   ) {}
 
   at(at: number, run: () => void): void {
-    this.push({ at, seq: this.seq++, run });
+    let lo = 0;
+    let hi = this.queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.queue[mid] as Task).at <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    this.queue.splice(lo, 0, { at, run });
     if (!this.running) this.arm();
   }
 
@@ -40,7 +46,7 @@ export class Scheduler {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('advanceMs must be a non-negative number');
     const target = this.clock.now() + ms;
     for (;;) {
-      const top = this.heap[0];
+      const top = this.queue[0];
       if (!top || top.at > target || this.closed) break;
       const step = top.at - this.clock.now();
       if (step > 0) this.clock.advance(step);
@@ -61,9 +67,9 @@ export class Scheduler {
     this.running = true;
     try {
       for (;;) {
-        const top = this.heap[0];
+        const top = this.queue[0];
         if (!top || top.at > this.clock.now()) break;
-        this.pop();
+        this.queue.shift();
         try {
           top.run();
         } catch (error) {
@@ -79,7 +85,7 @@ export class Scheduler {
   close(): void {
     this.closed = true;
     this.disarm();
-    this.heap = [];
+    this.queue = [];
   }
 
   private disarm(): void {
@@ -90,7 +96,7 @@ export class Scheduler {
 
   private arm(): void {
     if (this.closed) return;
-    const top = this.heap[0];
+    const top = this.queue[0];
     if (!top) return;
     // Re-arming on every schedule would churn timers on the hot path; only an earlier task needs it.
     if (this.timer && top.at >= this.armedFor) return;
@@ -104,50 +110,5 @@ export class Scheduler {
     }, delay);
     // The HTTP server keeps the process alive; pending tasks alone must not.
     this.timer.unref();
-  }
-
-  private less(a: Task, b: Task): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  private push(task: Task): void {
-    const h = this.heap;
-    h.push(task);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      const parent = h[p] as Task;
-      if (!this.less(task, parent)) break;
-      h[i] = parent;
-      i = p;
-    }
-    h[i] = task;
-  }
-
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop();
-    if (!last || h.length === 0) return;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let smallest = last;
-      let at = -1;
-      const left = h[l];
-      const right = h[r];
-      if (left && this.less(left, smallest)) {
-        smallest = left;
-        at = l;
-      }
-      if (right && this.less(right, smallest)) {
-        smallest = right;
-        at = r;
-      }
-      if (at < 0) break;
-      h[i] = smallest;
-      i = at;
-    }
-    h[i] = last;
   }
 }

@@ -3,7 +3,7 @@
  * the request pipeline in the spec's order (faults, 401, suspended 403, 429, capability
  * 403, scope 403, handler), and the §7 error envelope with a request id on every response.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CAPABILITY_HINTS, capabilityFor, hasScope } from './auth.js';
 import {
@@ -17,46 +17,29 @@ import type { Core } from './context.js';
 import { ApiError, forbidden, validationError } from './errors.js';
 import type { FaultDecision } from './faults.js';
 import { hostRefusal, operatorRefusal } from './loopback.js';
-import type { AccountState, ApiKeyRecord } from './model.js';
+import type { AccountState } from './model.js';
 import { resolveRate, take } from './ratelimit.js';
 import type { CompiledRoute, Result, Router } from './router.js';
 import { hashKey } from './store.js';
 
-const EMPTY_QUERY = new URLSearchParams();
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-export interface SandboxServer {
-  server: Server;
-  /** Cancels held (`delay_after`) responses so close() never waits on them. */
-  dispose(): void;
-}
-
 /** `host`: the interface the server is bound to (the `Host` check of every route, loopback.ts). */
-export function createSandboxServer(core: Core, router: Router, host = '127.0.0.1'): SandboxServer {
+export function createSandboxServer(core: Core, router: Router, host: string) {
   const held = new Set<NodeJS.Timeout>();
   let counter = 0;
   const idPrefix = `req_${(core.seed >>> 0).toString(36)}_`;
 
   const send = (res: ServerResponse, requestId: string, result: Result): void => {
     if (res.destroyed || res.writableEnded) return;
-    if (result.html !== undefined) {
-      res.writeHead(result.status, {
-        'content-type': 'text/html; charset=utf-8',
-        'x-request-id': requestId,
-        ...result.headers,
-      });
-      res.end(result.html);
-      return;
-    }
-    const json = JSON.stringify(result.body);
-    const headers: Record<string, string | number> = {
-      'content-type': JSON_TYPE,
-      'content-length': Buffer.byteLength(json),
+    // The hosted pages answer HTML; everything else is JSON.
+    const html = result.html !== undefined;
+    const payload = result.html ?? JSON.stringify(result.body);
+    res.writeHead(result.status, {
+      'content-type': html ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(payload),
       'x-request-id': requestId,
-    };
-    if (result.headers) Object.assign(headers, result.headers);
-    res.writeHead(result.status, headers);
-    res.end(json);
+      ...result.headers,
+    });
+    res.end(payload);
   };
 
   const errorResult = (error: unknown, requestId: string): Result => {
@@ -134,7 +117,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
     req: IncomingMessage,
     path: string,
     requestId: string,
-  ): { account: AccountState; key: ApiKeyRecord } | { refusal: Result } => {
+  ): { account: AccountState } | { refusal: Result } => {
     const fail = (error: ApiError) => ({ refusal: errorResult(error, requestId) });
     const header = req.headers['x-api-key'];
     if (typeof header !== 'string' || header === '') {
@@ -165,7 +148,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
     if (!hasScope(key.scopes, scope)) {
       return fail(forbidden(`This API key lacks the ${scope} scope`, { requiredScope: scope }));
     }
-    return { account, key };
+    return { account };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -175,7 +158,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    const query = q < 0 ? EMPTY_QUERY : new URLSearchParams(url.slice(q + 1));
+    const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
     const finish = (result: Result) => {
       send(res, requestId, result);
       core.log(`${method} ${path} ${result.status} ${Date.now() - started}ms`);
@@ -209,7 +192,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
         });
         if (refusal) return refuse(errorResult(forbidden(refusal), requestId));
         const body = hasBody ? await readBody(req) : undefined;
-        return finish(await def.handler({ core, method, path, params, query, body, requestId }));
+        return finish(await def.handler({ core, params, query, body }));
       }
 
       const decision = core.faults.decide(route.faultKey);
@@ -221,7 +204,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
       const body = hasBody ? await readBody(req) : undefined;
       let result: Result;
       try {
-        result = await def.handler({ core, method, path, params, query, body, requestId, ...auth });
+        result = await def.handler({ core, params, query, body, account: auth.account });
       } catch (error) {
         result = errorResult(error, requestId);
       }
@@ -251,6 +234,7 @@ export function createSandboxServer(core: Core, router: Router, host = '127.0.0.
   server.keepAliveTimeout = 5_000;
   return {
     server,
+    /** Cancels held (`delay_after`) responses so close() never waits on them. */
     dispose() {
       for (const t of held) clearTimeout(t);
       held.clear();

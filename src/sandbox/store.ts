@@ -3,13 +3,13 @@
  * creation order. The rules that change the records live in the flow modules.
  */
 import { hash } from 'node:crypto';
+import type { Surface } from '../schemas/common.js';
 import { SCOPES } from '../schemas/scopes.js';
 import { DEFAULT_MARKUP_PERCENT } from './choices.js';
 import type { VirtualClock } from './clock.js';
 import type {
   AccountState,
   ApiKeyRecord,
-  Capability,
   DeliveryState,
   DepositState,
   LedgerEntry,
@@ -17,7 +17,7 @@ import type {
   RefundState,
 } from './model.js';
 import { round2 } from './model.js';
-import type { IdFactory } from './random.js';
+import type { Random } from './random.js';
 
 /** SHA-256 of a key, hex: the one-shot `crypto.hash` (Node 20.12+) is cheap enough for every request. */
 export function hashKey(apiKey: string): string {
@@ -26,7 +26,7 @@ export function hashKey(apiKey: string): string {
 
 export interface NewAccount {
   tier: string;
-  capabilities: readonly Capability[];
+  capabilities: readonly Surface[];
   balanceUsd: number;
   scopes?: string[] | null;
   status?: AccountState['status'];
@@ -57,12 +57,11 @@ export class Store {
   readonly payOutcomes = new Map<string, string>();
 
   constructor(
-    readonly ids: IdFactory,
+    readonly ids: Random,
     private readonly clock: VirtualClock,
   ) {}
 
   createAccount(input: NewAccount): { account: AccountState; apiKey: string } {
-    const now = this.clock.now();
     const userId = this.ids.id('usr_', 16);
     const account: AccountState = {
       userId,
@@ -76,7 +75,6 @@ export class Store {
       balance: 0,
       markupPercent: DEFAULT_MARKUP_PERCENT,
       webhook: null,
-      createdAt: now,
       rebatesCredited: new Set(),
       bucket: null,
     };
@@ -88,18 +86,14 @@ export class Store {
     this.ledger.set(userId, []);
     this.deliveries.set(userId, []);
     if (input.balanceUsd > 0) this.move(account, 'initial', input.balanceUsd, {});
-    // Spec §5 rule 4: "Default scopes for a new key are all eight scopes in the table."
-    const apiKey = this.issueKey(
-      userId,
-      input.scopes === undefined ? [...SCOPES] : input.scopes,
-      input.apiKey,
-    );
+    const apiKey = this.issueKey(userId, input.scopes, input.apiKey);
     return { account, apiKey };
   }
 
-  issueKey(userId: string, scopes: string[] | null, explicit?: string): string {
+  /** Spec §5 rule 4: "Default scopes for a new key are all eight scopes in the table." */
+  issueKey(userId: string, scopes: string[] | null = [...SCOPES], explicit?: string): string {
     const apiKey = explicit ?? this.ids.token('gc_sandbox_', 32);
-    this.keys.set(hashKey(apiKey), { hash: hashKey(apiKey), userId, scopes, createdAt: this.clock.now() });
+    this.keys.set(hashKey(apiKey), { userId, scopes });
     return apiKey;
   }
 

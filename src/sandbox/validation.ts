@@ -15,7 +15,7 @@ import { CreateCheckoutRequest, CreateOrderRequest, OrderLineRequest } from '../
 import { checkGrid } from '../sku-grid.js';
 import { REASONS } from './choices.js';
 import type { Core } from './context.js';
-import { isAssignedCountry } from './countries.js';
+import { ISO_3166_ALPHA2 } from './countries.js';
 import { ApiError, fromZod, validationError } from './errors.js';
 
 const Line = OrderLineRequest.extend({ amount: z.number().positive() });
@@ -26,7 +26,6 @@ export const B2bOrderBody = CreateOrderRequest.extend({
   items: Items,
   callbackUrl: z.string().min(1).optional(),
 });
-export type B2bOrderBody = z.infer<typeof B2bOrderBody>;
 
 /**
  * `POST /retailer/v1/checkouts`: customerCountry is an assigned ISO 3166-1 alpha-2 code in
@@ -37,14 +36,13 @@ export const CheckoutBody = CreateCheckoutRequest.extend({
   customerCountry: z
     .string()
     .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code (2 upper-case letters)')
-    .refine(isAssignedCountry, 'is not an assigned ISO 3166-1 alpha-2 country code')
+    .refine((c) => ISO_3166_ALPHA2.has(c), 'is not an assigned ISO 3166-1 alpha-2 country code')
     .optional(),
   callbackUrl: z.string().min(1).optional(),
   payment: z
     .object({ paymentMethodId: z.string().min(1), payCurrency: z.string().min(1).optional() })
     .optional(),
 });
-export type CheckoutBody = z.infer<typeof CheckoutBody>;
 
 export function parse<T extends z.ZodType>(
   schema: T,

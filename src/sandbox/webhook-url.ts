@@ -79,20 +79,19 @@ export function isPublicAddress(address: string): boolean {
   return family !== 0 && !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** The URL's hostname, lower case, brackets and a trailing root dot (`localhost.`) removed. */
-function hostOf(url: URL): string {
-  return url.hostname
-    .toLowerCase()
-    .replace(/^\[|\]$/g, '')
-    .replace(/\.$/, '');
-}
-
 /**
- * The checks on the URL as written. Returns the problem, or null when it passes. `allowHttp`
- * (`--allow-http-webhooks`) lets literal loopback receivers in (http or https); a name that
- * merely resolves to loopback is not one of them.
+ * The problem with a webhook or callback URL, or null when it passes: first the URL as
+ * written, then DNS. Every address must be public (one private address among public ones
+ * is enough to reach an internal host); a name that does not resolve is rejected
+ * (choices.ts UNRESOLVABLE_WEBHOOK_HOST). `allowHttp` (`--allow-http-webhooks`) lets
+ * literal loopback receivers in (http or https); a name that merely resolves to loopback
+ * is not one of them.
  */
-export function webhookUrlProblem(raw: string, allowHttp: boolean): string | null {
+export async function checkWebhookUrl(
+  raw: string,
+  allowHttp: boolean,
+  lookupHost: LookupHost,
+): Promise<string | null> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -101,7 +100,11 @@ export function webhookUrlProblem(raw: string, allowHttp: boolean): string | nul
   }
   // Credentials would be sent to the receiver and logged with the URL; no public hook needs them.
   if (url.username !== '' || url.password !== '') return 'must not carry user:password@ credentials';
-  const host = hostOf(url);
+  // Lower case, brackets and a trailing root dot (`localhost.`) removed.
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https';
   if (allowHttp && isLoopbackHostname(host)) return null;
   if (url.protocol !== 'https:') return 'must use https';
@@ -109,23 +112,6 @@ export function webhookUrlProblem(raw: string, allowHttp: boolean): string | nul
   if (isIP(host) !== 0) return 'IP addresses are not allowed';
   if (!host.includes('.') || INTERNAL_SUFFIXES.some((s) => host.endsWith(s)))
     return 'internal hostnames are not allowed';
-  return null;
-}
-
-/**
- * The full check: `webhookUrlProblem`, then DNS. Every address must be public (one private
- * address among public ones is enough to reach an internal host). A name that does not
- * resolve is rejected (choices.ts UNRESOLVABLE_WEBHOOK_HOST).
- */
-export async function checkWebhookUrl(
-  raw: string,
-  allowHttp: boolean,
-  lookupHost: LookupHost,
-): Promise<string | null> {
-  const problem = webhookUrlProblem(raw, allowHttp);
-  if (problem) return problem;
-  const host = hostOf(new URL(raw));
-  if (allowHttp && isLoopbackHostname(host)) return null;
   let addresses: string[];
   try {
     addresses = await lookupHost(host);

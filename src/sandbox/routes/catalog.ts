@@ -5,11 +5,11 @@ import { discountPercent } from '../limits.js';
 import { methodsFor } from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
 
-/** The catalog priced at the current rates (`minCost` converts the face value: pricing.ts). */
+/** The catalog priced at the current rates (`minCost` converts the face value: rates.ts `price`). */
 function priced(core: Core, discount: number | null) {
   const now = core.clock.now();
   return {
-    products: core.catalog.list(discount, core.rates.at(now).rates, (v, c) => core.rates.round(v, c)),
+    products: core.catalog.list(discount, core.rates.at(now).rates),
     ratesUpdatedAt: core.rates.updatedAt(now),
   };
 }

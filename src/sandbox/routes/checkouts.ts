@@ -4,35 +4,33 @@
  * daily caps, expiry when never paid.
  */
 import { ORDER_STATUSES } from '../../schemas/orders.js';
-import { Catalog } from '../catalog.js';
-import { CRYPTO_INVOICE_TTL_MS, DEFAULT_PAYMENT_CURRENCY, REASONS } from '../choices.js';
+import { CRYPTO_INVOICE_TTL_MS, DEFAULT_PAYMENT_CURRENCY } from '../choices.js';
 import { utcDayStart } from '../clock.js';
 import type { Core } from '../context.js';
-import { limitExceeded, validationError } from '../errors.js';
+import { limitExceeded } from '../errors.js';
 import { checkOrderShape, effectiveLimits } from '../limits.js';
 import type { AccountState, ItemState } from '../model.js';
 import { round2 } from '../model.js';
 import {
   checkBalance,
   createInvoice,
-  findMethod,
   invoiceCurrency,
   methodsFor,
   payWithBalance,
+  requireMethod,
   scheduleExpiry,
 } from '../payments.js';
-import { faceCurrency, unitPrice as priceOf } from '../pricing.js';
+import { faceCurrency } from '../rates.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { CheckoutBody, listQuerySchema, paginate, parse, parseQuery, resolveLines } from '../validation.js';
 import { checkoutSummaryView, checkoutView, invoiceView } from '../views.js';
 import {
-  checkCallbackUrl,
+  earlierOrder,
   freeze,
   newItem,
   newOrder,
   paymentCurrencyOf,
   ratesOrThrow,
-  replay,
   requireOrder,
 } from './common.js';
 
@@ -66,21 +64,10 @@ function checkCaps(core: Core, account: AccountState): void {
 export const checkoutRoutes: RouteDef[] = [
   api('POST', '/retailer/v1/checkouts', 'orders:create', async ({ core, account, body }) => {
     const input = parse(CheckoutBody, body);
-    const replayed = () => {
-      const existing = replay(core, account, input.externalRef, 'retailer');
-      if (!existing) return undefined;
-      return ok(
-        checkoutView(core, existing, { methods: methodsFor(core, existing.totalUsd, 'checkout') }),
-        200,
-      );
-    };
-    const earlier = replayed();
-    if (earlier) return earlier;
-    if (input.callbackUrl !== undefined) {
-      await checkCallbackUrl(core, input.callbackUrl);
-      // The lookup yielded: a twin request with this externalRef may have created it meanwhile.
-      const meanwhile = replayed();
-      if (meanwhile) return meanwhile;
+    const existing = await earlierOrder(core, account, input, 'retailer');
+    if (existing) {
+      const methods = methodsFor(core, existing.totalUsd, 'checkout');
+      return ok(checkoutView(core, existing, { methods }), 200);
     }
     const country = input.customerCountry ?? null;
     const paymentCurrency = paymentCurrencyOf(core, input.paymentCurrency ?? DEFAULT_PAYMENT_CURRENCY);
@@ -92,13 +79,9 @@ export const checkoutRoutes: RouteDef[] = [
         requested: markupPercent,
       });
     }
-    const method = input.payment ? findMethod(core, input.payment.paymentMethodId) : undefined;
-    if (input.payment && !method) {
-      throw validationError(`Unknown payment method ${input.payment.paymentMethodId}`, {
-        field: 'payment.paymentMethodId',
-        reason: REASONS.invalid,
-      });
-    }
+    const method = input.payment
+      ? requireMethod(core, input.payment.paymentMethodId, 'payment.paymentMethodId')
+      : undefined;
     const current = ratesOrThrow(core);
     const rates = freeze(current, [
       paymentCurrency,
@@ -111,14 +94,7 @@ export const checkoutRoutes: RouteDef[] = [
     let markupUsd = 0;
     const items: ItemState[] = lines.map((l) => {
       // The denomination is in productCurrency; the checkout is priced in its paymentCurrency.
-      const unitPrice = priceOf(
-        rates,
-        l.product,
-        l.amount,
-        Catalog.factor(null),
-        (v, c) => core.rates.round(v, c),
-        paymentCurrency,
-      );
+      const unitPrice = core.rates.price(rates, l.product, l.amount, null, paymentCurrency);
       const unitMarkup = core.rates.round((unitPrice * markupPercent) / 100, paymentCurrency);
       total += (unitPrice + unitMarkup) * l.quantity;
       markupUsd += (unitMarkup / payRate) * l.quantity;

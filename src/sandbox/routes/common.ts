@@ -2,10 +2,12 @@
  * Helpers shared by the route modules: ownership lookups, the externalRef replay, the
  * rates and currency guards, and the fields every new order starts with.
  */
+
+import type { Surface } from '../../schemas/common.js';
 import { REASONS } from '../choices.js';
 import type { Core } from '../context.js';
 import { ApiError, conflict, notFound, validationError } from '../errors.js';
-import type { AccountState, DepositState, ItemState, OrderState, SurfaceName } from '../model.js';
+import type { AccountState, DepositState, ItemState, OrderState } from '../model.js';
 import type { ResolvedLine } from '../validation.js';
 import { checkWebhookUrl } from '../webhook-url.js';
 
@@ -14,7 +16,7 @@ export function requireOrder(
   core: Core,
   account: AccountState,
   checkoutId: string,
-  surface: SurfaceName,
+  surface: Surface,
 ): OrderState {
   const order = core.store.orders.get(checkoutId);
   if (!order || order.userId !== account.userId || order.surface !== surface) {
@@ -35,11 +37,11 @@ export function requireDeposit(
 }
 
 /** Spec §1 rule 10: same surface -> the existing order (a 200 replay); other surface -> 409. */
-export function replay(
+function replay(
   core: Core,
   account: AccountState,
   externalRef: string | undefined,
-  surface: SurfaceName,
+  surface: Surface,
 ): OrderState | undefined {
   if (externalRef === undefined) return undefined;
   const existing = core.store.refs.get(account.userId)?.get(externalRef);
@@ -54,19 +56,27 @@ export function replay(
   return existing;
 }
 
-/**
- * Spec §4 `callbackUrl`: "https with a public hostname". It awaits a DNS lookup, so callers
- * check their externalRef replay again afterwards (a twin request may have created it).
- */
-export async function checkCallbackUrl(core: Core, url: string): Promise<void> {
+/** Spec §6 rule 1, §4 `callbackUrl`: "https with a public hostname"; 400 naming `field`. */
+export async function checkPublicUrl(core: Core, url: string, field: string): Promise<void> {
   const problem = await checkWebhookUrl(url, core.allowHttpWebhooks, core.lookupHost);
-  if (problem) {
-    throw validationError(`callbackUrl ${problem}`, {
-      field: 'callbackUrl',
-      reason: REASONS.invalid,
-      problem,
-    });
-  }
+  if (problem) throw validationError(`${field} ${problem}`, { field, reason: REASONS.invalid, problem });
+}
+
+/**
+ * The order a create call replays, if any, after the `callbackUrl` check that comes before
+ * a new one. That check awaits a DNS lookup, so the replay is looked up again afterwards
+ * (a twin request may have created it).
+ */
+export async function earlierOrder(
+  core: Core,
+  account: AccountState,
+  input: { externalRef?: string | undefined; callbackUrl?: string | undefined },
+  surface: Surface,
+): Promise<OrderState | undefined> {
+  const existing = replay(core, account, input.externalRef, surface);
+  if (existing || input.callbackUrl === undefined) return existing;
+  await checkPublicUrl(core, input.callbackUrl, 'callbackUrl');
+  return replay(core, account, input.externalRef, surface);
 }
 
 /** A currency the payer may name, in its canonical spelling; 400 naming the field when there is no rate. */
@@ -109,7 +119,7 @@ export function newItem(
   line: ResolvedLine,
   now: number,
   price: { unitPrice: number; unitMarkup: number; unitMarkupUsd: number },
-  surface: SurfaceName,
+  surface: Surface,
 ): ItemState {
   return {
     id: core.store.ids.id('itm_', 20),

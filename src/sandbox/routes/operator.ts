@@ -195,7 +195,6 @@ function html(title: string, body: string): Result {
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   return {
     status: 200,
-    body: null,
     html: `<!doctype html><meta charset="utf-8"><title>${esc(title)}</title><h1>${esc(title)}</h1><p>${esc(body)}</p>`,
   };
 }
@@ -209,8 +208,7 @@ export const operatorRoutes: RouteDef[] = [
   operator('POST', '/_sandbox/accounts/{userId}/keys', ({ core, params, body }) => {
     const account = requireAccount(core, params.userId);
     const input = parse(z.object({ scopes: ScopeList.optional() }), body);
-    const scopes = input.scopes === undefined ? [...SCOPES] : input.scopes;
-    return ok({ apiKey: core.store.issueKey(account.userId, scopes) }, 201);
+    return ok({ apiKey: core.store.issueKey(account.userId, input.scopes) }, 201);
   }),
   operator('POST', '/_sandbox/accounts/{userId}/history', ({ core, params, body }) => {
     const account = requireAccount(core, params.userId);

@@ -3,17 +3,16 @@
  * idempotent on `externalRef`, frozen rates, asynchronous per-unit fulfillment.
  */
 import { CreateOrderRequest, ORDER_STATUSES } from '../../schemas/orders.js';
-import { Catalog } from '../catalog.js';
 import type { Core } from '../context.js';
 import { checkOrderShape, checkSpend, creditRebates, discountPercent } from '../limits.js';
 import type { AccountState, ItemState, OrderState } from '../model.js';
 import { round2 } from '../model.js';
 import { checkBalance, payWithBalance } from '../payments.js';
-import { faceCurrency, unitPrice } from '../pricing.js';
+import { faceCurrency } from '../rates.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { B2bOrderBody, listQuerySchema, paginate, parse, parseQuery, resolveLines } from '../validation.js';
 import { orderView } from '../views.js';
-import { checkCallbackUrl, freeze, newItem, newOrder, ratesOrThrow, replay, requireOrder } from './common.js';
+import { earlierOrder, freeze, newItem, newOrder, ratesOrThrow, requireOrder } from './common.js';
 
 /**
  * The body of `POST /b2b/orders` ("not shown" in the spec): the order, or in the
@@ -40,13 +39,8 @@ function ordersToList(core: Core, account: AccountState, externalRef: string | u
 export const orderRoutes: RouteDef[] = [
   api('POST', '/b2b/orders', 'orders:create', async ({ core, account, body }) => {
     const input = parse(B2bOrderBody, body);
-    const existing = replay(core, account, input.externalRef, 'b2b');
+    const existing = await earlierOrder(core, account, input, 'b2b');
     if (existing) return ok(createdView(core, existing), 200);
-    if (input.callbackUrl !== undefined) {
-      await checkCallbackUrl(core, input.callbackUrl);
-      const created = replay(core, account, input.externalRef, 'b2b');
-      if (created) return ok(createdView(core, created), 200);
-    }
     const lines = resolveLines(core, input.items, null);
     const current = ratesOrThrow(core);
     const rates = freeze(
@@ -55,12 +49,11 @@ export const orderRoutes: RouteDef[] = [
     );
     const now = core.clock.now();
     const discount = discountPercent(account);
-    const factor = Catalog.factor(discount);
     const checkoutId = core.store.ids.id('chk_', 20);
     let totalUsd = 0;
     const items: ItemState[] = lines.map((l) => {
-      // The denomination is in productCurrency, the price in costCurrency (pricing.ts).
-      const price = unitPrice(rates, l.product, l.amount, factor, (v, c) => core.rates.round(v, c));
+      // The denomination is in productCurrency, the price in costCurrency.
+      const price = core.rates.price(rates, l.product, l.amount, discount);
       totalUsd += (price * l.quantity) / (rates[l.product.costCurrency] as number);
       return newItem(core, l, now, { unitPrice: price, unitMarkup: 0, unitMarkupUsd: 0 }, 'b2b');
     });

@@ -1,8 +1,6 @@
 /** `POST /retailer/v1/checkouts/{id}/payment` (spec §4): invoice for the full remainder, re-quote, 409 race. */
 import { CreatePaymentRequest } from '../../schemas/orders.js';
-import { REASONS } from '../choices.js';
-import { validationError } from '../errors.js';
-import { findMethod, requestCheckoutPayment } from '../payments.js';
+import { requestCheckoutPayment, requireMethod } from '../payments.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { parse } from '../validation.js';
 import { invoiceView } from '../views.js';
@@ -16,13 +14,7 @@ export const paymentRoutes: RouteDef[] = [
     async ({ core, account, params, body }) => {
       const order = requireOrder(core, account, params.checkoutId ?? '', 'retailer');
       const input = parse(CreatePaymentRequest, body);
-      const method = findMethod(core, input.paymentMethodId);
-      if (!method) {
-        throw validationError(`Unknown payment method ${input.paymentMethodId}`, {
-          field: 'paymentMethodId',
-          reason: REASONS.invalid,
-        });
-      }
+      const method = requireMethod(core, input.paymentMethodId, 'paymentMethodId');
       const { payment, created } = await requestCheckoutPayment(
         core,
         account,

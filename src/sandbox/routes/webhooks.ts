@@ -6,15 +6,15 @@
 import * as z from 'zod';
 import { SECRET_ROTATION_OVERLAP_MS } from '../../schemas/common.js';
 import { EVENT_TYPES } from '../../schemas/webhooks.js';
-import { REASONS, WEBHOOK_CREATE_STATUS } from '../choices.js';
+import { WEBHOOK_CREATE_STATUS } from '../choices.js';
 import type { Core } from '../context.js';
-import { notFound, validationError } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { AccountState, WebhookEndpoint } from '../model.js';
 import { api, ok, type RouteDef } from '../router.js';
 import { parse } from '../validation.js';
 import { deliveryView, webhookConfigView } from '../views.js';
 import { ping } from '../webhook-delivery.js';
-import { checkWebhookUrl } from '../webhook-url.js';
+import { checkPublicUrl } from './common.js';
 
 const SetWebhookBody = z.object({
   url: z.string().min(1),
@@ -40,8 +40,7 @@ function requireWebhook(account: AccountState): WebhookEndpoint {
 export const webhookRoutes: RouteDef[] = [
   api('PUT', '/retailer/v1/webhook', 'orders:read', async ({ core, account, body }) => {
     const input = parse(SetWebhookBody, body);
-    const problem = await checkWebhookUrl(input.url, core.allowHttpWebhooks, core.lookupHost);
-    if (problem) throw validationError(`url ${problem}`, { field: 'url', reason: REASONS.invalid, problem });
+    await checkPublicUrl(core, input.url, 'url');
     const now = core.clock.now();
     const events = input.events ?? null;
     if (account.webhook) {
