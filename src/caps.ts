@@ -4,12 +4,10 @@
  * monthly spend caps in USD over UTC days and months). One function for the bulk dry run
  * (src/bulk/report.ts) and `giftcodes account`, so both show the same figures. Pure.
  */
+import type { Usage } from './schemas/account.js';
 
 /** A usage window as the account record reports it (`usage.daily`, `usage.monthly`). */
-export interface SpendWindow {
-  spentUsd: number;
-  capUsd?: number | null;
-}
+type SpendWindow = NonNullable<Usage['daily']>;
 
 /**
  * USD the window still allows: its cap (from the usage record, else from `limits`) minus

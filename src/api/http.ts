@@ -62,7 +62,6 @@ export interface HttpClientOptions {
   debug?: (line: string) => void;
   /** Ctrl-C: aborts the request in flight and any backoff wait. */
   signal?: AbortSignal;
-  dispatcher?: Dispatcher;
   /**
    * When the run-wide budget is spent, throw RetryBudgetSpentError (exit 4) instead of
    * the last failure. The bulk engine turns it off: it records such orders as unknown
@@ -159,16 +158,16 @@ function requestSignal(
 export class HttpClient {
   private readonly options: HttpClientOptions;
   private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
   readonly budget: RetryBudget;
 
   constructor(options: HttpClientOptions) {
     this.options = options;
     this.budget = options.budget ?? new RetryBudget(DEFAULT_RETRY_BUDGET);
-    this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 16, pipelining: 1 });
+    this.dispatcher = new Agent({
+      keepAliveTimeout: 10_000,
+      connections: options.connections ?? 16,
+      pipelining: 1,
+    });
   }
 
   get baseUrl(): string {
@@ -176,7 +175,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    await this.dispatcher.close();
   }
 
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {
