@@ -127,8 +127,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * `timeoutMs`, and letting go of both once the request is over (`dispose`). Not
  * `AbortSignal.any([signal, AbortSignal.timeout(ms)])`: on Node 20 every `any()` over a
  * long-lived signal stays among that signal's dependants (nodejs/node#55351), so a bulk
- * run of 400,000 requests grew by tens of MB; here the listener and the timer go away
- * with the request.
+ * run's memory would grow with its requests.
  */
 function requestSignal(
   parent: AbortSignal | undefined,

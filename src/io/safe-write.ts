@@ -27,9 +27,9 @@ import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FileWriteError, UnsafeFileError } from '../errors.js';
 
-// Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+/** A new file, never an existing one nor through a link (Windows has no O_NOFOLLOW: 0 there). */
+export const CREATE_NEW =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 /** How files are opened: node's `open`, or a test's wrapper that returns failing handles. */
 export interface FileOps {
