@@ -2,14 +2,12 @@
  * The spend caps as "what can still be bought": what each window leaves, the smaller of
  * that and the balance, and when each window starts again (spec section 8: daily and
  * monthly spend caps in USD over UTC days and months). One function for the bulk dry run
- * (src/bulk/report.ts) and `giftcodes account`, so both show the same figures. Pure.
+ * (src/bulk/report/report.ts) and `giftcodes account`, so both show the same figures. Pure.
  */
+import type { Usage } from './schemas/account.js';
 
 /** A usage window as the account record reports it (`usage.daily`, `usage.monthly`). */
-export interface SpendWindow {
-  spentUsd: number;
-  capUsd?: number | null;
-}
+type SpendWindow = NonNullable<Usage['daily']>;
 
 /**
  * USD the window still allows: its cap (from the usage record, else from `limits`) minus

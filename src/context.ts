@@ -5,7 +5,7 @@
  * be replaced in tests.
  */
 import type { HttpClient, HttpClientOptions, RetryInfo } from './api/http.js';
-import type { RetryBudget, RetryPolicy } from './api/retry.js';
+import type { RetryBudget } from './api/retry.js';
 import {
   assertSafeTransport,
   DEFAULT_TIMEOUT_MS,
@@ -36,22 +36,18 @@ export interface GlobalOptions extends GlobalFlags {
   debug?: boolean;
 }
 
-export interface HttpOverrides {
+/** What a command may set on its client beyond the settings (bulk runs tune retries and pacing). */
+export type HttpOverrides = Pick<
+  HttpClientOptions,
+  'stopWhenBudgetSpent' | 'connections' | 'retryPolicy' | 'onRetry' | 'budget' | 'onResponse' | 'rateLimited'
+> & {
   /**
    * Another service than the settings' (the demo's in-process sandbox). `keyIsPublic`: its
    * key is a throwaway the command prints on purpose (as `giftcodes sandbox` does), so the
    * output guard does not mask it.
    */
   target?: { baseUrl: string; apiKey: string; keyIsPublic?: boolean };
-  stopWhenBudgetSpent?: boolean;
-  connections?: number;
-  /** A run-specific schedule (bulk runs tune attempts and delays to their own pacing). */
-  retryPolicy?: RetryPolicy;
-  onRetry?: (info: RetryInfo) => void;
-  budget?: RetryBudget;
-  onResponse?: HttpClientOptions['onResponse'];
-  rateLimited?: HttpClientOptions['rateLimited'];
-}
+};
 
 /**
  * Knobs only tests turn: quicker retries and reads in a bulk run, a slower demo sandbox.

@@ -62,7 +62,6 @@ export interface HttpClientOptions {
   debug?: (line: string) => void;
   /** Ctrl-C: aborts the request in flight and any backoff wait. */
   signal?: AbortSignal;
-  dispatcher?: Dispatcher;
   /**
    * When the run-wide budget is spent, throw RetryBudgetSpentError (exit 4) instead of
    * the last failure. The bulk engine turns it off: it records such orders as unknown
@@ -128,8 +127,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * `timeoutMs`, and letting go of both once the request is over (`dispose`). Not
  * `AbortSignal.any([signal, AbortSignal.timeout(ms)])`: on Node 20 every `any()` over a
  * long-lived signal stays among that signal's dependants (nodejs/node#55351), so a bulk
- * run of 400,000 requests grew by tens of MB; here the listener and the timer go away
- * with the request.
+ * run's memory would grow with its requests.
  */
 function requestSignal(
   parent: AbortSignal | undefined,
@@ -159,16 +157,16 @@ function requestSignal(
 export class HttpClient {
   private readonly options: HttpClientOptions;
   private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
   readonly budget: RetryBudget;
 
   constructor(options: HttpClientOptions) {
     this.options = options;
     this.budget = options.budget ?? new RetryBudget(DEFAULT_RETRY_BUDGET);
-    this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher =
-      options.dispatcher ??
-      new Agent({ keepAliveTimeout: 10_000, connections: options.connections ?? 16, pipelining: 1 });
+    this.dispatcher = new Agent({
+      keepAliveTimeout: 10_000,
+      connections: options.connections ?? 16,
+      pipelining: 1,
+    });
   }
 
   get baseUrl(): string {
@@ -176,7 +174,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close();
+    await this.dispatcher.close();
   }
 
   async request<T = unknown>(opts: RequestOptions<T>): Promise<ApiResponse<T>> {

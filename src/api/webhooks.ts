@@ -7,20 +7,15 @@ import { isApiError, UnexpectedResponseError } from '../errors.js';
 import { DeliveryLog, type DeliveryLogEntry, WebhookConfig, WebhookTestResult } from '../schemas/webhooks.js';
 import type { ApiResponse, HttpClient } from './http.js';
 import { parseResponse } from './parse.js';
-import { isRecord } from './shapes.js';
+import { isRecord, unwrapObject } from './shapes.js';
 
 const BASE = '/retailer/v1/webhook';
 const WRAPPERS = ['webhook', 'data', 'endpoint', 'config'] as const;
 
-/** The object carrying `key`, at the top level or under one wrapper. */
+/** The object carrying the string `key`, at the top level or under one wrapper. */
 function findRecord(body: unknown, key: string): Record<string, unknown> | undefined {
-  if (!isRecord(body)) return undefined;
-  if (key in body) return body;
-  for (const wrapper of WRAPPERS) {
-    const inner = body[wrapper];
-    if (isRecord(inner) && key in inner) return inner;
-  }
-  return undefined;
+  const found = unwrapObject(body, key, WRAPPERS);
+  return found.ok ? found.value : undefined;
 }
 
 function parseConfig(res: ApiResponse<unknown>, what: string): WebhookConfig {

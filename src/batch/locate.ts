@@ -57,7 +57,7 @@ export interface LocateOptions {
   /** The journal, when it is not beside the codes file. */
   journal?: string;
   batch?: string;
-  copies?: JournalCopies;
+  copies: JournalCopies;
 }
 
 /**
@@ -78,13 +78,9 @@ export interface JournalCopies {
  * journal-files.ts) describes orders this run cannot see: refused, naming both, before any
  * request (as `order bulk` refuses to resume it). Journals without a fingerprint pass.
  */
-export function assertSameAccount(
-  journal: JournalState,
-  journalPath: string,
-  current: JournalCopies | undefined,
-): void {
+export function assertSameAccount(journal: JournalState, journalPath: string, current: JournalCopies): void {
   const header = journal.batch;
-  if (!header?.account || !current?.account || header.account === current.account) return;
+  if (!header?.account || !current.account || header.account === current.account) return;
   const boughtAt = header.baseUrl ?? '(a base URL this journal does not record)';
   const sameUrl = header.baseUrl !== undefined && header.baseUrl === current.baseUrl;
   const what = sameUrl ? `${boughtAt} with another API key` : boughtAt;
@@ -220,7 +216,6 @@ async function fromCopy(
   batch: string,
   notice: (line: string) => void,
 ): Promise<BatchTarget | undefined> {
-  if (!opts.copies) return undefined;
   const journalPath = journalCopyPathFor(opts.copies.stateDir, opts.copies.account, batch);
   const read = await readBatch(journalPath);
   if (!read || read.state.batch?.batch !== batch) return undefined;

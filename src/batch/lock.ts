@@ -1,7 +1,7 @@
 /**
  * The locks a command that refunds for a batch holds: the very ones `order bulk` holds
- * (src/bulk/lock.ts), so that no two runs that spend or refund for one batch overlap
- * (issue 21). Two `refund batch` runs at once would each send every refund, and the
+ * (src/bulk/store/lock.ts), so that no two runs that spend or refund for one batch
+ * overlap. Two `refund batch` runs at once would each send every refund, and the
  * spec gives refunds no idempotency key: what the service does with the second is not
  * shown.
  *

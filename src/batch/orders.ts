@@ -15,11 +15,10 @@ import type { BatchOrder } from './locate.js';
 /** A codes-file row whose row number may be unknown (null: an empty cell). */
 export type ExportRecord = Omit<OutputRecord, 'row'> & { row: number | null };
 
-/** Reads every order of the batch that has a checkoutId, `concurrency` at a time. */
+/** Reads every order of the batch that has a checkoutId, four at a time. */
 export async function fetchOrders(
   http: HttpClient,
   orders: readonly BatchOrder[],
-  concurrency = 4,
 ): Promise<Map<string, Order>> {
   const ids = orders.map((o) => o.checkoutId).filter((id): id is string => id !== undefined);
   const fetched = new Map<string, Order>();
@@ -30,7 +29,7 @@ export async function fetchOrders(
       fetched.set(id, (await getOrder(http, id)).data);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(4, ids.length) }, worker));
   return fetched;
 }
 

@@ -5,11 +5,11 @@
  *
  * The plan is not re-made under today's limits (they may have changed since): it is read
  * back from the orders themselves. The planner cuts the rows, in file order, into orders
- * (src/bulk/plan.ts: the anchor's one unit of row 1, then contiguous runs, a row split
+ * (src/bulk/plan/plan.ts: the anchor's one unit of row 1, then contiguous runs, a row split
  * across lines and orders when needed), and each order's items are its lines in order. So
  * walking the account's orders in plan order (their refs' order) and their items against
  * the rows gives every line's row and first unit. Each result is proved by the ref itself,
- * which ends in a hash of exactly those lines (src/bulk/refs.ts): a line set that hashes
+ * which ends in a hash of exactly those lines (src/bulk/plan/refs.ts): a line set that hashes
  * to the ref is the one planned. An order missing from the account (refused, never sent)
  * leaves a gap, found by looking further along the rows for the next order's hash.
  */

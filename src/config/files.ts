@@ -3,7 +3,7 @@
  * anything reads them, and what to say when they cannot be read.
  *
  * The file decides where the API key goes (its profile's base URL), so it gets the state
- * folder's rules (bulk/store/safe-files.ts), checked before conf reads a byte and so
+ * folder's rules (bulk/store/files.ts), checked before conf reads a byte and so
  * before any key is sent:
  * - the folder: a link, not a folder, or another user's is refused; one others may enter
  *   is narrowed to 0700 (a shared folder with the sticky bit, such as /tmp, is refused

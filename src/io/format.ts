@@ -22,10 +22,10 @@ const UNKNOWN_CRYPTO_DIGITS = 8;
 /**
  * ISO 4217 codes and their minor units, as Node 20's ICU (78) has them: the table
  * `Intl.supportedValuesOf('currency')` and `Intl.NumberFormat(...).resolvedOptions()`
- * gave, written out because asking Intl initialises ICU's number formatting, 10-25 ms of
- * every command that shows money (issue 25). test/unit/format.test.ts checks the table
- * against this Node's Intl, so an ICU that adds or changes a currency fails a test
- * instead of changing output. Every code not listed under 0 or 3 has 2.
+ * gave, written out because asking Intl initialises ICU's number formatting at start-up.
+ * test/unit/format.test.ts checks the table against this Node's Intl, so an ICU that adds
+ * or changes a currency fails a test instead of changing output. Every code not listed
+ * under 0 or 3 has 2.
  */
 const ISO_CODES =
   'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HRK HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XCG XDR XOF XPF XSU YER ZAR ZMW ZWG ZWL';

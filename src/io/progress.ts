@@ -1,7 +1,7 @@
 /**
  * Progress on stderr. On a TTY an ora spinner; without one nothing animates: a script's
  * log gets the final outcome lines and, when the caller hands its clock, the progress text
- * as one line at most every `everyMs` (10 s), so a long run is never silent yet the log
+ * as one line at most every `SCRIPT_PROGRESS_MS` (10 s), so a long run is never silent yet the log
  * stays short.
  */
 import { type IO, shown } from './streams.js';
@@ -21,7 +21,6 @@ export const SCRIPT_PROGRESS_MS = 10_000;
 export interface ProgressOptions {
   /** The run's clock (injected): without it a script gets no progress lines. */
   now?: () => number;
-  everyMs?: number;
 }
 
 export async function startProgress(io: IO, text: string, opts: ProgressOptions = {}): Promise<Progress> {
@@ -29,13 +28,12 @@ export async function startProgress(io: IO, text: string, opts: ProgressOptions 
   const safe = (t: string) => shown(io, t, { newlines: false });
   if (!io.stderrIsTTY) {
     const { now } = opts;
-    const every = opts.everyMs ?? SCRIPT_PROGRESS_MS;
     let last = now?.() ?? 0;
     return {
       update: (t) => {
         if (!now) return;
         const at = now();
-        if (at - last < every) return;
+        if (at - last < SCRIPT_PROGRESS_MS) return;
         last = at;
         io.stderr.write(`${safe(t)}\n`);
       },

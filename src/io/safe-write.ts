@@ -2,7 +2,7 @@
  * The one way the CLI creates or replaces a file: the content goes to a temporary file
  * in the target's folder (so the rename is atomic) under an unguessable name, created
  * O_EXCL|O_NOFOLLOW (a link or a file planted at that name is never written through or
- * reused), mode 0600 by default (set on the descriptor: the umask does not widen it),
+ * reused), mode 0600 (set on the descriptor: the umask does not widen it),
  * written whole (a short write is continued; a failing one is a `FileWriteError` naming
  * the file), fsync'd, checked for its size, renamed over the target (a link at the
  * target is replaced, its own target never touched), and the folder fsync'd.
@@ -27,9 +27,9 @@ import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FileWriteError, UnsafeFileError } from '../errors.js';
 
-// Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway.
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+/** A new file, never an existing one nor through a link (Windows has no O_NOFOLLOW: 0 there). */
+export const CREATE_NEW =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 /** How files are opened: node's `open`, or a test's wrapper that returns failing handles. */
 export interface FileOps {
@@ -97,9 +97,10 @@ function tempFailure(temp: string, error: unknown): Error {
   return writeFailure(temp, error);
 }
 
+/** Every file the CLI replaces holds codes or keys, or sits beside those that do. */
+const MODE = 0o600;
+
 export interface AtomicWriteOptions {
-  /** Default 0600: most of what the CLI writes holds codes or keys. */
-  mode?: number;
   /** Runs once the temporary file is durable and before it replaces the target. */
   beforeRename?(sha256: string): Promise<void>;
   randomHex?(): string;
@@ -123,11 +124,10 @@ export async function writeFileAtomic(
   chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
   opts: AtomicWriteOptions = {},
 ): Promise<{ sha256: string; bytes: number }> {
-  const mode = opts.mode ?? 0o600;
   const temp = tempPathFor(path, opts.randomHex);
   let handle: FileHandle;
   try {
-    handle = await (opts.ops ?? nodeFileOps).open(temp, CREATE_NEW, mode);
+    handle = await (opts.ops ?? nodeFileOps).open(temp, CREATE_NEW, MODE);
   } catch (error) {
     throw tempFailure(temp, error);
   }
@@ -135,7 +135,7 @@ export async function writeFileAtomic(
   let bytes = 0;
   try {
     try {
-      await handle.chmod(mode);
+      await handle.chmod(MODE);
       for await (const chunk of chunks) {
         hash.update(chunk);
         bytes += await writeAll(handle, chunk, path);
@@ -166,20 +166,19 @@ export async function writeFileAtomic(
 export function writeFileAtomicSync(
   path: string,
   data: string | Uint8Array,
-  opts: { mode?: number; randomHex?(): string } = {},
+  opts: { randomHex?(): string } = {},
 ): void {
-  const mode = opts.mode ?? 0o600;
   const temp = tempPathFor(path, opts.randomHex);
   let fd: number;
   try {
-    fd = openSync(temp, CREATE_NEW, mode);
+    fd = openSync(temp, CREATE_NEW, MODE);
   } catch (error) {
     throw tempFailure(temp, error);
   }
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   try {
     try {
-      if (process.platform !== 'win32') fchmodSync(fd, mode);
+      if (process.platform !== 'win32') fchmodSync(fd, MODE);
       let done = 0;
       while (done < bytes.length) {
         const written = writeSync(fd, bytes, done, bytes.length - done, done);

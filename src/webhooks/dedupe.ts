@@ -1,9 +1,8 @@
 /**
- * The listener's memory of delivery ids, for de-duplication. An id is whatever the
- * sender put in the header or body, so it can be hundreds of kilobytes: keeping the
- * ids themselves let 3,000 requests grow the listener by a gigabyte. Each id is kept
- * as its SHA-256 digest instead (a fixed 44 base64 characters), so the memory is bounded in
- * bytes by `maxBytes`, whatever the ids' sizes.
+ * The listener's memory of delivery ids, for de-duplication: the newest `maxEntries`. An
+ * id is whatever the sender put in the header or body, so it can be hundreds of kilobytes:
+ * each is kept as its SHA-256 digest (a fixed 44 base64 characters), so the memory is
+ * bounded in bytes, whatever the ids' sizes.
  */
 import { createHash } from 'node:crypto';
 
@@ -12,11 +11,8 @@ export const DEDUPE_ENTRY_BYTES = 44;
 
 export class DedupeMemory {
   private readonly seen = new Set<string>();
-  private readonly maxEntries: number;
 
-  constructor(opts: { maxEntries: number; maxBytes: number }) {
-    this.maxEntries = Math.max(1, Math.min(opts.maxEntries, Math.floor(opts.maxBytes / DEDUPE_ENTRY_BYTES)));
-  }
+  constructor(private readonly maxEntries: number) {}
 
   private key(id: string): string {
     return createHash('sha256').update(id, 'utf8').digest('base64');
@@ -36,7 +32,7 @@ export class DedupeMemory {
     return this.seen.size;
   }
 
-  /** Bytes of id data held (the digests); bounded by the constructor's maxBytes. */
+  /** Bytes of id data held (the digests): `maxEntries` digests at most. */
   get bytes(): number {
     return this.seen.size * DEDUPE_ENTRY_BYTES;
   }

@@ -60,13 +60,10 @@ export type RefusalReason =
 
 export interface ListenerOptions {
   port: number;
-  /** Loopback only by default: the listener is a development tool. */
-  host?: string;
   secrets: readonly string[];
   toleranceSeconds: number;
   now: () => number;
   forwardTo?: string;
-  forwardTimeoutMs?: number;
   /** Awaited: the listener closes only once every event has been handled (saved, printed). */
   onEvent: (event: ListenerEvent, copy: ReceivedCopy) => void | Promise<void>;
   /** Problems that are not about one event (a request that is not a delivery). */
@@ -83,11 +80,6 @@ export interface ListenerOptions {
    * verification, as if no secret were given. Any web page can POST to a loopback port.
    */
   forwardUnverified?: boolean;
-  maxBodyBytes?: number;
-  /** How many delivery ids to remember for de-duplication. */
-  dedupeWindow?: number;
-  /** Bytes the remembered ids may take (default 1 MiB). */
-  dedupeMaxBytes?: number;
 }
 
 export interface Listener {
@@ -113,13 +105,15 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 
+/** Loopback only: the listener is a development tool. */
+const HOST = '127.0.0.1';
+const MAX_BODY_BYTES = 1024 * 1024;
+/** Delivery ids remembered for de-duplication. */
+const DEDUPE_WINDOW = 10_000;
+const FORWARD_TIMEOUT_MS = 10_000;
+
 export async function startListener(opts: ListenerOptions): Promise<Listener> {
-  const host = opts.host ?? '127.0.0.1';
-  const maxBody = opts.maxBodyBytes ?? 1024 * 1024;
-  const seen = new DedupeMemory({
-    maxEntries: opts.dedupeWindow ?? 10_000,
-    maxBytes: opts.dedupeMaxBytes ?? 1024 * 1024,
-  });
+  const seen = new DedupeMemory(DEDUPE_WINDOW);
   const agent = opts.forwardTo ? new Agent({ keepAliveTimeout: 5_000 }) : undefined;
   const pending = new Set<Promise<void>>();
 
@@ -133,9 +127,9 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > maxBody) {
+      if (size > MAX_BODY_BYTES) {
         res.writeHead(413).end();
-        opts.onNotice?.(`refused a request larger than ${maxBody} bytes`);
+        opts.onNotice?.(`refused a request larger than ${MAX_BODY_BYTES} bytes`);
         return;
       }
       chunks.push(chunk as Buffer);
@@ -202,7 +196,7 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
     res.end(JSON.stringify({ received: true }));
 
     if (opts.forwardTo && agent && !event.duplicate) {
-      event.forward = await forward(opts.forwardTo, agent, req, raw, opts.forwardTimeoutMs ?? 10_000);
+      event.forward = await forward(opts.forwardTo, agent, req, raw);
     }
     await opts.onEvent(event, { raw, headers });
   };
@@ -218,15 +212,14 @@ export async function startListener(opts: ListenerOptions): Promise<Listener> {
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, host, () => {
+    server.listen(opts.port, HOST, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}/`,
+    url: `http://${HOST}:${port}/`,
     port,
     remembered: () => ({ ids: seen.size, bytes: seen.bytes }),
     async close() {
@@ -244,7 +237,6 @@ async function forward(
   agent: Agent,
   req: IncomingMessage,
   raw: Buffer,
-  timeoutMs: number,
 ): Promise<{ status: number } | { error: string }> {
   // rawHeaders keeps the sender's names, order and repeats: the request arrives as sent.
   const headers: string[] = [];
@@ -258,8 +250,8 @@ async function forward(
       headers,
       body: raw,
       dispatcher: agent,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      headersTimeout: FORWARD_TIMEOUT_MS,
+      bodyTimeout: FORWARD_TIMEOUT_MS,
     });
     await res.body.dump();
     return { status: res.statusCode };

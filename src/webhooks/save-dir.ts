@@ -10,11 +10,11 @@
  * A file name comes from a delivery id, which came from the network: only `whd_` and
  * safe characters make a name, anything else is refused.
  */
-import { constants } from 'node:fs';
 import { lstat, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UnsafeFileError } from '../errors.js';
 import { failureWords } from '../io/errno.js';
+import { CREATE_NEW } from '../io/safe-write.js';
 import { formatHeadersFile } from './headers-file.js';
 import type { ReceivedCopy } from './listener.js';
 
@@ -33,9 +33,6 @@ export function refusalOf(deliveryId: string | null): SaveRefusal | undefined {
   if (deliveryId === null) return 'no_delivery_id';
   return SAFE_DELIVERY_ID.test(deliveryId) ? undefined : 'unsafe_delivery_id';
 }
-
-/** Windows has no O_NOFOLLOW (0 there): links need privileges to create on it anyway. */
-const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 /** Copies of one delivery (its retries) a folder may hold before saving stops. */
 const MAX_COPIES = 1000;

@@ -29,7 +29,7 @@ describe('startProgress without a TTY', () => {
   it('a long gap between updates gives the next one at once', async () => {
     const { io, text } = captured();
     let now = 0;
-    const progress = await startProgress(io, 'x', { now: () => now, everyMs: 10_000 });
+    const progress = await startProgress(io, 'x', { now: () => now });
     now = 60_000;
     progress.update('after a minute');
     now = 61_000;

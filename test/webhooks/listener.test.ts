@@ -227,7 +227,7 @@ describe('webhook listener', () => {
   });
 
   it('keeps the de-duplication memory bounded in bytes, whatever the ids weigh', async () => {
-    const l = await start({ secrets: [], dedupeMaxBytes: 64 * 1024 });
+    const l = await start({ secrets: [] });
     const huge = (i: number) => `${String(i).padStart(6, '0')}${'x'.repeat(300 * 1024)}`;
     for (let i = 0; i < 40; i++) {
       const seen = l.next();
@@ -328,9 +328,9 @@ describe('webhook listener: identity from the signed body (issue 22)', () => {
 
 describe('DedupeMemory', () => {
   it('ids of 300 KB stay within the byte budget, whatever their size (issue 12: 1 GB RSS before)', () => {
-    // 200 ids of 300 KB (60 MB of ids) against a budget of 2 KB: the budget holds the
-    // newest ids' digests, never the ids (3,000 of them made the same point in 30 s under load).
-    const memory = new DedupeMemory({ maxEntries: 10_000, maxBytes: 2 * 1024 });
+    // 200 ids of 300 KB (60 MB of ids) in a memory of 46 entries (2 KB of digests): it holds
+    // the newest ids' digests, never the ids (3,000 of them made the same point in 30 s under load).
+    const memory = new DedupeMemory(46);
     const base = 'y'.repeat(300 * 1024);
     for (let i = 0; i < 200; i++) memory.remember(`${i}${base}`);
     expect(memory.bytes).toBeLessThanOrEqual(2 * 1024);

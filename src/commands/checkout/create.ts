@@ -10,7 +10,8 @@ import { giftcodesCommand, operand } from '../../io/shell.js';
 import { err, out } from '../../io/streams.js';
 import { style } from '../../io/style.js';
 import { printInvoice } from '../../payments/invoice.js';
-import type { Checkout, CreateCheckoutRequest, Invoice } from '../../schemas/index.js';
+import type { Checkout, CreateCheckoutRequest } from '../../schemas/orders.js';
+import type { Invoice } from '../../schemas/payments.js';
 import { assertCanConsent, confirmWrite } from '../shared/consent.js';
 import { printedAsJson } from '../shared/json.js';
 import { qrOption } from '../shared/options.js';
@@ -92,7 +93,7 @@ type Options = DeclaredValues<typeof options>;
 export async function runCheckoutCreate(ctx: Context, opts: Options): Promise<void> {
   const { getAccount } = await import('../../api/account.js');
   const { createCheckout } = await import('../../api/checkouts.js');
-  const { CreateCheckoutRequest: CreateCheckoutSchema } = await import('../../schemas/index.js');
+  const { CreateCheckoutRequest: CreateCheckoutSchema } = await import('../../schemas/orders.js');
   const { collectItems } = await import('./items.js');
   const items = await collectItems(opts.item, opts.itemsFile);
   const ref = opts.ref ?? generatedRef(ctx.random, 'gc-', 16);

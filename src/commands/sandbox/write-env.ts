@@ -27,7 +27,6 @@ export async function writeEnvTo(
 ): Promise<void> {
   const { writeFileAtomic } = await import('../../io/safe-write.js');
   await writeFileAtomic(path, [`GIFTCODES_BASE_URL=${url}\nGIFTCODES_API_KEY=${apiKey}\n`], {
-    mode: 0o600,
     ...(randomHex ? { randomHex } : {}),
   });
 }
