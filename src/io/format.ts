@@ -20,48 +20,37 @@ const CRYPTO_DIGITS: Readonly<Record<string, number>> = {
 const UNKNOWN_CRYPTO_DIGITS = 8;
 
 /**
- * ISO 4217 codes and their minor units, as Node 20's ICU (78) has them: the table
- * `Intl.supportedValuesOf('currency')` and `Intl.NumberFormat(...).resolvedOptions()`
- * gave, written out because asking Intl initialises ICU's number formatting at start-up.
- * test/unit/format.test.ts checks the table against this Node's Intl, so an ICU that adds
- * or changes a currency fails a test instead of changing output. Every code not listed
- * under 0 or 3 has 2.
+ * The ISO 4217 codes this Node's ICU knows, without the crypto ones. Asking Intl starts
+ * ICU's number formatting (about 20-30 ms and 6 MB the first time, under the 10 % a
+ * written-out table would need to stay: bench/README.md, "Start-up").
  */
-const ISO_CODES =
-  'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HRK HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XCG XDR XOF XPF XSU YER ZAR ZMW ZWG ZWL';
-const ISO_NO_DECIMALS =
-  'AFN ALL BIF CLP COP DJF GNF HUF IDR IQD IRR ISK JPY KMF KPW KRW LAK LBP MGA MMK PKR PYG RWF SLL SOS SYP UGX VND VUV XAF XOF XPF YER';
-const ISO_THREE_DECIMALS = 'BHD JOD KWD LYD OMR TND';
-
-let isoDigits: ReadonlyMap<string, number> | undefined;
-
-/** The ISO 4217 codes (not the crypto ones) with their minor units, built on first use. */
-function isoTable(): ReadonlyMap<string, number> {
-  if (!isoDigits) {
-    const table = new Map<string, number>();
-    for (const code of ISO_CODES.split(' ')) table.set(code, 2);
-    for (const code of ISO_NO_DECIMALS.split(' ')) table.set(code, 0);
-    for (const code of ISO_THREE_DECIMALS.split(' ')) table.set(code, 3);
-    for (const code of Object.keys(CRYPTO_DIGITS)) table.delete(code);
-    isoDigits = table;
-  }
-  return isoDigits;
-}
+let isoCodes: ReadonlySet<string> | undefined;
+const isoCurrencies = () =>
+  (isoCodes ??= new Set(Intl.supportedValuesOf('currency').filter((code) => !(code in CRYPTO_DIGITS))));
+/** Minor units by code, asked of Intl once a code: a long table shows the same few. */
+const isoDigits = new Map<string, number>();
 
 /**
  * Decimals a currency is shown with: its ISO 4217 minor units for fiat (USD 2, JPY and
- * KRW 0, KWD 3, the table above), the crypto table for crypto (BTC 8), 8 for any other code.
+ * KRW 0, KWD 3), the crypto table for crypto (BTC 8), 8 for any other code.
  */
 export function currencyDigits(currency: string): number {
   const code = currency.trim().toUpperCase();
   const crypto = CRYPTO_DIGITS[code];
   if (crypto !== undefined) return crypto;
-  return isoTable().get(code) ?? UNKNOWN_CRYPTO_DIGITS;
+  if (!isoCurrencies().has(code)) return UNKNOWN_CRYPTO_DIGITS;
+  let digits = isoDigits.get(code);
+  if (digits === undefined) {
+    const format = new Intl.NumberFormat('en', { style: 'currency', currency: code });
+    digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+    isoDigits.set(code, digits);
+  }
+  return digits;
 }
 
 /** Crypto amounts drop trailing zeros (down to 2 places); fiat always shows its minor units. */
 export function isLikelyCrypto(currency: string): boolean {
-  return !isoTable().has(currency.trim().toUpperCase());
+  return !isoCurrencies().has(currency.trim().toUpperCase());
 }
 
 const PLAIN = /^-?\d+(\.\d+)?$/;

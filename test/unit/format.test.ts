@@ -107,8 +107,7 @@ describe('formatMoney: per-currency precision, every digit, never an exponent', 
     expect(currencyDigits(currency)).toBe(digits);
   });
 
-  // The table in format.ts stands in for Intl (whose first use initialises ICU): it must
-  // say what this Node's Intl says, for every currency Intl knows, so output is unchanged.
+  // Every currency Intl knows keeps its minor units, and crypto stays told apart from fiat.
   it('gives every ISO 4217 currency the minor units Intl gives it, fiat and crypto told apart as before', () => {
     const crypto = new Set(['BTC', 'ETH', 'LTC', 'BCH', 'DOGE', 'USDT', 'USDC', 'XRP', 'TRX']);
     const known = Intl.supportedValuesOf('currency');
