@@ -20,9 +20,8 @@ const CRYPTO_DIGITS: Readonly<Record<string, number>> = {
 const UNKNOWN_CRYPTO_DIGITS = 8;
 
 /**
- * The ISO 4217 codes this Node's ICU knows, without the crypto ones. Asking Intl starts
- * ICU's number formatting (about 20-30 ms and 6 MB the first time, under the 10 % a
- * written-out table would need to stay: bench/README.md, "Start-up").
+ * The ISO 4217 codes this Node's ICU knows, without the crypto ones (asked once: the
+ * first question starts ICU's number formatting, bench/README.md "Start-up").
  */
 let isoCodes: ReadonlySet<string> | undefined;
 const isoCurrencies = () =>
