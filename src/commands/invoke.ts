@@ -4,6 +4,7 @@
  * a command line turns into without running it (gh's `runF`), and so a flag that never
  * reaches its run function is caught for every command at once
  * (test/commands/flags-reach-run.test.ts). Type imports only: it loads at start-up.
+ * The printer it loads before a run is among the start-up modules already (io/output.ts).
  */
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
@@ -23,5 +24,7 @@ export async function invoke<O>(
   // `--reveal` is the only way codes reach stdout or stderr unmasked, and it is read here,
   // once for every command, by the guard every sink goes through (io/guard.ts).
   if ((options as { reveal?: unknown } | undefined)?.reveal === true) ctx.io.guard?.revealCodes();
+  // A run for people may draw a table: its renderer, loaded here, ahead (io/output.ts).
+  if (!ctx.flags.json) await (await import('../io/output.js')).loadTables();
   await run(ctx, options);
 }

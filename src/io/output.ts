@@ -4,14 +4,41 @@
  * command can forget to; JSON keeps the exact data but for masked codes and redacted
  * secrets, with DEL and C1 written as `\u` escapes.
  */
-import Table from 'cli-table3';
-import stringWidth from 'string-width';
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
 import { decimalText } from '../decimal.js';
 import { guardOf } from './guard.js';
 import { markOwnAnsi, safeJson } from './sanitize.js';
 import { type IO, out, shown } from './streams.js';
 import { styler } from './style.js';
 import { pipeLayout, type TableLayout, terminalLayout } from './table-layout.js';
+
+/**
+ * cli-table3 (CommonJS) and the string-width it pads with (so the layout measures cells
+ * as cli-table3 pads them) are loaded for a run, not with this module: command files
+ * import this module with their declarations, and a help page prints no table.
+ * `loadTables` (invoke.ts, before a run that may print one) imports them; a table drawn
+ * without it (a unit test calling the printer) requires the packages there and then.
+ * Measured: 4 % of Node 20's `--help`, the difference between 0.97x and 1.01x the plain
+ * bundle (bench/README.md, "Start-up").
+ */
+type TableModule = { Table: typeof TableType; stringWidth: (text: string) => number };
+let tables: TableModule | undefined;
+export async function loadTables(): Promise<void> {
+  const [{ default: Table }, { default: stringWidth }] = await Promise.all([
+    import('cli-table3'),
+    import('string-width'),
+  ]);
+  tables ??= { Table, stringWidth };
+}
+function tableModule(): TableModule {
+  const require = createRequire(import.meta.url);
+  tables ??= { Table: require('cli-table3'), stringWidth: require('string-width') };
+  return tables;
+}
+function Table(options: TableType.TableConstructorOptions): TableType.Table {
+  return new (tableModule().Table)(options);
+}
 
 /**
  * The one JSON printer: the value goes through the run's guard (depth checked, code
@@ -49,7 +76,7 @@ const hasSgr = (text: string) => text.includes('\u001b[');
 /** Printable ASCII alone: one column a character, what string-width would say, without its regular expressions. */
 const PLAIN = /^[\x20-\x7e]*$/;
 /** Columns a line takes on the terminal: wide characters two, escapes none. */
-const lineWidth = (line: string) => (PLAIN.test(line) ? line.length : stringWidth(line));
+const lineWidth = (line: string) => (PLAIN.test(line) ? line.length : tableModule().stringWidth(line));
 /** Columns a text takes on the terminal: its widest line. */
 const visibleWidth = (text: string) => Math.max(0, ...text.split('\n').map(lineWidth));
 
@@ -125,7 +152,7 @@ function drawTable(
   const { shown, widths } = layout;
   const pick = (row: string[]) =>
     shown.map((i, k) => (widths ? wrapCell(row[i] ?? '', (widths[k] ?? 0) - PADDING) : (row[i] ?? '')));
-  const table = new Table({
+  const table = Table({
     ...(head ? { head: pick(head) } : {}),
     chars: COMPACT,
     style: NO_STYLE,

@@ -1,12 +1,11 @@
 /**
  * What starting the CLI loads (issue 14): `--help` and every help page evaluate the command
- * declarations and nothing heavy (no zod, undici, inquirer, ora, csv-parse, conf, qrcode;
- * cli-table3 loads with the printer, 2-4 % of --help: bench/README.md), no sandbox module
- * and none of the API layer, bulk engine or batch tools; `--version` not even commander.
- * The program runs from tsc's dist/, one file a module, under a module-logging hook
- * (helpers/log-modules.mjs). The bundle the binary runs (build.mjs) is the same module
- * graph, and esbuild keeps every `import()` lazy: a module dist/ does not load here is
- * one the bundle does not evaluate for the same words.
+ * declarations and nothing heavy (no zod, undici, inquirer, ora, cli-table3, csv-parse,
+ * conf, qrcode), no sandbox module and none of the API layer, bulk engine or batch tools;
+ * `--version` not even commander. The program runs from tsc's dist/, one file a module,
+ * under a module-logging hook (helpers/log-modules.mjs). The bundle the binary runs
+ * (build.mjs) is the same module graph, and esbuild keeps every `import()` lazy: a module
+ * dist/ does not load here is one the bundle does not evaluate for the same words.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,7 +19,7 @@ import { tempDirFor } from '../helpers/temp.js';
 
 const HOOK = resolve(import.meta.dirname, '../helpers/log-modules.mjs');
 const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
-const HEAVY_PACKAGES = ['zod', 'undici', '@inquirer', 'ora', 'csv-parse', 'conf', 'qrcode'];
+const HEAVY_PACKAGES = ['zod', 'undici', '@inquirer', 'ora', 'cli-table3', 'csv-parse', 'conf', 'qrcode'];
 const HEAVY_DIRS = ['schemas', 'sandbox', 'api', 'bulk', 'batch', 'webhooks'];
 /** Pure functions without a dependency, which declarations may use. */
 const LIGHT = [
