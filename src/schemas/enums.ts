@@ -26,3 +26,9 @@ export const EVENT_TYPES = [
   'ping',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/** What `sandbox trigger` sends: `ping` has an endpoint of its own (`POST /retailer/v1/webhook/test`). */
+export type TriggerType = Exclude<EventType, 'ping'>;
+export const TRIGGER_TYPES = EVENT_TYPES.filter((t): t is TriggerType => t !== 'ping') as [
+  TriggerType,
+  ...TriggerType[],
+];

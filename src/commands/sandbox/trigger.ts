@@ -10,11 +10,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { type DeclaredOptions, defineCommand } from '../../flags/define.js';
 import { err, out } from '../../io/streams.js';
-import { EVENT_TYPES } from '../../schemas/enums.js';
+import { TRIGGER_TYPES } from '../../schemas/enums.js';
 import { printedAsJson } from '../shared/json.js';
-
-/** `ping` is `giftcodes webhook test`: the spec gives it an endpoint of its own. */
-const TRIGGER_TYPES = EVENT_TYPES.filter((t) => t !== 'ping');
 
 const args = {
   eventType: {

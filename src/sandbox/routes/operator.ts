@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { ACCOUNT_STATUSES, LIMIT_KEYS, RATE_LIMIT_TIERS } from '../../schemas/account.js';
 import { Surface } from '../../schemas/common.js';
-import { EVENT_TYPES, type EventType } from '../../schemas/enums.js';
+import { TRIGGER_TYPES } from '../../schemas/enums.js';
 import { ALL_SCOPES, SCOPES } from '../../schemas/scopes.js';
 import { DEFAULT_TIER, FIRST_KEY_CAPABILITIES, TIERS } from '../choices.js';
 import type { Core } from '../context.js';
@@ -118,14 +118,8 @@ export function patchAccount(account: AccountState, input: unknown): AccountStat
 
 /**
  * `POST /_sandbox/trigger` (the Stripe CLI's `trigger`): one event of a spec §6 type for a
- * checkout, through the delivery path of real events. `ping` has its own endpoint
- * (`POST /retailer/v1/webhook/test`), so it is not among the types.
+ * checkout, through the delivery path of real events (`ping` not among them).
  */
-type TriggerType = Exclude<EventType, 'ping'>;
-const TRIGGER_TYPES = EVENT_TYPES.filter((t): t is TriggerType => t !== 'ping') as [
-  TriggerType,
-  ...TriggerType[],
-];
 const TriggerBody = z.object({
   type: z.enum(TRIGGER_TYPES, {
     message: `type must be one of ${TRIGGER_TYPES.join(', ')} (a ping is POST /retailer/v1/webhook/test)`,
