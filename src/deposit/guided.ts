@@ -6,7 +6,7 @@
  * `runGuidedDeposit(ctx, {suggestedAmountUsd})` resolves `'confirmed'`.
  */
 import { getAccount, getBalance } from '../api/account.js';
-import { createDeposit, findCreatedDeposit, pendingDepositIds } from '../api/deposits.js';
+import { findCreatedDeposit, pendingDepositIds } from '../api/deposits.js';
 import type { HttpClient } from '../api/http.js';
 import type { Context } from '../context.js';
 import { decimalsOf, decimalText, PLAIN_DECIMAL_HINT, readDecimal } from '../decimal.js';
@@ -24,6 +24,7 @@ import {
   sortMethods,
 } from '../payments/methods.js';
 import type { Invoice, PaymentMethod } from '../schemas/payments.js';
+import { createDepositOrAdvise } from './create.js';
 import { depositMethods, openedDepositNote } from './methods.js';
 import { failureAdvice, unknownDepositAdvice } from './render.js';
 import { watchDeposit } from './watch.js';
@@ -97,7 +98,11 @@ export async function runGuidedDeposit(
   // The create answer may carry no id (the spec shows only the invoice): the pending
   // deposits before it tell the new one apart (the method listing above made one too).
   const before = await pendingDepositIds(http).catch(() => undefined);
-  const created = await createDeposit(http, { amount, paymentCurrency, paymentMethodId: method.id });
+  const created = await createDepositOrAdvise(
+    http,
+    { amount, paymentCurrency, paymentMethodId: method.id },
+    before,
+  );
   const invoice = created.data.payment ?? undefined;
   const depositId =
     created.depositId ??

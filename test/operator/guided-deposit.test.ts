@@ -197,6 +197,34 @@ describe('guided deposit in a terminal', () => {
     expect(only.payment).toBeNull();
   });
 
+  it('the invoice answer lost after the service made it: names that deposit, never a second invoice (exit 1)', async () => {
+    const { env } = op.account({ balanceUsd: 0 });
+    const term = startTerminal(['deposit'], env);
+    terminals.push(term);
+    await term.waitFor('Amount to add (USD)');
+    term.type(`25${KEYS.enter}`);
+    await term.waitFor('Pay with');
+    term.type(KEYS.down.repeat(ORDER.indexOf('btc')));
+    term.type(KEYS.enter);
+    await term.waitFor('Create a deposit invoice');
+    // From here on, the service makes each deposit and its answer is lost.
+    await op.operator.setFaults({ routes: { 'POST /b2b/deposits': { script: ['error_after'] } } });
+    try {
+      term.type(`y${KEYS.enter}`);
+      const screen = await term.waitFor('Do not create another');
+      expect(await term.exited).toBe(1);
+      const list = JSON.parse((await runInProcess(['deposit', 'list', '--json'], { env })).stdout);
+      // The method listing's deposit and the invoice's: the advice names the invoice's.
+      const invoiced = list.data.filter((d: { paymentCurrency?: string }) => d.paymentCurrency === 'BTC');
+      expect(invoiced).toHaveLength(1);
+      expect(screen.replace(/\s+/g, ' ')).toContain(
+        `A deposit was created (${invoiced[0].depositId}, pending`,
+      );
+    } finally {
+      await op.operator.setFaults({});
+    }
+  });
+
   it('a method below its minimum is shown with the reason and cannot be picked', async () => {
     const { env } = op.account({ balanceUsd: 0 });
     const term = startTerminal(['deposit'], env);

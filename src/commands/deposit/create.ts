@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { decimalText } from '../../decimal.js';
 import { resumeHint, unknownDepositAdvice } from '../../deposit/render.js';
-import { StoppedError, UsageError, withOutcomeAdvice, writeOutcome } from '../../errors.js';
+import { StoppedError, UsageError } from '../../errors.js';
 import { type DeclaredValues, defineCommand } from '../../flags/define.js';
 import { amount } from '../../flags/parse.js';
 import { printJson, printTable } from '../../io/output.js';
@@ -54,7 +54,8 @@ export default defineCommand({
 
 export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof options>): Promise<void> {
   const { getAccount } = await import('../../api/account.js');
-  const { createDeposit, findCreatedDeposit } = await import('../../api/deposits.js');
+  const { findCreatedDeposit } = await import('../../api/deposits.js');
+  const { createDepositOrAdvise } = await import('../../deposit/create.js');
   const { checkAmount, showInvoice } = await import('../../deposit/guided.js');
   const { depositMethods, inferPayCurrency, openedDepositNote } = await import('../../deposit/methods.js');
   const { reportFinal, watchDeposit } = await import('../../deposit/watch.js');
@@ -87,24 +88,10 @@ export async function runDepositCreate(ctx: Context, opts: DeclaredValues<typeof
   const currency = (
     opts.currency ?? (await inferPayCurrency(ctx, http, opts.method, opts.amount))
   ).toUpperCase();
-  const created = await createDeposit(http, {
+  const created = await createDepositOrAdvise(http, {
     amount: opts.amount,
     paymentCurrency: currency,
     paymentMethodId: opts.method,
-  }).catch(async (error: unknown) => {
-    // Deposits carry no idempotency key (spec section 4): the only way back is to look.
-    if (writeOutcome(error) !== 'maybe-applied') throw error;
-    const found = await findCreatedDeposit(http, { amount: opts.amount, paymentCurrency: currency }).catch(
-      () => undefined,
-    );
-    throw withOutcomeAdvice(
-      error,
-      found
-        ? `A deposit was created (${found}, pending: an invoice, nothing is paid until you pay it). ` +
-            `Do not create another; follow it with: ${resumeHint(found)}`
-        : 'A deposit may have been created (an invoice: nothing is paid until you pay it). ' +
-            'Before creating another, look for it with: giftcodes deposit list --status pending; pay only one invoice',
-    );
   });
   const invoice = created.data.payment ?? undefined;
   // The spec shows only the invoice in the create answer: without an id, find the deposit.
