@@ -191,7 +191,9 @@ describe('the webhook loop (binary, sandbox)', () => {
       body: first.body,
     });
     expect(retry.headers['X-Service-Signature']).not.toBe(first.headers['X-Service-Signature']);
-    expect(listening.stderr()).toContain(`duplicate delivery ${deliveryId} (a retry)`);
+    // stderr is a pipe of its own: its line may come after the stdout line waited for above.
+    const notice = `duplicate delivery ${deliveryId} (a retry)`;
+    await waitFor(() => listening?.stderr().includes(notice) === true, 'the duplicate notice');
     expect(retry.saved).toEqual({
       headers: join(dir, `${deliveryId}.2.headers`),
       body: join(dir, `${deliveryId}.2.body`),
@@ -370,9 +372,8 @@ describe('webhook listen --save-dir: the folder and the names', () => {
       const line = JSON.parse(await listening.waitForLine((l) => JSON.parse(l).deliveryId === id));
       expect(line.saved).toEqual({ error: 'unsafe_delivery_id' });
     }
-    expect(listening.stderr()).toContain(
-      'not saved: its delivery id is not whd_ followed by 1-128 letters, digits, _ or -',
-    );
+    const refused = 'not saved: its delivery id is not whd_ followed by 1-128 letters, digits, _ or -';
+    await waitFor(() => listening?.stderr().includes(refused) === true, 'the refusal on stderr');
     const unnamed = await request(listening.url, { method: 'POST', body: 'not json' });
     await unnamed.body.dump();
     const line = JSON.parse(await listening.waitForLine((l) => JSON.parse(l).body === 'not json'));
