@@ -76,9 +76,12 @@ const TEMP_VARS = ['TMPDIR', 'TMP', 'TEMP'] as const;
 /**
  * Node 22.1+ keeps the CLI's compiled code (bin/giftcodes.js turns the cache on) in the
  * temp folder, so every child given a temp folder of its own would compile the bundle
- * cold and write a cache there. One cache for the whole run, removed at its end.
+ * cold and write a cache there. One cache for the whole run, removed at its end. Named
+ * under another variable here: the test workers, started with this environment, would
+ * otherwise write their own cache as they exit, during or after its removal;
+ * test/setup.ts hands it to the workers' children as NODE_COMPILE_CACHE.
  */
-const COMPILE_CACHE = 'NODE_COMPILE_CACHE';
+const COMPILE_CACHE = 'GIFTCODES_TEST_COMPILE_CACHE';
 /** HOME, and the XDG folders that would point away from it: unset for the run, so they follow it. */
 const HOME_VARS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'] as const;
 

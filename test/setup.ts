@@ -13,6 +13,10 @@ import { killRunningChildren } from './helpers/cli.js';
 import { reportSurprises } from './helpers/server.js';
 import { removeTempDirs } from './helpers/temp.js';
 
+// The run's one compile cache (test/global-setup.ts), for the binaries the tests start.
+if (process.env.GIFTCODES_TEST_COMPILE_CACHE)
+  process.env.NODE_COMPILE_CACHE = process.env.GIFTCODES_TEST_COMPILE_CACHE;
+
 afterAll(removeTempDirs);
 afterAll(killRunningChildren);
 afterEach(reportSurprises);
