@@ -18,13 +18,14 @@ afterEach(() => {
 /** Deposit methods in the order the prompt lists them (ranking; no balance method for deposits). */
 const ORDER = ['card', 'btc', 'eth', 'usdt_trc20', 'xrp'];
 
-/** Type an amount, pick a method, accept the invoice; resolves with the deposit id on screen. */
-async function startGuided(
+/** Type an amount and pick a method; resolves at the invoice question, not yet answered. */
+async function toInvoiceQuestion(
   env: Record<string, string>,
   amount: string,
   method: string,
-): Promise<{ term: Terminal; depositId: string }> {
-  const term = startTerminal(['deposit', '--poll-interval', '150ms'], env);
+  args: string[] = [],
+): Promise<Terminal> {
+  const term = startTerminal(['deposit', ...args], env);
   terminals.push(term);
   await term.waitFor('Amount to add (USD)');
   term.type(`${amount}${KEYS.enter}`);
@@ -32,6 +33,16 @@ async function startGuided(
   term.type(KEYS.down.repeat(ORDER.indexOf(method)));
   term.type(KEYS.enter);
   await term.waitFor('Create a deposit invoice');
+  return term;
+}
+
+/** Type an amount, pick a method, accept the invoice; resolves with the deposit id on screen. */
+async function startGuided(
+  env: Record<string, string>,
+  amount: string,
+  method: string,
+): Promise<{ term: Terminal; depositId: string }> {
+  const term = await toInvoiceQuestion(env, amount, method, ['--poll-interval', '150ms']);
   term.type(`y${KEYS.enter}`);
   const screen = await term.waitFor(/Deposit (dep_\w+)\s/);
   const depositId = /Deposit (dep_\w+)\s/.exec(screen)?.[1] ?? '';
@@ -178,13 +189,7 @@ describe('guided deposit in a terminal', () => {
 
   it('"no" at the invoice question creates nothing: exit 2, "nothing was done"', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    const term = startTerminal(['deposit'], env);
-    terminals.push(term);
-    await term.waitFor('Amount to add (USD)');
-    term.type(`25${KEYS.enter}`);
-    await term.waitFor('Pay with');
-    term.type(KEYS.enter);
-    await term.waitFor('Create a deposit invoice');
+    const term = await toInvoiceQuestion(env, '25', 'card');
     term.type(`n${KEYS.enter}`);
     await term.waitFor('nothing was done');
     expect(await term.exited).toBe(2);
@@ -199,14 +204,7 @@ describe('guided deposit in a terminal', () => {
 
   it('the invoice answer lost after the service made it: names that deposit, never a second invoice (exit 1)', async () => {
     const { env } = op.account({ balanceUsd: 0 });
-    const term = startTerminal(['deposit'], env);
-    terminals.push(term);
-    await term.waitFor('Amount to add (USD)');
-    term.type(`25${KEYS.enter}`);
-    await term.waitFor('Pay with');
-    term.type(KEYS.down.repeat(ORDER.indexOf('btc')));
-    term.type(KEYS.enter);
-    await term.waitFor('Create a deposit invoice');
+    const term = await toInvoiceQuestion(env, '25', 'btc');
     // From here on, the service makes each deposit and its answer is lost.
     await op.operator.setFaults({ routes: { 'POST /b2b/deposits': { script: ['error_after'] } } });
     try {
