@@ -3,7 +3,7 @@
  * never touch `process.stdout` directly, so tests can hand them buffers.
  */
 import { PassThrough, Readable, type Writable } from 'node:stream';
-import { guardOf, type OutputGuard } from './guard.js';
+import { guardOf, OutputGuard } from './guard.js';
 import { renderForTerminal, type SanitizeOptions } from './sanitize.js';
 
 export interface IO {
@@ -79,9 +79,15 @@ export function err(io: IO, line = ''): void {
   io.stderr.write(`${shown(io, line)}\n`);
 }
 
-/** Streams for building the command tree without running anything: no input, output discarded, no terminal. */
+/**
+ * Streams for building the command tree without running anything: no input, output
+ * discarded, no terminal. A guard of their own: the shared DEFAULT_GUARD remembers that JSON
+ * was printed, and in a test process that outlives one file it would keep a later
+ * failure's JSON error from printing.
+ */
 export function quietIO(columns = 100): IO {
   return {
+    guard: new OutputGuard(),
     stdin: Readable.from(['']),
     stdout: new PassThrough(),
     stderr: new PassThrough(),

@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import type { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError, ExitCode } from '../../src/errors.js';
+import { printJson } from '../../src/io/output.js';
 import { type ErrorJson, reportError, stopOnSignals } from '../../src/main.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { quietIO, runInProcess } from '../helpers/cli.js';
@@ -393,5 +394,15 @@ describe('reportError with details too deep to print', () => {
       requestId: null,
       details: why,
     });
+  });
+
+  it('JSON printed on other streams earlier in the process does not hold back this error object', () => {
+    // The test process outlives a file (isolate: false): what one test's streams printed
+    // must not decide what a later test's streams print.
+    printJson(quietIO(), { earlier: true });
+    const c = capture();
+    const error = new CliError('refused', { exitCode: ExitCode.service, code: 'X' });
+    expect(reportError(c.io, error, { json: true })).toBe(ExitCode.service);
+    expect(errorOf(c.out()).message).toBe('refused');
   });
 });
